@@ -1,0 +1,68 @@
+import { chromium, type Browser } from 'playwright';
+import { locateBrowser, type LocatedBrowser } from './locate.js';
+
+/**
+ * Chromium switches used for every launch. The background-networking switches keep Chromium
+ * from calling home, which a closed network answers by refusing connections (DESIGN.md, "Browsers here").
+ */
+export const CHROMIUM_ARGS: readonly string[] = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-dev-shm-usage',
+];
+
+/** Options for {@link launchBrowser}. */
+export interface LaunchOptions {
+  /** Path from `--browser-path`; otherwise {@link locateBrowser} decides. */
+  browserPath?: string | null;
+  /** Proxy for all browser traffic, e.g. `http://127.0.0.1:8080`. */
+  proxy?: string | null;
+  /** Launch timeout (ms). @default 30000 */
+  timeoutMs?: number;
+}
+
+/**
+ * Launch a headless Chromium with the crawl's settings. Signals are left to our own handler
+ * (`handleSIGINT: false`), so a first Ctrl-C does not close the browser under in-flight pages.
+ * @throws BrowserNotFoundError when no browser is found
+ */
+export async function launchBrowser(opts: LaunchOptions = {}): Promise<{ browser: Browser; located: LocatedBrowser }> {
+  const located = locateBrowser(opts.browserPath ?? null);
+  const browser = await chromium.launch({
+    executablePath: located.executablePath,
+    headless: true,
+    args: [...CHROMIUM_ARGS],
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+    timeout: opts.timeoutMs ?? 30_000,
+    ...(opts.proxy ? { proxy: { server: opts.proxy } } : {}),
+  });
+  return { browser, located };
+}
+
+/**
+ * The default User-Agent: the browser's own with `HeadlessChrome` replaced by `Chrome`
+ * (headless agents are often turned away) and ` spacrawl/<version>` appended (DESIGN.md).
+ * @param browserUserAgent - `navigator.userAgent` of the launched browser
+ * @param version - spacrawl's version
+ */
+export function defaultUserAgent(browserUserAgent: string, version: string): string {
+  return `${browserUserAgent.replace(/HeadlessChrome/g, 'Chrome')} spacrawl/${version}`;
+}
+
+/** Read the launched browser's own `navigator.userAgent` (one throwaway page). */
+export async function browserUserAgent(browser: Browser): Promise<string> {
+  const ctx = await browser.newContext();
+  try {
+    const page = await ctx.newPage();
+    return await page.evaluate(() => navigator.userAgent);
+  } finally {
+    await ctx.close().catch(() => {});
+  }
+}

@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright';
+
+/** Where a browser executable came from. */
+export type BrowserSource = 'flag' | 'env' | 'playwright' | 'system';
+
+/** A Chromium executable that exists on this machine. */
+export interface LocatedBrowser {
+  executablePath: string;
+  source: BrowserSource;
+}
+
+/** Thrown when no usable Chromium is found; the CLI maps it to exit code 2. */
+export class BrowserNotFoundError extends Error {
+  readonly code = 'no-browser';
+  constructor(message: string) {
+    super(message);
+    this.name = 'BrowserNotFoundError';
+  }
+}
+
+/** System Chromium names looked up on `PATH` and in the usual places, in this order. */
+export const SYSTEM_BROWSERS: readonly string[] = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function onPath(name: string, envPath: string | undefined): string | null {
+  const dirs = (envPath ?? '').split(path.delimiter).filter(Boolean);
+  for (const d of [...dirs, '/usr/bin', '/usr/local/bin', '/snap/bin']) {
+    const f = path.join(d, name);
+    if (isExecutable(f)) return f;
+  }
+  return null;
+}
+
+/**
+ * Find a Chromium to drive, in this order: `explicitPath` (the `--browser-path` flag), the
+ * `SPACRAWL_BROWSER` environment variable, Playwright's own Chromium when it is installed,
+ * then a system Chromium (`chromium`, `chromium-browser`, `google-chrome`).
+ * Never downloads anything.
+ * @param explicitPath - path given on the command line, if any
+ * @param env - environment to read (`SPACRAWL_BROWSER`, `PATH`); defaults to `process.env`
+ * @throws BrowserNotFoundError if an explicit path does not exist or nothing is found
+ */
+export function locateBrowser(explicitPath?: string | null, env: NodeJS.ProcessEnv = process.env): LocatedBrowser {
+  if (explicitPath) {
+    if (!isExecutable(explicitPath)) throw new BrowserNotFoundError(`--browser-path ${explicitPath} is not an executable file`);
+    return { executablePath: explicitPath, source: 'flag' };
+  }
+  const fromEnv = env.SPACRAWL_BROWSER;
+  if (fromEnv) {
+    if (!isExecutable(fromEnv)) throw new BrowserNotFoundError(`SPACRAWL_BROWSER=${fromEnv} is not an executable file`);
+    return { executablePath: fromEnv, source: 'env' };
+  }
+  try {
+    const own = chromium.executablePath();
+    if (own && isExecutable(own)) return { executablePath: own, source: 'playwright' };
+  } catch {
+    // Playwright does not know a Chromium for this platform: fall through to the system one.
+  }
+  for (const name of SYSTEM_BROWSERS) {
+    const found = onPath(name, env.PATH);
+    if (found) return { executablePath: found, source: 'system' };
+  }
+  throw new BrowserNotFoundError(
+    'no Chromium found: install one (Debian/Ubuntu: apt-get install chromium; elsewhere: npx playwright install chromium), or pass --browser-path / set SPACRAWL_BROWSER',
+  );
+}

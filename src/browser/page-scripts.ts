@@ -1,0 +1,123 @@
+/**
+ * Code that runs inside the page. Each function here is serialized by Playwright and must not
+ * close over anything outside its own body.
+ * @module
+ */
+
+/** A link as read from the live DOM, before the link pipeline. */
+export interface RawLink {
+  /** `a.href` / `area.href`: already resolved by the browser against `document.baseURI`. */
+  href: string;
+  /** Anchor text, whitespace-collapsed, at most 200 characters. */
+  text: string;
+  /** `true` when the anchor sits inside an open shadow root. */
+  inShadow: boolean;
+  /** The `rel` attribute, lowercased (e.g. `nofollow`). */
+  rel: string;
+}
+
+/** What one extraction pass returns. */
+export interface ExtractResult {
+  title: string;
+  links: RawLink[];
+  /** `document.baseURI` at extraction time. */
+  baseURI: string;
+  /** `location.href` at extraction time. */
+  href: string;
+  /** Document content type as the browser saw it (`document.contentType`). */
+  contentType: string;
+  /** Navigation Timing values (ms from navigation start), `null` where not reached. */
+  nav: { ttfb: number | null; domContentLoaded: number | null; load: number | null };
+}
+
+/**
+ * Init script, run in every frame before the page's own scripts: records the time of the
+ * last DOM mutation (including inside shadow roots attached later) on `window.__spacrawl`.
+ */
+export function installMutationClock(): void {
+  const w = window as unknown as { __spacrawl?: { last: number } };
+  if (w.__spacrawl) return;
+  const state = { last: performance.now() };
+  w.__spacrawl = state;
+  const mark = (): void => {
+    state.last = performance.now();
+  };
+  const observe = (node: Node): void => {
+    try {
+      new MutationObserver(mark).observe(node, { subtree: true, childList: true, attributes: true, characterData: true });
+    } catch {
+      // nodes that cannot be observed are ignored
+    }
+  };
+  observe(document);
+  const original = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function attachShadow(this: Element, init: ShadowRootInit): ShadowRoot {
+    const root = original.call(this, init);
+    observe(root);
+    mark();
+    return root;
+  };
+}
+
+/**
+ * The page's settle state: whether the load event has fired, and milliseconds since the last
+ * DOM mutation (from the clock {@link installMutationClock} keeps; 0 when it is missing).
+ */
+export function settleState(): { loaded: boolean; quietForMs: number } {
+  const w = window as unknown as { __spacrawl?: { last: number } };
+  return { loaded: document.readyState === 'complete', quietForMs: w.__spacrawl ? performance.now() - w.__spacrawl.last : 0 };
+}
+
+/**
+ * Read title, links (in the document and every open shadow root, light DOM first) and timing
+ * from the live DOM. Links are `a[href]` and `area[href]`, resolved by the browser
+ * (`HTMLAnchorElement.href` honours `<base href>`); SVG `<a>` hrefs are resolved against
+ * `document.baseURI`.
+ */
+export function extractPage(): ExtractResult {
+  const links: ExtractResult['links'] = [];
+  const textOf = (el: Element): string => {
+    const t = (el.textContent ?? '').replace(/\s+/g, ' ').trim() || el.getAttribute('aria-label') || el.getAttribute('title') || '';
+    return t.length > 200 ? t.slice(0, 200) : t;
+  };
+  const visit = (root: Document | ShadowRoot, inShadow: boolean): void => {
+    const all = root.querySelectorAll('*');
+    for (let i = 0; i < all.length; i++) {
+      const el = all[i] as Element;
+      const tag = el.localName;
+      if ((tag === 'a' || tag === 'area') && el.hasAttribute('href')) {
+        let href: string | null = null;
+        const anyEl = el as unknown as { href?: unknown };
+        if (typeof anyEl.href === 'string') href = anyEl.href;
+        else {
+          const raw = el.getAttribute('href') ?? el.getAttribute('xlink:href');
+          if (raw !== null) {
+            try {
+              href = new URL(raw, document.baseURI).href;
+            } catch {
+              href = null;
+            }
+          }
+        }
+        if (href) links.push({ href, text: textOf(el), inShadow, rel: (el.getAttribute('rel') ?? '').toLowerCase() });
+      }
+      const sr = (el as HTMLElement).shadowRoot;
+      if (sr) visit(sr, true);
+    }
+  };
+  visit(document, false);
+  const navEntry = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
+  const pos = (n: number | undefined): number | null => (n && n > 0 ? Math.round(n) : null);
+  return {
+    title: (document.title ?? '').trim(),
+    links,
+    baseURI: document.baseURI,
+    href: location.href,
+    contentType: document.contentType,
+    nav: {
+      ttfb: pos(navEntry?.responseStart),
+      domContentLoaded: pos(navEntry?.domContentLoadedEventEnd),
+      load: pos(navEntry?.loadEventEnd),
+    },
+  };
+}

@@ -1,0 +1,84 @@
+import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright';
+import { installMutationClock } from './page-scripts.js';
+import { withTimeout } from './timeout.js';
+
+/** Settings shared by every context of a {@link ContextPool}. */
+export interface PoolOptions {
+  /** User-Agent header and `navigator.userAgent`. */
+  userAgent: string;
+  /** Contexts are closed and replaced after this many visits. @default 200 */
+  recycleAfter?: number;
+  /** Extra Playwright context options (viewport, locale, storage state …). */
+  contextOptions?: BrowserContextOptions;
+}
+
+interface Slot {
+  context: BrowserContext;
+  uses: number;
+}
+
+/**
+ * Reusable browser contexts, one per concurrency slot: a context is created on first use,
+ * handed to one visit at a time, and replaced after `recycleAfter` visits or when a visit
+ * reports it broken. Service workers are blocked (cached responses would hide network
+ * activity) and downloads are refused.
+ */
+export class ContextPool {
+  private readonly free: Slot[] = [];
+  private readonly all = new Set<Slot>();
+  private readonly recycleAfter: number;
+
+  constructor(
+    private readonly browser: Browser,
+    private readonly opts: PoolOptions,
+  ) {
+    this.recycleAfter = opts.recycleAfter ?? 200;
+  }
+
+  private async create(): Promise<Slot> {
+    const context = await withTimeout(
+      this.browser.newContext({
+        viewport: { width: 1280, height: 800 },
+        ...this.opts.contextOptions,
+        userAgent: this.opts.userAgent,
+        serviceWorkers: 'block',
+        acceptDownloads: false,
+      }),
+      30_000,
+      'creating a browser context',
+    );
+    await context.addInitScript(installMutationClock);
+    const slot = { context, uses: 0 };
+    this.all.add(slot);
+    return slot;
+  }
+
+  /** Borrow a context for one visit; give it back with {@link ContextPool.release}. */
+  async acquire(): Promise<Slot> {
+    return this.free.pop() ?? (await this.create());
+  }
+
+  /**
+   * Return a borrowed context. A broken one, or one that reached `recycleAfter` visits,
+   * is closed (in the background) instead of reused.
+   */
+  release(slot: Slot, broken: boolean): void {
+    slot.uses++;
+    if (broken || slot.uses >= this.recycleAfter) {
+      this.all.delete(slot);
+      withTimeout(slot.context.close(), 10_000, 'closing a context').catch(() => {});
+      return;
+    }
+    this.free.push(slot);
+  }
+
+  /** Close every context. */
+  async close(): Promise<void> {
+    const slots = [...this.all];
+    this.all.clear();
+    this.free.length = 0;
+    await Promise.all(slots.map((s) => withTimeout(s.context.close(), 10_000, 'closing a context').catch(() => {})));
+  }
+}
+
+export type { Slot as PoolSlot };

@@ -1,0 +1,369 @@
+import type { BrowserContext, CDPSession, Frame, Page, Request, Response } from 'playwright';
+import type { DialogRecord, FailedRequest, PageTimings, RecordError, RedirectHop } from '../report/record.js';
+import { extractPage, settleState, type ExtractResult, type RawLink } from './page-scripts.js';
+import { sleep, withTimeout } from './timeout.js';
+
+/** How one page visit behaves. Times in milliseconds. */
+export interface VisitOptions {
+  /** Cap on the navigation up to DOMContentLoaded (ms). */
+  navigationTimeoutMs: number;
+  /** Cap on waiting for the page to go quiet after DOMContentLoaded (ms). */
+  settleTimeoutMs: number;
+  /** How long network and DOM must both be quiet to call the page settled (ms, >= 300). */
+  quietMs: number;
+  /** Absolute path of the full-page PNG to write, or `null` for none. */
+  screenshotPath: string | null;
+  /** More dialogs than this in one visit end it with `too-many-dialogs`. @default 10 */
+  maxDialogs: number;
+  /** Aborts the visit (cancellation); the result then has `error.code = "interrupted"`. */
+  signal?: AbortSignal;
+}
+
+/** A link found by a visit, before the link pipeline. */
+export interface FoundLink {
+  href: string;
+  text: string;
+  source: 'anchor' | 'shadow' | 'frame';
+  rel: string;
+}
+
+/** What a visit saw: everything the crawler needs to build a PageRecord. */
+export interface VisitResult {
+  /** The page's URL after server and client redirects; `null` if nothing loaded. */
+  finalUrl: string | null;
+  /** HTTP (and client) hops before `finalUrl`. */
+  redirectChain: RedirectHop[];
+  status: number | null;
+  contentType: string | null;
+  /** `document.title` trimmed; `null` for non-HTML or when nothing was read. */
+  title: string | null;
+  links: FoundLink[];
+  /** `true` when the main document was not HTML: not rendered, no links, no title. */
+  nonHtml: boolean;
+  settled: boolean;
+  timings: PageTimings;
+  consoleErrors: string[];
+  pageErrors: string[];
+  failedRequests: FailedRequest[];
+  dialogs: DialogRecord[];
+  /** `true` if the screenshot was written. */
+  screenshot: boolean;
+  error: RecordError | null;
+  /** `true` when the visit was cut short by cancellation (nothing to record). */
+  interrupted: boolean;
+  /** `true` when the page could not be closed cleanly: the context should be discarded. */
+  contextBroken: boolean;
+}
+
+class VisitAbort extends Error {
+  constructor(readonly recordError: RecordError) {
+    super(recordError.message);
+  }
+}
+
+const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)\b/i;
+const MAX_KEPT = 50;
+
+/** Classify a Playwright navigation error into a record error. */
+export function navigationError(err: unknown, timeoutMs: number): RecordError {
+  const msg = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+  if (/Timeout .*exceeded|timed? ?out/i.test(msg)) return { code: 'timeout', message: `navigation timed out after ${timeoutMs} ms` };
+  const net = /net::(ERR_[A-Z_]+)/.exec(msg);
+  if (net) return { code: 'network', message: net[1]! };
+  if (/crash/i.test(msg)) return { code: 'page-crashed', message: 'the page crashed' };
+  if (/closed|disconnected/i.test(msg)) return { code: 'browser-crashed', message: msg };
+  return { code: 'navigation-failed', message: msg };
+}
+
+/**
+ * Visit one URL in a fresh page of `context`: navigate, settle, extract, screenshot.
+ *
+ * Settle = the load event has fired, no request of the page has been in flight and the DOM
+ * has not changed for `quietMs`; capped at `settleTimeoutMs`, after which the page is read
+ * anyway and `settled` is `false`. Non-HTML main documents (decided from the response headers,
+ * intercepted before the body is read) are not rendered: the browser is handed an empty
+ * document instead, so nothing is downloaded.
+ *
+ * Never throws for page behaviour: failures come back as `error`. Every browser call runs
+ * under its own timeout and the whole visit under a hard deadline, so a stuck page always
+ * frees its slot.
+ */
+export async function visitPage(context: BrowserContext, requestedUrl: string, opts: VisitOptions): Promise<VisitResult> {
+  const t0 = Date.now();
+  const result: VisitResult = {
+    finalUrl: null,
+    redirectChain: [],
+    status: null,
+    contentType: null,
+    title: null,
+    links: [],
+    nonHtml: false,
+    settled: false,
+    timings: { ttfb: null, domContentLoaded: null, load: null, settledMs: null, total: null },
+    consoleErrors: [],
+    pageErrors: [],
+    failedRequests: [],
+    dialogs: [],
+    screenshot: false,
+    error: null,
+    interrupted: false,
+    contextBroken: false,
+  };
+
+  let abort!: (e: RecordError) => void;
+  const aborted = new Promise<never>((_, reject) => {
+    abort = (e) => reject(new VisitAbort(e));
+  });
+  aborted.catch(() => {});
+  const step = <T>(p: Promise<T>): Promise<T> => Promise.race([p, aborted]);
+
+  const hardDeadline = opts.navigationTimeoutMs + opts.settleTimeoutMs + 15_000;
+  const deadlineTimer = setTimeout(
+    () => abort({ code: 'timeout', message: `page did not finish within the ${hardDeadline} ms page deadline` }),
+    hardDeadline,
+  );
+  const onCancel = (): void => abort({ code: 'interrupted', message: 'crawl interrupted' });
+  if (opts.signal?.aborted) onCancel();
+  opts.signal?.addEventListener('abort', onCancel, { once: true });
+
+  let page: Page | null = null;
+  let cdp: CDPSession | null = null;
+  try {
+    page = await step(withTimeout(context.newPage(), 15_000, 'opening a page'));
+    const p = page;
+
+    // --- what the page does -------------------------------------------------------------
+    let dialogCount = 0;
+    p.on('dialog', (d) => {
+      dialogCount++;
+      const type = d.type() as DialogRecord['type'];
+      if (result.dialogs.length < 10) result.dialogs.push({ type, message: d.message().slice(0, 500) });
+      // beforeunload must be accepted: dismissing it leaves the tab unable to navigate.
+      (type === 'beforeunload' ? d.accept() : d.dismiss()).catch(() => {});
+      if (dialogCount > opts.maxDialogs) {
+        abort({ code: 'too-many-dialogs', message: `more than ${opts.maxDialogs} dialogs; visit abandoned` });
+      }
+    });
+    p.on('crash', () => abort({ code: 'page-crashed', message: 'the page renderer crashed' }));
+    p.on('popup', (popup) => {
+      popup.close().catch(() => {});
+    });
+    p.on('console', (m) => {
+      if (m.type() === 'error' && result.consoleErrors.length < MAX_KEPT) result.consoleErrors.push(m.text().slice(0, 1000));
+    });
+    p.on('pageerror', (e) => {
+      if (result.pageErrors.length >= MAX_KEPT) return;
+      const top = (e.stack ?? '').split('\n').find((l) => l.trim().startsWith('at '));
+      result.pageErrors.push(`${e.name}: ${e.message}${top ? ` (${top.trim()})` : ''}`.slice(0, 1000));
+    });
+
+    // Requests of this page still waiting for a response, for the settle rule. EventSource
+    // streams never end by design and are not counted.
+    const inflight = new Set<Request>();
+    let lastNet = Date.now();
+    const isNavOfMain = (r: Request): boolean => r.isNavigationRequest() && r.frame() === p.mainFrame();
+    p.on('request', (r) => {
+      lastNet = Date.now();
+      if (r.resourceType() !== 'eventsource') inflight.add(r);
+    });
+    p.on('requestfinished', (r) => {
+      lastNet = Date.now();
+      inflight.delete(r);
+    });
+    p.on('requestfailed', (r) => {
+      lastNet = Date.now();
+      inflight.delete(r);
+      if (!isNavOfMain(r) && result.failedRequests.length < MAX_KEPT) {
+        result.failedRequests.push({ url: r.url(), status: null, failure: r.failure()?.errorText ?? null, resourceType: r.resourceType() });
+      }
+    });
+    let mainResponse: Response | null = null;
+    p.on('response', (resp) => {
+      const r = resp.request();
+      // A request stops counting once its response headers are in: Chromium reports the end
+      // of a fetch() body only after the page reads it, and many apps never do.
+      lastNet = Date.now();
+      inflight.delete(r);
+      if (isNavOfMain(r)) {
+        mainResponse = resp;
+        return;
+      }
+      if (resp.status() >= 400 && result.failedRequests.length < MAX_KEPT) {
+        result.failedRequests.push({ url: resp.url(), status: resp.status(), failure: null, resourceType: r.resourceType() });
+      }
+    });
+
+    // Decide HTML or not from the main document's response headers, before the body is read.
+    let nonHtml: { status: number; contentType: string | null; url: string } | null = null;
+    cdp = await step(withTimeout(context.newCDPSession(p), 10_000, 'opening a CDP session'));
+    const tree = (await step(withTimeout(cdp.send('Page.getFrameTree'), 10_000, 'reading the frame tree'))) as {
+      frameTree: { frame: { id: string } };
+    };
+    const mainFrameId = tree.frameTree.frame.id;
+    const session = cdp;
+    session.on('Fetch.requestPaused', (ev) => {
+      const status = ev.responseStatusCode;
+      const headers = ev.responseHeaders ?? [];
+      const header = (n: string): string | null => headers.find((h) => h.name.toLowerCase() === n)?.value ?? null;
+      const ct = header('content-type');
+      const attachment = /^\s*attachment/i.test(header('content-disposition') ?? '');
+      const isRedirect = status !== undefined && status >= 300 && status < 400 && header('location') !== null;
+      if (ev.frameId !== mainFrameId || status === undefined || isRedirect || (!attachment && (ct === null || HTML_TYPES.test(ct)))) {
+        session.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
+        return;
+      }
+      nonHtml = { status, contentType: ct, url: ev.request.url };
+      session
+        .send('Fetch.fulfillRequest', {
+          requestId: ev.requestId,
+          responseCode: 200,
+          responseHeaders: [{ name: 'content-type', value: 'text/html' }],
+          body: '',
+        })
+        .catch(() => {});
+    });
+    await step(
+      withTimeout(
+        session.send('Fetch.enable', { patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Response' }] }),
+        10_000,
+        'enabling response interception',
+      ),
+    );
+
+    // --- navigate ---------------------------------------------------------------------------
+    let navError: RecordError | null = null;
+    try {
+      await step(p.goto(requestedUrl, { waitUntil: 'domcontentloaded', timeout: opts.navigationTimeoutMs }));
+    } catch (err) {
+      if (err instanceof VisitAbort) throw err;
+      navError = navigationError(err, opts.navigationTimeoutMs);
+    }
+    const mainResp = mainResponse as Response | null;
+    const nh = nonHtml as { status: number; contentType: string | null; url: string } | null;
+    if (mainResp) result.redirectChain = await step(httpChain(mainResp.request()));
+    if (nh) {
+      result.nonHtml = true;
+      result.status = nh.status;
+      result.contentType = nh.contentType;
+      result.finalUrl = nh.url;
+      result.settled = true;
+      return result;
+    }
+    if (mainResp) {
+      result.status = mainResp.status();
+      result.contentType = (await step(mainResp.allHeaders().catch(() => ({}) as Record<string, string>)))['content-type'] ?? null;
+      result.finalUrl = mainResp.url();
+    }
+    if (navError) {
+      // A document that arrived but never reached DOMContentLoaded is still read below; with
+      // no document at all there is nothing to read.
+      if (!mainResp) {
+        result.error = navError;
+        return result;
+      }
+      result.error = navError.code === 'timeout' ? { code: 'timeout', message: `DOMContentLoaded not reached within ${opts.navigationTimeoutMs} ms` } : navError;
+      return result;
+    }
+
+    // --- settle -----------------------------------------------------------------------------
+    const settleStart = Date.now();
+    for (;;) {
+      const now = Date.now();
+      if (now - settleStart >= opts.settleTimeoutMs) break;
+      if (inflight.size === 0 && now - lastNet >= opts.quietMs) {
+        const state = await step(
+          withTimeout(p.evaluate(settleState), 2_000, 'reading the settle state').catch(() => ({ loaded: false, quietForMs: 0 })),
+        );
+        if (state.loaded && state.quietForMs >= opts.quietMs) {
+          result.settled = true;
+          break;
+        }
+      }
+      await step(sleep(50));
+    }
+    result.timings.settledMs = Date.now() - t0;
+
+    // --- extract ----------------------------------------------------------------------------
+    const main = await step(withTimeout(p.evaluate(extractPage), 10_000, 'reading the DOM'));
+    result.title = main.title;
+    result.finalUrl = main.href;
+    result.timings.ttfb = main.nav.ttfb;
+    result.timings.domContentLoaded = main.nav.domContentLoaded;
+    result.timings.load = main.nav.load;
+    for (const l of main.links) result.links.push(toFound(l, l.inShadow ? 'shadow' : 'anchor'));
+    const origin = safeOrigin(main.href);
+    for (const frame of p.frames()) {
+      if (frame === p.mainFrame() || safeOrigin(frame.url()) !== origin) continue;
+      const fr = await step(readFrame(frame));
+      if (fr) for (const l of fr.links) result.links.push(toFound(l, 'frame'));
+    }
+    // A client-side navigation during load (location change, pushState) is a client hop.
+    if (mainResp && stripFragment(main.href) !== stripFragment(mainResp.url())) {
+      result.redirectChain.push({ url: mainResp.url(), status: null, kind: 'client' });
+    }
+
+    if (opts.screenshotPath) {
+      await step(withTimeout(p.screenshot({ path: opts.screenshotPath, fullPage: true, timeout: 15_000 }), 20_000, 'taking a screenshot'));
+      result.screenshot = true;
+    }
+    return result;
+  } catch (err) {
+    if (err instanceof VisitAbort) {
+      result.error = err.recordError;
+      if (err.recordError.code === 'interrupted') result.interrupted = true;
+    } else {
+      result.error = navigationError(err, opts.navigationTimeoutMs);
+    }
+    result.contextBroken = true;
+    return result;
+  } finally {
+    clearTimeout(deadlineTimer);
+    opts.signal?.removeEventListener('abort', onCancel);
+    result.timings.total = Date.now() - t0;
+    if (cdp) cdp.detach().catch(() => {});
+    if (page) {
+      try {
+        await withTimeout(page.close({ runBeforeUnload: false }), 5_000, 'closing the page');
+      } catch {
+        result.contextBroken = true;
+      }
+    }
+  }
+}
+
+async function readFrame(frame: Frame): Promise<ExtractResult | null> {
+  try {
+    return await withTimeout(frame.evaluate(extractPage), 5_000, 'reading a frame');
+  } catch {
+    return null;
+  }
+}
+
+function toFound(l: RawLink, source: FoundLink['source']): FoundLink {
+  return { href: l.href, text: l.text, source, rel: l.rel };
+}
+
+/** The HTTP redirect hops that led to `final` (oldest first). */
+async function httpChain(final: Request): Promise<RedirectHop[]> {
+  const hops: RedirectHop[] = [];
+  for (let r = final.redirectedFrom(); r; r = r.redirectedFrom()) {
+    const resp = await withTimeout(r.response(), 2_000, 'reading a redirect').catch(() => null);
+    hops.unshift({ url: r.url(), status: resp ? resp.status() : null, kind: 'http' });
+  }
+  return hops;
+}
+
+function safeOrigin(u: string): string | null {
+  try {
+    return new URL(u).origin;
+  } catch {
+    return null;
+  }
+}
+
+function stripFragment(u: string): string {
+  const i = u.indexOf('#');
+  const hash = i >= 0 ? u.slice(i + 1) : '';
+  // Hash routes (#/x, #!x) are part of the page's identity; plain fragments are not.
+  return hash.startsWith('/') || hash.startsWith('!') ? u : i >= 0 ? u.slice(0, i) : u;
+}

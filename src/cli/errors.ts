@@ -1,0 +1,21 @@
+import { BrowserNotFoundError } from '../browser/locate.js';
+import { OptionsError } from '../crawl/options.js';
+import { OutputError } from '../report/jsonl.js';
+import { InvalidUrlError } from '../url/normalize.js';
+import { InvalidPatternError } from '../url/scope.js';
+import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+
+/** Map an error to a one-line message and an exit code, for errors found before crawling. */
+export function classifyError(err: unknown): { message: string; exit: ExitCodeValue } {
+  const first = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!.trim();
+  if (
+    err instanceof InvalidUrlError ||
+    err instanceof OptionsError ||
+    err instanceof OutputError ||
+    err instanceof BrowserNotFoundError ||
+    err instanceof InvalidPatternError
+  ) {
+    return { message: first(err), exit: ExitCode.Usage };
+  }
+  return { message: first(err), exit: ExitCode.Infrastructure };
+}

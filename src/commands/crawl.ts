@@ -1,0 +1,89 @@
+import path from 'node:path';
+import fs from 'node:fs';
+import { Args, Command } from '@oclif/core';
+import { classifyError } from '../cli/errors.js';
+import { crawlFlags } from '../cli/flags.js';
+import { runCrawl } from '../cli/run-crawl.js';
+import type { CrawlSummary } from '../report/summary.js';
+import { OptionsError, type CrawlOptions } from '../crawl/options.js';
+import { InvalidUrlError } from '../url/normalize.js';
+import type { ScopeMode } from '../url/scope.js';
+
+/** Check a seed before anything starts: absolute http(s), no credentials. */
+export function checkSeed(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new InvalidUrlError(raw, 'expected an absolute http:// or https:// seed URL');
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    throw new InvalidUrlError(raw, `unsupported scheme ${u.protocol} (only http and https can be crawled)`);
+  }
+  if (u.username || u.password) throw new InvalidUrlError(raw, 'URLs with credentials (user:pass@) are refused');
+  return u.href;
+}
+
+/** `spacrawl crawl <url...>`: the main job. */
+export default class Crawl extends Command {
+  static override summary = 'Crawl a site in real Chromium and report every page a person can reach';
+  static override description = `Loads each page in headless Chromium, waits for it to settle (network idle and no DOM change, capped), reads the rendered links and title, and follows in-scope links breadth-first. Writes a log line per page and a summary to stderr; --out writes JSON Lines; --json prints the summary object on stdout.
+
+Exit codes: 0 finished with no failing finding; 1 a page had an error or a status >= 400, or no seed could be crawled; 2 bad usage or input (nothing crawled); 3 infrastructure failure (partial output flushed); 130/143 interrupted by SIGINT/SIGTERM (partial output flushed).`;
+  static override examples = [
+    '<%= config.bin %> crawl https://example.com/',
+    '<%= config.bin %> crawl http://127.0.0.1:3000/ --concurrency 8 --out pages.jsonl --screenshots shots/',
+    '<%= config.bin %> crawl https://example.com/ --max-depth 2 --json > summary.json',
+  ];
+  static override strict = false;
+  static override enableJsonFlag = true;
+  static override args = {
+    url: Args.string({ description: 'seed URL(s): absolute http:// or https:// URLs', required: true }),
+  };
+  static override flags = crawlFlags;
+
+  async run(): Promise<CrawlSummary> {
+    const { argv, flags } = await this.parse(Crawl);
+    try {
+      const seeds = (argv as string[]).map(checkSeed);
+      const out = flags.out ? path.resolve(flags.out) : null;
+      const shots = flags.screenshots ? path.resolve(flags.screenshots) : null;
+      if (shots) checkWritableDir(shots);
+      const options: CrawlOptions = {
+        seeds,
+        concurrency: flags.concurrency,
+        maxPages: flags['max-pages'],
+        scope: flags.scope as ScopeMode,
+        screenshotsDir: shots,
+        ignoreRobots: flags['ignore-robots'],
+        userAgent: flags['user-agent'] ?? null,
+        timeoutMs: flags.timeout,
+        settleTimeoutMs: flags['settle-timeout'],
+        browserPath: flags['browser-path'] ?? null,
+        proxy: flags.proxy ?? null,
+      };
+      if (flags['max-depth'] !== undefined) options.maxDepth = flags['max-depth'];
+      if (flags['max-time'] !== undefined) options.maxTimeSeconds = flags['max-time'];
+      const { summary, exitCode } = await runCrawl(options, { outFile: out, log: process.stderr, quiet: flags.quiet });
+      process.exitCode = exitCode;
+      return summary;
+    } catch (err) {
+      const { message, exit } = classifyError(err);
+      this.error(message, { exit });
+    }
+  }
+}
+
+/**
+ * Make sure `dir` exists (creating it) and is writable.
+ * @throws OptionsError with a one-line message otherwise
+ */
+export function checkWritableDir(dir: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new OptionsError(`cannot write screenshots to ${dir}: ${e.code ?? e.message}`);
+  }
+}

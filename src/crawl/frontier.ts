@@ -1,0 +1,77 @@
+import type { SkipReason } from '../report/record.js';
+
+/** A URL the crawl knows about, as it enters the frontier. */
+export interface FrontierEntry {
+  /** Canonical URL: the frontier key (see `normalize()`). */
+  url: string;
+  /** The URL to request, as resolved from the link (plain fragment dropped). */
+  requestedUrl: string;
+  /** Link distance from a seed; seeds are 0. */
+  depth: number;
+  /** Canonical URL of the page where it was first found; `null` for seeds. */
+  referrer: string | null;
+  /**
+   * Set when the URL is decided without a visit (robots, budget …): it is stored as done
+   * at once and never leased.
+   */
+  skip?: SkipReason;
+}
+
+/** A claim on one queued URL, held while it is visited. */
+export interface Lease {
+  entry: FrontierEntry;
+  /** Fencing token: only the holder of the current token may complete the lease. */
+  token: string;
+}
+
+/** Sizes of the frontier's states. */
+export interface FrontierCounts {
+  queued: number;
+  inFlight: number;
+  done: number;
+}
+
+/**
+ * The set of every URL the crawl knows, with its state (queued, in flight, done).
+ *
+ * The interface is asynchronous so that persistent (SQLite) and shared (Redis) stores can
+ * implement it. Implementations must make check-and-mark atomic: a canonical URL is
+ * accepted by {@link Frontier.add} once for the life of the crawl.
+ */
+export interface Frontier {
+  /**
+   * Offer URLs. Each canonical URL not seen before is stored (queued, or done at once when
+   * the entry has `skip`); URLs seen before are ignored.
+   * @returns the entries that were new, in the order given
+   */
+  add(entries: readonly FrontierEntry[]): Promise<FrontierEntry[]>;
+  /**
+   * Lease the next queued URL: breadth-first (lowest depth first, then first-come).
+   * @returns `null` when nothing is queued right now (URLs may still be in flight)
+   */
+  next(): Promise<Lease | null>;
+  /** Mark a leased URL done. Throws `StaleLeaseError` if `lease.token` no longer owns it. */
+  complete(lease: Lease): Promise<void>;
+  /** Give a leased URL back to the queue unvisited (e.g. on cancellation). */
+  release(lease: Lease): Promise<void>;
+  /**
+   * Mark a URL that was reached another way (the final URL of a redirect) as done, so a
+   * link to it is not rendered again.
+   * @returns `true` if the URL was unknown or only queued (it is now done), `false` if it
+   * was already in flight or done
+   */
+  markDone(url: string): Promise<boolean>;
+  /** Take every queued URL out of the queue (marking them done), e.g. when a budget is spent. */
+  drain(): Promise<FrontierEntry[]>;
+  counts(): Promise<FrontierCounts>;
+  close(): Promise<void>;
+}
+
+/** Thrown by {@link Frontier.complete} when a lease's token no longer owns its URL. */
+export class StaleLeaseError extends Error {
+  readonly code = 'stale-lease';
+  constructor(url: string) {
+    super(`lease for ${url} is no longer held`);
+    this.name = 'StaleLeaseError';
+  }
+}

@@ -1,0 +1,71 @@
+import type { FoundLink } from '../browser/visit.js';
+import type { LinkDetail } from '../report/record.js';
+import { normalize, toRequestUrl, type NormalizeOptions } from '../url/normalize.js';
+import type { Scope } from '../url/scope.js';
+
+/** An in-scope link on its way to the frontier. */
+export interface Candidate {
+  /** Canonical URL (frontier key). */
+  url: string;
+  /** URL as resolved by the browser, plain fragment dropped: what will be requested. */
+  requestedUrl: string;
+}
+
+/** The links of one page, sorted by where they may go. */
+export interface ClassifiedLinks {
+  /** Canonical in-scope URLs, deduplicated, in document order. */
+  links: string[];
+  /** Canonical off-site http(s) URLs, deduplicated. */
+  externalLinks: string[];
+  /** Every link found, in scope or not (at most {@link MAX_LINK_DETAILS}). */
+  linkDetails: LinkDetail[];
+  /** In-scope links to offer the frontier (one per canonical URL). */
+  candidates: Candidate[];
+}
+
+/** Cap on `linkDetails` per record, so a page with 100k links cannot bloat the report. */
+export const MAX_LINK_DETAILS = 2000;
+
+/**
+ * Resolve → normalize → scope for one page's links (robots.txt is checked by the crawler,
+ * which owns the asynchronous cache). Links the browser already resolved against
+ * `document.baseURI` arrive absolute. Non-http(s) links (`mailto:`, `tel:`, `javascript:`,
+ * `data:` …) are kept only in `linkDetails`: they are never fetched.
+ */
+export function classifyLinks(found: readonly FoundLink[], scope: Scope, norm: NormalizeOptions = {}): ClassifiedLinks {
+  const out: ClassifiedLinks = { links: [], externalLinks: [], linkDetails: [], candidates: [] };
+  const inSeen = new Set<string>();
+  const exSeen = new Set<string>();
+  const detailSeen = new Set<string>();
+  for (const l of found) {
+    let u: URL;
+    try {
+      u = new URL(l.href);
+    } catch {
+      continue;
+    }
+    const web = u.protocol === 'http:' || u.protocol === 'https:';
+    let canonical: string;
+    try {
+      canonical = web ? normalize(u, norm) : u.href;
+    } catch {
+      continue;
+    }
+    const detailKey = `${l.source}\u0000${canonical}\u0000${l.text}`;
+    if (out.linkDetails.length < MAX_LINK_DETAILS && !detailSeen.has(detailKey)) {
+      detailSeen.add(detailKey);
+      out.linkDetails.push({ url: canonical, text: l.text, source: l.source });
+    }
+    if (!web) continue;
+    if (scope.inScope(canonical)) {
+      if (inSeen.has(canonical)) continue;
+      inSeen.add(canonical);
+      out.links.push(canonical);
+      out.candidates.push({ url: canonical, requestedUrl: toRequestUrl(u, norm) });
+    } else if (!exSeen.has(canonical)) {
+      exSeen.add(canonical);
+      out.externalLinks.push(canonical);
+    }
+  }
+  return out;
+}

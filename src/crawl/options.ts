@@ -1,0 +1,112 @@
+import type { Browser } from 'playwright';
+import type { ScopeMode } from '../url/scope.js';
+import type { Frontier } from './frontier.js';
+
+/** Everything a crawl can be told. Times in milliseconds unless the name says seconds. */
+export interface CrawlOptions {
+  /** Start URLs (absolute http/https). At least one. */
+  seeds: string[];
+  /** Pages in flight at once (a p-limit semaphore). @default 4 */
+  concurrency?: number;
+  /** Deepest link distance visited; deeper URLs get `skipped: "budget"`. @default Infinity */
+  maxDepth?: number;
+  /** Most navigations started; the rest get `skipped: "budget"`. @default 10000 */
+  maxPages?: number;
+  /** Wall-clock budget in seconds; when spent the crawl ends like Ctrl-C. @default none */
+  maxTimeSeconds?: number;
+  /** @default 'host' */
+  scope?: ScopeMode;
+  /** Folder for one full-page PNG per visited page, or none. */
+  screenshotsDir?: string | null;
+  /** Ignore robots.txt entirely. @default false */
+  ignoreRobots?: boolean;
+  /** User-Agent header; default: the browser's own, `HeadlessChrome` → `Chrome`, plus ` spacrawl/<version>`. */
+  userAgent?: string | null;
+  /** Navigation timeout (ms), up to DOMContentLoaded. @default 30000 */
+  timeoutMs?: number;
+  /** Cap on waiting for a page to go quiet (ms). @default 5000 */
+  settleTimeoutMs?: number;
+  /** Quiet window of the settle rule (ms); never below 300. @default 500 */
+  quietMs?: number;
+  /** Grace period for in-flight pages on cancellation (ms). @default 3000 */
+  graceMs?: number;
+  /** Contexts are replaced after this many visits. @default 200 */
+  recycleAfter?: number;
+  /** Chromium executable; see `locateBrowser()`. */
+  browserPath?: string | null;
+  /** Use this browser instead of launching one (it is not closed at the end). */
+  browser?: Browser;
+  /** Proxy for all browser traffic. */
+  proxy?: string | null;
+  /** Frontier store. @default a new MemoryFrontier */
+  frontier?: Frontier;
+  /** Cancels the crawl: no new pages start, in-flight pages get `graceMs`, then records are flushed. */
+  signal?: AbortSignal;
+  /** Told about things worth a log line (robots.txt problems, browser restarts). */
+  onNotice?: (message: string) => void;
+}
+
+/** {@link CrawlOptions} with every default filled in. */
+export interface ResolvedCrawlOptions {
+  seeds: string[];
+  concurrency: number;
+  maxDepth: number;
+  maxPages: number;
+  maxTimeSeconds: number | null;
+  scope: ScopeMode;
+  screenshotsDir: string | null;
+  ignoreRobots: boolean;
+  userAgent: string | null;
+  timeoutMs: number;
+  settleTimeoutMs: number;
+  quietMs: number;
+  graceMs: number;
+  recycleAfter: number;
+  browserPath: string | null;
+  proxy: string | null;
+}
+
+/** Thrown for options that make no sense (the CLI maps it to exit code 2). */
+export class OptionsError extends Error {
+  readonly code = 'bad-option';
+  constructor(message: string) {
+    super(message);
+    this.name = 'OptionsError';
+  }
+}
+
+function int(name: string, v: number | undefined, def: number, min: number): number {
+  if (v === undefined) return def;
+  if (!Number.isFinite(v) && v !== Infinity) throw new OptionsError(`${name} must be a number`);
+  if (v !== Infinity && !Number.isInteger(v)) throw new OptionsError(`${name} must be a whole number, got ${v}`);
+  if (v < min) throw new OptionsError(`${name} must be at least ${min}, got ${v}`);
+  return v;
+}
+
+/**
+ * Fill in defaults and check ranges.
+ * @throws OptionsError for out-of-range values (e.g. `concurrency: 0`, a negative depth) or no seeds
+ */
+export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
+  if (!o.seeds || o.seeds.length === 0) throw new OptionsError('at least one seed URL is needed');
+  const maxTime = o.maxTimeSeconds;
+  if (maxTime !== undefined && maxTime !== null && !(maxTime > 0)) throw new OptionsError(`max-time must be a positive number of seconds, got ${maxTime}`);
+  return {
+    seeds: [...o.seeds],
+    concurrency: int('concurrency', o.concurrency, 4, 1),
+    maxDepth: int('max-depth', o.maxDepth, Infinity, 0),
+    maxPages: int('max-pages', o.maxPages, 10_000, 1),
+    maxTimeSeconds: maxTime ?? null,
+    scope: o.scope ?? 'host',
+    screenshotsDir: o.screenshotsDir ?? null,
+    ignoreRobots: o.ignoreRobots ?? false,
+    userAgent: o.userAgent ?? null,
+    timeoutMs: int('timeout', o.timeoutMs, 30_000, 1),
+    settleTimeoutMs: int('settle-timeout', o.settleTimeoutMs, 5_000, 0),
+    quietMs: Math.max(300, int('quiet', o.quietMs, 500, 0)),
+    graceMs: int('grace', o.graceMs, 3_000, 0),
+    recycleAfter: int('recycle-after', o.recycleAfter, 200, 1),
+    browserPath: o.browserPath ?? null,
+    proxy: o.proxy ?? null,
+  };
+}

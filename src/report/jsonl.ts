@@ -1,0 +1,53 @@
+import fs from 'node:fs';
+import type { PageRecord } from './record.js';
+
+/** Thrown when an output file cannot be opened for writing (the CLI maps it to exit code 2). */
+export class OutputError extends Error {
+  readonly code = 'bad-output';
+  constructor(message: string) {
+    super(message);
+    this.name = 'OutputError';
+  }
+}
+
+/**
+ * Writes PageRecords as JSON Lines, one synchronous write per record, so that a crawl killed
+ * at any moment leaves only whole lines behind.
+ */
+export class JsonlWriter {
+  private fd: number | null;
+
+  /**
+   * Open (and truncate, unless `append`) `file` for writing.
+   * @throws OutputError with a one-line message if the file cannot be opened
+   */
+  constructor(
+    readonly file: string,
+    append = false,
+  ) {
+    try {
+      this.fd = fs.openSync(file, append ? 'a' : 'w');
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      throw new OutputError(`cannot write ${file}: ${e.code ?? e.message}`);
+    }
+  }
+
+  /** Append one record as one line. */
+  write(r: PageRecord): void {
+    if (this.fd === null) return;
+    fs.writeSync(this.fd, `${JSON.stringify(r)}\n`);
+  }
+
+  /** Flush to disk and close. Safe to call twice. */
+  close(): void {
+    if (this.fd === null) return;
+    try {
+      fs.fsyncSync(this.fd);
+    } catch {
+      // not every file supports fsync (pipes); the data is written either way
+    }
+    fs.closeSync(this.fd);
+    this.fd = null;
+  }
+}

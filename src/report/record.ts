@@ -1,0 +1,176 @@
+/**
+ * The unit of output: one {@link PageRecord} per URL the crawl decided about.
+ * Field meanings follow DESIGN.md ("PageRecord"); every field is present in every record.
+ * @module
+ */
+
+/** One hop before a page's final URL. `status` is `null` for client-side hops. */
+export interface RedirectHop {
+  /** The URL that answered with a redirect (absolute). */
+  url: string;
+  /** HTTP status of that hop (3xx), or `null` for a client-side hop. */
+  status: number | null;
+  /** `"http"` for a 3xx response, `"client"` for a script/meta/history navigation. */
+  kind: 'http' | 'client';
+}
+
+/** How a link was found on a page. */
+export type LinkSource = 'anchor' | 'shadow' | 'frame' | 'click' | 'scroll' | 'sitemap';
+
+/** Every link found on a page, in scope or not. */
+export interface LinkDetail {
+  /** Canonical URL for http(s) links; the resolved href as-is for other schemes (`mailto:` …). */
+  url: string;
+  /** Anchor text, whitespace-collapsed, at most 200 characters. */
+  text: string;
+  source: LinkSource;
+}
+
+/** Page timings in milliseconds from the start of the visit; `null` where unknown. */
+export interface PageTimings {
+  /** Time to the first byte of the main document (ms). */
+  ttfb: number | null;
+  /** DOMContentLoaded event (ms, from navigation start). */
+  domContentLoaded: number | null;
+  /** load event (ms, from navigation start). */
+  load: number | null;
+  /** When the page was judged settled or the settle cap expired (ms, from visit start). */
+  settledMs: number | null;
+  /** Whole visit, navigation to extraction (ms). */
+  total: number | null;
+}
+
+/** A request of the page's own (not the main document) that failed or answered >= 400. */
+export interface FailedRequest {
+  url: string;
+  /** HTTP status, or `null` when the request failed without a response. */
+  status: number | null;
+  /** Chromium's failure text (e.g. `net::ERR_CONNECTION_REFUSED`) or `null`. */
+  failure: string | null;
+  /** Playwright resource type: `script`, `stylesheet`, `image`, `fetch`, … */
+  resourceType: string;
+}
+
+/** A JavaScript dialog the page opened. */
+export interface DialogRecord {
+  type: 'alert' | 'confirm' | 'prompt' | 'beforeunload';
+  message: string;
+}
+
+/** Why a URL has a record but was not visited. */
+export type SkipReason = 'robots' | 'scope' | 'budget' | 'non-html' | 'trap' | 'duplicate';
+
+/** Failure without a usable HTTP response. `code` is one of {@link ErrorCode}. */
+export interface RecordError {
+  code: string;
+  message: string;
+}
+
+/** Error codes a record's `error.code` may carry. */
+export type ErrorCode =
+  | 'timeout'
+  | 'network'
+  | 'too-many-dialogs'
+  | 'page-crashed'
+  | 'browser-crashed'
+  | 'navigation-failed';
+
+/** The record of one URL (DESIGN.md, "PageRecord"). */
+export interface PageRecord {
+  /** Canonical form of the requested URL: the frontier key. */
+  url: string;
+  /** The URL as resolved from the link (plain fragment dropped): what went on the wire. */
+  requestedUrl: string | null;
+  /** The page's URL after server and client redirects; `null` if nothing loaded. */
+  finalUrl: string | null;
+  /** Hops before `finalUrl`; `[]` if none. */
+  redirectChain: RedirectHop[];
+  /** HTTP status of the final main document; `null` if no response. */
+  status: number | null;
+  /** Content type of the main document (the header value as sent). */
+  contentType: string | null;
+  /** `document.title`, trimmed; `null` for non-HTML. */
+  title: string | null;
+  /** Link distance from a seed; seeds are 0. */
+  depth: number;
+  /** Canonical URL of the page where this URL was first found; `null` for seeds. */
+  referrer: string | null;
+  /** Canonical in-scope URLs found on the page (deduplicated, in document order). */
+  links: string[];
+  /** Every link found, in scope or not. */
+  linkDetails: LinkDetail[];
+  /** Canonical off-site http(s) URLs found. */
+  externalLinks: string[];
+  /** `true` if the page went quiet before the settle cap. */
+  settled: boolean;
+  timings: PageTimings;
+  /** Console messages of type `error`. */
+  consoleErrors: string[];
+  /** Uncaught exceptions (`message` plus the top of the stack). */
+  pageErrors: string[];
+  failedRequests: FailedRequest[];
+  /** Dialogs the page opened (at most 10 kept). */
+  dialogs: DialogRecord[];
+  /** Screenshot path relative to the screenshots folder, or `null`. */
+  screenshot: string | null;
+  /** Navigations made for this URL. */
+  attempts: number;
+  soft404: boolean;
+  /** Only when there was no usable HTTP response; an HTTP 404 is `status: 404, error: null`. */
+  error: RecordError | null;
+  /** Why the URL was not visited, or `null` if it was. */
+  skipped: SkipReason | null;
+}
+
+/** Version of the output schema carried by JSON summaries and reports (never a JSON Lines row). */
+export const SCHEMA_VERSION = 1;
+
+/** Timings with every value unknown. */
+export function emptyTimings(): PageTimings {
+  return { ttfb: null, domContentLoaded: null, load: null, settledMs: null, total: null };
+}
+
+/**
+ * A record with every field at its default, for a URL that was decided about.
+ * @param url - canonical URL (the frontier key)
+ * @param requestedUrl - URL as resolved from the link, or `null`
+ * @param depth - link distance from a seed (seeds are 0)
+ * @param referrer - canonical URL of the referring page, `null` for seeds
+ */
+export function blankRecord(url: string, requestedUrl: string | null, depth: number, referrer: string | null): PageRecord {
+  return {
+    url,
+    requestedUrl,
+    finalUrl: null,
+    redirectChain: [],
+    status: null,
+    contentType: null,
+    title: null,
+    depth,
+    referrer,
+    links: [],
+    linkDetails: [],
+    externalLinks: [],
+    settled: false,
+    timings: emptyTimings(),
+    consoleErrors: [],
+    pageErrors: [],
+    failedRequests: [],
+    dialogs: [],
+    screenshot: null,
+    attempts: 0,
+    soft404: false,
+    error: null,
+    skipped: null,
+  };
+}
+
+/** `true` if the record counts as a page (DESIGN.md: records with `skipped: null`). */
+export function isPage(r: PageRecord): boolean {
+  return r.skipped === null;
+}
+
+/** `true` if the page counts as an error (DESIGN.md: an `error`, or a status >= 400). */
+export function isErrorPage(r: PageRecord): boolean {
+  return isPage(r) && (r.error !== null || (r.status !== null && r.status >= 400));
+}

@@ -1,0 +1,75 @@
+import { SCHEMA_VERSION, isErrorPage, isPage, type PageRecord } from './record.js';
+
+/** The crawl's totals, counted as DESIGN.md defines ("Counting, everywhere"). */
+export interface CrawlSummary {
+  schemaVersion: number;
+  /** Records with `skipped: null`. */
+  pages: number;
+  /** Pages with a 2xx status. */
+  ok: number;
+  /** Pages with an `error` or a status >= 400. */
+  errors: number;
+  /** Records skipped because robots.txt disallowed them. */
+  robotsSkipped: number;
+  /** Records skipped for any reason, by reason. */
+  skipped: Record<string, number>;
+  /** Distinct canonical URLs the crawl saw (records plus out-of-scope links). */
+  uniqueUrls: number;
+  /** Pages that reached the settle cap without going quiet. */
+  unsettled: number;
+  /** Wall time of the crawl (ms). */
+  elapsedMs: number;
+  /** Why the crawl ended. */
+  endReason: EndReason;
+}
+
+/** Why a crawl ended: the frontier ran dry, a budget ran out, or it was interrupted. */
+export type EndReason = 'done' | 'max-pages' | 'max-time' | 'interrupted';
+
+/** Accumulates a {@link CrawlSummary} from records as they stream past. */
+export class SummaryCounter {
+  private pages = 0;
+  private ok = 0;
+  private errors = 0;
+  private robots = 0;
+  private unsettled = 0;
+  private readonly skipped = new Map<string, number>();
+  private readonly seen = new Set<string>();
+
+  /** Count one record (and every URL it links to, for `uniqueUrls`). */
+  add(r: PageRecord): void {
+    this.seen.add(r.url);
+    for (const u of r.links) this.seen.add(u);
+    for (const u of r.externalLinks) this.seen.add(u);
+    if (isPage(r)) {
+      this.pages++;
+      if (r.status !== null && r.status >= 200 && r.status < 300 && r.error === null) this.ok++;
+      if (isErrorPage(r)) this.errors++;
+      if (!r.settled && r.status !== null && r.error === null) this.unsettled++;
+    } else if (r.skipped) {
+      this.skipped.set(r.skipped, (this.skipped.get(r.skipped) ?? 0) + 1);
+      if (r.skipped === 'robots') this.robots++;
+    }
+  }
+
+  /** Number of pages with errors so far. */
+  get errorCount(): number {
+    return this.errors;
+  }
+
+  /** The totals now. */
+  snapshot(elapsedMs: number, endReason: EndReason): CrawlSummary {
+    return {
+      schemaVersion: SCHEMA_VERSION,
+      pages: this.pages,
+      ok: this.ok,
+      errors: this.errors,
+      robotsSkipped: this.robots,
+      skipped: Object.fromEntries([...this.skipped].sort()),
+      uniqueUrls: this.seen.size,
+      unsettled: this.unsettled,
+      elapsedMs: Math.round(elapsedMs),
+      endReason,
+    };
+  }
+}

@@ -1,0 +1,42 @@
+import type { PageRecord } from './record.js';
+import type { CrawlSummary } from './summary.js';
+
+/** Path, query and hash of `url` when it is on `origin`, else the whole URL (for short log lines). */
+export function shortUrl(url: string, origin: string | null): string {
+  try {
+    const u = new URL(url);
+    if (origin && u.origin === origin) return `${u.pathname}${u.search}${u.hash}`;
+  } catch {
+    // not a URL: print as is
+  }
+  return url;
+}
+
+/**
+ * One log line for a record, e.g. `200  /docs/intro  12 links  340 ms` or
+ * `ERR  /slow  timeout: navigation timed out after 30000 ms` or `skip /admin  robots`.
+ */
+export function recordLine(r: PageRecord, origin: string | null): string {
+  const where = shortUrl(r.requestedUrl ?? r.url, origin);
+  if (r.skipped && r.skipped !== 'non-html' && r.skipped !== 'scope') return `skip ${where}  (${r.skipped})`;
+  const status = r.status === null ? 'ERR' : String(r.status);
+  const parts = [status.padEnd(3), where];
+  if (r.finalUrl && r.redirectChain.length) parts.push(`→ ${shortUrl(r.finalUrl, origin)}`);
+  if (r.skipped) parts.push(`(${r.skipped}${r.contentType ? `: ${r.contentType.split(';')[0]}` : ''})`);
+  else parts.push(`${r.links.length} link${r.links.length === 1 ? '' : 's'}`);
+  if (r.timings.total !== null) parts.push(`${r.timings.total} ms`);
+  if (!r.settled && r.error === null && r.status !== null && !r.skipped) parts.push('(not quiet: read at settle cap)');
+  if (r.error) parts.push(`${r.error.code}: ${r.error.message}`);
+  return parts.join('  ');
+}
+
+/** The closing summary line, counted as DESIGN.md defines. */
+export function summaryLine(s: CrawlSummary): string {
+  const secs = (s.elapsedMs / 1000).toFixed(1);
+  const extra = Object.entries(s.skipped)
+    .filter(([k]) => k !== 'robots')
+    .map(([k, n]) => `, ${n} skipped (${k})`)
+    .join('');
+  const end = s.endReason === 'done' ? '' : ` [stopped: ${s.endReason}]`;
+  return `${s.pages} pages, ${s.ok} ok, ${s.errors} errors, ${s.robotsSkipped} skipped by robots.txt${extra}, ${s.uniqueUrls} unique URLs, ${secs} s${end}`;
+}

@@ -1,0 +1,138 @@
+import { createRequire } from 'node:module';
+import type { APIRequestContext } from 'playwright';
+
+/** robots-parser's parsed file (its CommonJS typings do not resolve as an ES default import). */
+interface ParsedRobots {
+  isAllowed(url: string, ua?: string): boolean | undefined;
+  getMatchingLineNumber(url: string, ua?: string): number;
+  getCrawlDelay(ua?: string): number | undefined;
+  getSitemaps(): string[];
+}
+const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, contents: string) => ParsedRobots;
+
+/** The product token matched against robots.txt `User-agent` lines (DESIGN.md). */
+export const ROBOTS_TOKEN = 'spacrawl';
+
+/** Largest robots.txt body parsed (bytes); the rest is ignored (RFC 9309 §2.5 allows >= 500 KiB). */
+export const ROBOTS_MAX_BYTES = 500 * 1024;
+
+/** What became of one origin's robots.txt. */
+export interface RobotsOutcome {
+  /** `parsed` (2xx), `allow-all` (4xx or none), `disallow-all` (5xx, timeout, network error). */
+  kind: 'parsed' | 'allow-all' | 'disallow-all';
+  /** HTTP status, or `null` if the fetch failed. */
+  status: number | null;
+  /** Why, for reporting (e.g. `HTTP 503`, `net::ERR_CONNECTION_REFUSED`). */
+  detail: string;
+  /** Minimum gap between navigations to this origin from `Crawl-delay` (ms), or `null`. */
+  crawlDelayMs: number | null;
+  /** `Sitemap:` lines. */
+  sitemaps: string[];
+}
+
+interface Entry {
+  outcome: RobotsOutcome;
+  isAllowed(url: string): boolean;
+}
+
+/** Options for {@link RobotsCache}. */
+export interface RobotsOptions {
+  /** Requests robots.txt with the crawl's own settings (User-Agent, proxy, TLS). */
+  request: APIRequestContext;
+  /** Product token for group matching. @default 'spacrawl' */
+  agent?: string;
+  /** Fetch timeout (ms). @default 10000 */
+  timeoutMs?: number;
+  /** Called once per origin when its robots.txt could not be used as is. */
+  onProblem?: (origin: string, outcome: RobotsOutcome) => void;
+}
+
+/**
+ * robots.txt per origin (scheme, host, port), fetched once before the first request to that
+ * origin; concurrent callers share one fetch. Status handling follows RFC 9309 §2.3.1:
+ * 2xx → parsed; redirects followed up to 5 hops (§2.3.1.2); 4xx → everything allowed
+ * (§2.3.1.3); 5xx and network errors → everything disallowed (§2.3.1.4).
+ * Matching (longest match wins, `Allow` wins ties, `*` and `$`) is robots-parser's.
+ */
+export class RobotsCache {
+  private readonly cache = new Map<string, Promise<Entry>>();
+  private readonly agent: string;
+
+  constructor(private readonly opts: RobotsOptions) {
+    this.agent = opts.agent ?? ROBOTS_TOKEN;
+  }
+
+  /**
+   * May our agent fetch `url`? Non-http(s) URLs are never allowed.
+   * @param url - absolute URL as it will be requested
+   */
+  async isAllowed(url: string): Promise<boolean> {
+    let origin: string;
+    try {
+      const u = new URL(url);
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') return false;
+      origin = u.origin;
+    } catch {
+      return false;
+    }
+    const entry = await this.entry(origin);
+    return entry.isAllowed(url);
+  }
+
+  /** The robots.txt outcome of `url`'s origin (fetching it if needed). */
+  async outcome(url: string): Promise<RobotsOutcome> {
+    return (await this.entry(new URL(url).origin)).outcome;
+  }
+
+  private entry(origin: string): Promise<Entry> {
+    let p = this.cache.get(origin);
+    if (!p) {
+      p = this.fetch(origin);
+      this.cache.set(origin, p);
+    }
+    return p;
+  }
+
+  private async fetch(origin: string): Promise<Entry> {
+    const robotsUrl = `${origin}/robots.txt`;
+    const blanket = (kind: 'allow-all' | 'disallow-all', status: number | null, detail: string): Entry => {
+      const outcome: RobotsOutcome = { kind, status, detail, crawlDelayMs: null, sitemaps: [] };
+      if (kind === 'disallow-all') this.opts.onProblem?.(origin, outcome);
+      return { outcome, isAllowed: () => kind === 'allow-all' };
+    };
+    let resp;
+    try {
+      resp = await this.opts.request.get(robotsUrl, {
+        timeout: this.opts.timeoutMs ?? 10_000,
+        maxRedirects: 5,
+        failOnStatusCode: false,
+      });
+    } catch (err) {
+      const msg = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+      return blanket('disallow-all', null, msg);
+    }
+    const status = resp.status();
+    if (status >= 500) return blanket('disallow-all', status, `HTTP ${status}`);
+    if (status >= 400) return blanket('allow-all', status, `HTTP ${status}`);
+    if (status < 200 || status >= 300) return blanket('allow-all', status, `HTTP ${status}`);
+    let body: Buffer;
+    try {
+      body = await resp.body();
+    } catch (err) {
+      return blanket('disallow-all', status, err instanceof Error ? err.message : String(err));
+    }
+    const text = body.subarray(0, ROBOTS_MAX_BYTES).toString('utf8');
+    // robots-parser answers `undefined` for URLs outside the file's origin; the URL is then
+    // governed by that other origin's robots.txt, which isAllowed() never mixes up.
+    const robots = robotsParser(robotsUrl, text);
+    const delay = robots.getCrawlDelay(this.agent);
+    const outcome: RobotsOutcome = {
+      kind: 'parsed',
+      status,
+      detail: `HTTP ${status}`,
+      crawlDelayMs: typeof delay === 'number' && delay > 0 ? Math.round(delay * 1000) : null,
+      sitemaps: robots.getSitemaps(),
+    };
+    return { outcome, isAllowed: (url) => robots.isAllowed(url, this.agent) !== false };
+  }
+}

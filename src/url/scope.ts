@@ -1,0 +1,302 @@
+/**
+ * Scope: which URLs may be crawled (see `DESIGN.md`, "scope").
+ *
+ * A URL is in scope when, in this order:
+ *
+ * 1. its scheme is `http:` or `https:` (the only schemes a crawl navigates; RFC 9110 §4.2);
+ * 2. it carries no user name or password (RFC 9110 §4.2.4: userinfo is deprecated in http(s)
+ *    URIs; WHATWG URL flags it as a validation error; crawling with credentials leaks them);
+ * 3. its site matches the site of at least one root (a seed, or a URL given to
+ *    {@link Scope.addRoot}) under the scope's {@link ScopeMode};
+ * 4. it matches no `exclude` pattern (exclude wins);
+ * 5. if `include` patterns are given, it matches one of them, or it is a root itself.
+ *
+ * @module
+ */
+
+import { isIP } from 'node:net';
+import { getDomain } from 'tldts';
+import { InvalidUrlError, normalize, type NormalizeOptions } from './normalize.js';
+
+/**
+ * How far a root's site extends.
+ *
+ * - `'host'` (default): the same hostname and the same effective port. `http:` on 80 and `https:`
+ *   on 443 (each scheme's default port, RFC 9110 §4.2.1/§4.2.2) count as one site, so
+ *   `http://a.test/` and `https://a.test:443/` match, while `http://127.0.0.1:8080` and
+ *   `http://127.0.0.1:8081` do not (an explicit port is compared as a number, whatever the scheme).
+ * - `'subdomains'`: the root's hostname and every hostname ending in `.` + that hostname
+ *   (`docs.a.test` for root `a.test`, but not `a.test` for root `www.a.test`); ports as for `'host'`.
+ * - `'domain'`: every hostname with the same registrable domain ("eTLD+1") per the Public Suffix
+ *   List, private suffixes honoured (`a.github.io` ≠ `b.github.io`; `shop.example.co.uk` ≡
+ *   `blog.example.co.uk`); ports as for `'host'`.
+ *
+ * For IP addresses and `localhost`, and for a root whose hostname has no registrable domain
+ * (a public suffix itself, or a single label), `'subdomains'` and `'domain'` fall back to `'host'`.
+ */
+export type ScopeMode = 'host' | 'subdomains' | 'domain';
+
+/**
+ * Why a URL is out of scope, as returned by {@link Scope.reason}:
+ *
+ * - `'scheme'`: not an `http:`/`https:` URL (`mailto:`, `javascript:`, …), or not a parsable URL;
+ * - `'credentials'`: the URL has a user name or password;
+ * - `'host'`: its site is not the site of any root;
+ * - `'excluded'`: it matches an `exclude` pattern;
+ * - `'not-included'`: `include` patterns are given and it matches none (and is not a root).
+ */
+export type ScopeRejection = 'scheme' | 'credentials' | 'host' | 'excluded' | 'not-included';
+
+/** Options for {@link Scope}. */
+export interface ScopeOptions {
+  /**
+   * How far each root's site extends; see {@link ScopeMode}.
+   * @default 'host'
+   */
+  mode?: ScopeMode;
+  /**
+   * Patterns (see {@link compilePattern}) of which a URL must match at least one. The roots
+   * (seeds and {@link Scope.addRoot} URLs) are always allowed by `include`. Empty or absent: no
+   * include filter.
+   * @default []
+   */
+  include?: readonly string[];
+  /**
+   * Patterns (see {@link compilePattern}) a URL must not match. Exclude wins over include and
+   * applies to the roots too.
+   * @default []
+   */
+  exclude?: readonly string[];
+  /**
+   * The options the crawler gives {@link normalize} for its frontier keys, so patterns are matched
+   * against exactly the canonical string the crawler uses (matters for kept fragments or
+   * parameters).
+   * @default {} (normalize's defaults)
+   */
+  normalize?: NormalizeOptions;
+}
+
+/**
+ * Thrown by {@link compilePattern} (and so by the {@link Scope} constructor) for a pattern that
+ * cannot be compiled. The message is one line, fit for a CLI error.
+ *
+ * Shape: `{ name: 'InvalidPatternError', code: 'invalid-pattern', pattern: string, message: string }`.
+ */
+export class InvalidPatternError extends Error {
+  /** Stable machine-readable code. */
+  readonly code = 'invalid-pattern' as const;
+  /** The offending pattern, as given. */
+  readonly pattern: string;
+
+  /**
+   * @param pattern the offending pattern
+   * @param reason a short explanation; newlines are folded into spaces
+   */
+  constructor(pattern: string, reason: string) {
+    super(`Invalid pattern ${JSON.stringify(pattern)}: ${reason.replace(/\s*\n\s*/g, ' ')}`);
+    this.name = 'InvalidPatternError';
+    this.pattern = pattern;
+  }
+}
+
+const REGEX_LITERAL = /^\/(.+)\/([A-Za-z]*)$/s;
+
+/**
+ * Compiles an include/exclude pattern into a `RegExp` tested against a whole canonical URL.
+ *
+ * - `/body/flags` is a JavaScript regular expression, *searched* in the URL (anchor it with `^`/`$`
+ *   to match the whole URL). The stateful flags `g` and `y` are dropped so `test()` has no memory.
+ * - Anything else is a glob, anchored at both ends (it must match the whole URL):
+ *   `**` = any characters (including `/`), `*` = any characters except `/`, `?` = any one
+ *   character (so a literal `?` before a query also matches); every other character is literal.
+ *   Example: `https://a.test/blog/**` matches everything under `/blog/` (but not `/blog` itself);
+ *   `**\/admin/**` matches any URL with an `/admin/` segment.
+ *
+ * @param p the pattern
+ * @returns a `RegExp` without the `g`/`y` flags
+ * @throws {InvalidPatternError} for an empty pattern or a regular expression that does not compile
+ */
+export function compilePattern(p: string): RegExp {
+  if (p === '') throw new InvalidPatternError(p, 'empty pattern');
+  const literal = REGEX_LITERAL.exec(p);
+  if (literal) {
+    const body = literal[1] ?? '';
+    const flags = (literal[2] ?? '').replace(/[gy]/g, '');
+    try {
+      return new RegExp(body, flags);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new InvalidPatternError(p, reason);
+    }
+  }
+  let source = '^';
+  for (let i = 0; i < p.length; i++) {
+    const char = p.charAt(i);
+    if (char === '*') {
+      if (p.charAt(i + 1) === '*') {
+        source += '.*';
+        while (p.charAt(i + 1) === '*') i++;
+      } else {
+        source += '[^/]*';
+      }
+    } else if (char === '?') {
+      source += '.';
+    } else {
+      source += char.replace(/[\\^$.|+()[\]{}/-]/g, '\\$&');
+    }
+  }
+  return new RegExp(`${source}$`, 's');
+}
+
+/** One root's site, ready for matching. `port` is `''` for the scheme's default port. */
+interface SiteRule {
+  kind: ScopeMode;
+  /** hostname (`'host'`, `'subdomains'`) or registrable domain (`'domain'`) */
+  name: string;
+  port: string;
+}
+
+/** True for IP literals and `localhost`, where only the `'host'` mode makes sense. */
+function isHostOnly(hostname: string): boolean {
+  return hostname === 'localhost' || hostname.startsWith('[') || isIP(hostname) !== 0;
+}
+
+/** Registrable domain with private PSL suffixes honoured, or `null`. */
+function registrableDomain(hostname: string): string | null {
+  if (isHostOnly(hostname)) return null;
+  return getDomain(hostname, { allowPrivateDomains: true });
+}
+
+/**
+ * Decides which URLs may be crawled: http(s) only, no credentials, same site as a root under the
+ * {@link ScopeMode}, then `exclude`/`include` patterns. See the module comment for the order.
+ *
+ * ```ts
+ * const scope = new Scope(['https://example.com/'], { mode: 'subdomains', exclude: ['**\/logout'] });
+ * scope.inScope('https://docs.example.com/x'); // true
+ * scope.reason('https://other.test/');         // 'host'
+ * ```
+ */
+export class Scope {
+  /** The mode every root is matched with. */
+  readonly mode: ScopeMode;
+  readonly #rules: SiteRule[] = [];
+  readonly #ruleKeys = new Set<string>();
+  readonly #rootUrls = new Set<string>();
+  readonly #include: RegExp[];
+  readonly #exclude: RegExp[];
+  readonly #normalizeOptions: NormalizeOptions | undefined;
+
+  /**
+   * @param seeds the start URLs (absolute, http or https, no credentials); an empty list gives a
+   *   scope that rejects every URL with `'host'` until {@link Scope.addRoot} is called
+   * @param options see {@link ScopeOptions}
+   * @throws {InvalidUrlError} for a seed that does not parse, is not http(s) or has credentials
+   * @throws {InvalidPatternError} for an include/exclude pattern that does not compile
+   */
+  constructor(seeds: readonly string[], options?: ScopeOptions) {
+    this.mode = options?.mode ?? 'host';
+    this.#normalizeOptions = options?.normalize;
+    this.#include = (options?.include ?? []).map(compilePattern);
+    this.#exclude = (options?.exclude ?? []).map(compilePattern);
+    for (const seed of seeds) this.addRoot(seed);
+  }
+
+  /**
+   * Widens the scope with another site root under the same mode, e.g. a seed's final URL after
+   * redirects (`http://a.test/` → `https://www.a.test/`). The root URL itself, like a seed, is
+   * always allowed by `include` patterns.
+   *
+   * @param url an absolute http(s) URL without credentials
+   * @throws {InvalidUrlError} when `url` does not parse, is not http(s) or has credentials
+   */
+  addRoot(url: string): void {
+    const canonical = normalize(url, this.#normalizeOptions);
+    const parsed = new URL(canonical);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new InvalidUrlError(url, 'only http: and https: URLs can be crawled');
+    }
+    if (parsed.username !== '' || parsed.password !== '') {
+      throw new InvalidUrlError(url, 'URLs with a user name or password are not crawled');
+    }
+    this.#rootUrls.add(canonical);
+    const rule = this.#ruleFor(parsed.hostname, parsed.port);
+    const key = `${rule.kind} ${rule.name} ${rule.port}`;
+    if (!this.#ruleKeys.has(key)) {
+      this.#ruleKeys.add(key);
+      this.#rules.push(rule);
+    }
+  }
+
+  /**
+   * @param url a canonical or raw absolute URL (raw URLs are normalized first)
+   * @returns `true` if the URL may be crawled; never throws
+   */
+  inScope(url: string): boolean {
+    return this.reason(url) === null;
+  }
+
+  /**
+   * Why a URL may not be crawled; checks run in the order of {@link ScopeRejection}.
+   *
+   * @param url a canonical or raw absolute URL (raw URLs are normalized first; patterns are
+   *   matched against the canonical string)
+   * @returns the first failing check, or `null` when the URL is in scope; never throws (an
+   *   unparsable URL gives `'scheme'`)
+   */
+  reason(url: string): ScopeRejection | null {
+    let canonical: string;
+    try {
+      canonical = normalize(url, this.#normalizeOptions);
+    } catch {
+      return 'scheme';
+    }
+    const parsed = new URL(canonical);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'scheme';
+    if (parsed.username !== '' || parsed.password !== '') return 'credentials';
+    if (!this.#rules.some((rule) => this.#matches(rule, parsed.hostname, parsed.port))) {
+      return 'host';
+    }
+    if (this.#exclude.some((re) => re.test(canonical))) return 'excluded';
+    if (
+      this.#include.length > 0 &&
+      !this.#rootUrls.has(canonical) &&
+      !this.#include.some((re) => re.test(canonical))
+    ) {
+      return 'not-included';
+    }
+    return null;
+  }
+
+  /**
+   * The site keys, for display, in the order the roots were added, without duplicates:
+   * `a.test` or `a.test:8080` for a host; `*.a.test` for a host and its subdomains (`'subdomains'`)
+   * or for every host of a registrable domain (`'domain'`); `*.` includes the bare name.
+   */
+  roots(): string[] {
+    return this.#rules.map((rule) => {
+      const name = rule.kind === 'host' ? rule.name : `*.${rule.name}`;
+      return rule.port === '' ? name : `${name}:${rule.port}`;
+    });
+  }
+
+  #ruleFor(hostname: string, port: string): SiteRule {
+    if (this.mode === 'host' || isHostOnly(hostname)) return { kind: 'host', name: hostname, port };
+    if (this.mode === 'subdomains') return { kind: 'subdomains', name: hostname, port };
+    const domain = registrableDomain(hostname);
+    if (domain === null) return { kind: 'host', name: hostname, port };
+    return { kind: 'domain', name: domain, port };
+  }
+
+  #matches(rule: SiteRule, hostname: string, port: string): boolean {
+    if (rule.port !== port) return false;
+    switch (rule.kind) {
+      case 'host':
+        return hostname === rule.name;
+      case 'subdomains':
+        return hostname === rule.name || hostname.endsWith(`.${rule.name}`);
+      case 'domain':
+        return registrableDomain(hostname) === rule.name;
+    }
+  }
+}
