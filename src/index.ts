@@ -1,0 +1,37 @@
+/**
+ * spacrawl's library API: crawl a JavaScript-heavy site in real Chromium and stream one
+ * {@link PageRecord} per URL decided about.
+ *
+ * @example
+ * import { crawl } from 'spacrawl';
+ * for await (const r of crawl({ seeds: ['http://127.0.0.1:3000/'], concurrency: 4 })) {
+ *   if (r.status !== null && r.status >= 400) console.log('broken:', r.url, 'found on', r.referrer);
+ * }
+ * @module
+ */
+export { crawl, Crawler } from './crawl/crawler.js';
+export { resolveOptions, OptionsError, type CrawlOptions, type ResolvedCrawlOptions } from './crawl/options.js';
+export { MemoryFrontier } from './crawl/memory-frontier.js';
+export { StaleLeaseError, type Frontier, type FrontierEntry, type FrontierCounts, type Lease } from './crawl/frontier.js';
+export {
+  SCHEMA_VERSION,
+  blankRecord,
+  isErrorPage,
+  isPage,
+  type PageRecord,
+  type RedirectHop,
+  type LinkDetail,
+  type LinkSource,
+  type PageTimings,
+  type FailedRequest,
+  type DialogRecord,
+  type SkipReason,
+  type RecordError,
+} from './report/record.js';
+export { SummaryCounter, type CrawlSummary, type EndReason } from './report/summary.js';
+export { normalize, toRequestUrl, isHashRoute, InvalidUrlError, type NormalizeOptions, type HashRouteMode } from './url/normalize.js';
+export { Scope, type ScopeMode, type ScopeOptions } from './url/scope.js';
+export { RobotsCache, ROBOTS_TOKEN, type RobotsOutcome } from './url/robots.js';
+export { locateBrowser, BrowserNotFoundError, type LocatedBrowser } from './browser/locate.js';
+export { launchBrowser, CHROMIUM_ARGS, defaultUserAgent } from './browser/launch.js';
+export { ExitCode } from './cli/exit-codes.js';
