@@ -24,6 +24,8 @@ export interface ExtractResult {
   baseURI: string;
   /** `location.href` at extraction time. */
   href: string;
+  /** URLs the page tried to open with `window.open` (resolved). */
+  opened: string[];
   /** Document content type as the browser saw it (`document.contentType`). */
   contentType: string;
   /** Navigation Timing values (ms from navigation start), `null` where not reached. */
@@ -32,12 +34,13 @@ export interface ExtractResult {
 
 /**
  * Init script, run in every frame before the page's own scripts: records the time of the
- * last DOM mutation (including inside shadow roots attached later) on `window.__spacrawl`.
+ * last DOM mutation (including inside shadow roots attached later) on `window.__spacrawl`,
+ * and replaces `window.open` so popups are recorded as links instead of opened.
  */
 export function installMutationClock(): void {
-  const w = window as unknown as { __spacrawl?: { last: number } };
+  const w = window as unknown as { __spacrawl?: { last: number; opened: string[] } };
   if (w.__spacrawl) return;
-  const state = { last: performance.now() };
+  const state = { last: performance.now(), opened: [] as string[] };
   w.__spacrawl = state;
   const mark = (): void => {
     state.last = performance.now();
@@ -50,6 +53,15 @@ export function installMutationClock(): void {
     }
   };
   observe(document);
+  // Popups are not opened: their URL is kept as a link of this page instead.
+  window.open = function open(url?: string | URL): null {
+    try {
+      if (url !== undefined && String(url) !== '' && state.opened.length < 100) state.opened.push(new URL(String(url), document.baseURI).href);
+    } catch {
+      // an unparsable URL opens nothing
+    }
+    return null;
+  };
   const original = Element.prototype.attachShadow;
   Element.prototype.attachShadow = function attachShadow(this: Element, init: ShadowRootInit): ShadowRoot {
     const root = original.call(this, init);
@@ -111,6 +123,7 @@ export function extractPage(): ExtractResult {
   return {
     title: (document.title ?? '').trim(),
     links,
+    opened: [...((window as unknown as { __spacrawl?: { opened: string[] } }).__spacrawl?.opened ?? [])],
     baseURI: document.baseURI,
     href: location.href,
     contentType: document.contentType,

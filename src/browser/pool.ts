@@ -29,7 +29,7 @@ export class ContextPool {
   private readonly recycleAfter: number;
 
   constructor(
-    private readonly browser: Browser,
+    private browser: Browser,
     private readonly opts: PoolOptions,
   ) {
     this.recycleAfter = opts.recycleAfter ?? 200;
@@ -64,12 +64,24 @@ export class ContextPool {
    */
   release(slot: Slot, broken: boolean): void {
     slot.uses++;
+    if (!this.all.has(slot)) return; // dropped by replaceBrowser()
     if (broken || slot.uses >= this.recycleAfter) {
       this.all.delete(slot);
       withTimeout(slot.context.close(), 10_000, 'closing a context').catch(() => {});
       return;
     }
     this.free.push(slot);
+  }
+
+  /**
+   * Switch to a new browser (after a crash): every context of the old one is dropped, and
+   * new ones are created in `browser` on demand.
+   */
+  replaceBrowser(browser: Browser): void {
+    this.browser = browser;
+    for (const s of this.all) withTimeout(s.context.close(), 5_000, 'closing a context').catch(() => {});
+    this.all.clear();
+    this.free.length = 0;
   }
 
   /** Close every context. */

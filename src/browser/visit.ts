@@ -23,7 +23,7 @@ export interface VisitOptions {
 export interface FoundLink {
   href: string;
   text: string;
-  source: 'anchor' | 'shadow' | 'frame';
+  source: 'anchor' | 'shadow' | 'frame' | 'popup';
   rel: string;
 }
 
@@ -40,6 +40,10 @@ export interface VisitResult {
   links: FoundLink[];
   /** `true` when the main document was not HTML: not rendered, no links, no title. */
   nonHtml: boolean;
+  /** The main document's `Retry-After` header, if any. */
+  retryAfter: string | null;
+  /** When the main document's response arrived (ms since epoch), or `null`. */
+  respondedAt: number | null;
   settled: boolean;
   timings: PageTimings;
   consoleErrors: string[];
@@ -98,6 +102,8 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
     title: null,
     links: [],
     nonHtml: false,
+    retryAfter: null,
+    respondedAt: null,
     settled: false,
     timings: { ttfb: null, domContentLoaded: null, load: null, settledMs: null, total: null },
     consoleErrors: [],
@@ -145,6 +151,8 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
       }
     });
     p.on('crash', () => abort({ code: 'page-crashed', message: 'the page renderer crashed' }));
+    // window.open is answered in the page (see installMutationClock); a popup that opens anyway
+    // (e.g. <a target=_blank> clicked by the page) is closed.
     p.on('popup', (popup) => {
       popup.close().catch(() => {});
     });
@@ -186,6 +194,7 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
       inflight.delete(r);
       if (isNavOfMain(r)) {
         mainResponse = resp;
+        result.respondedAt = Date.now();
         return;
       }
       if (resp.status() >= 400 && result.failedRequests.length < MAX_KEPT) {
@@ -194,7 +203,7 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
     });
 
     // Decide HTML or not from the main document's response headers, before the body is read.
-    let nonHtml: { status: number; contentType: string | null; url: string } | null = null;
+    let nonHtml: { status: number; contentType: string | null; url: string; retryAfter: string | null } | null = null;
     cdp = await step(withTimeout(context.newCDPSession(p), 10_000, 'opening a CDP session'));
     const tree = (await step(withTimeout(cdp.send('Page.getFrameTree'), 10_000, 'reading the frame tree'))) as {
       frameTree: { frame: { id: string } };
@@ -212,7 +221,8 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
         session.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
         return;
       }
-      nonHtml = { status, contentType: ct, url: ev.request.url };
+      nonHtml = { status, contentType: ct, url: ev.request.url, retryAfter: header('retry-after') };
+      result.respondedAt = Date.now();
       session
         .send('Fetch.fulfillRequest', {
           requestId: ev.requestId,
@@ -239,19 +249,22 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
       navError = navigationError(err, opts.navigationTimeoutMs);
     }
     const mainResp = mainResponse as Response | null;
-    const nh = nonHtml as { status: number; contentType: string | null; url: string } | null;
+    const nh = nonHtml as { status: number; contentType: string | null; url: string; retryAfter: string | null } | null;
     if (mainResp) result.redirectChain = await step(httpChain(mainResp.request()));
     if (nh) {
       result.nonHtml = true;
       result.status = nh.status;
       result.contentType = nh.contentType;
       result.finalUrl = nh.url;
+      result.retryAfter = nh.retryAfter;
       result.settled = true;
       return result;
     }
     if (mainResp) {
       result.status = mainResp.status();
-      result.contentType = (await step(mainResp.allHeaders().catch(() => ({}) as Record<string, string>)))['content-type'] ?? null;
+      const headers = await step(mainResp.allHeaders().catch(() => ({}) as Record<string, string>));
+      result.contentType = headers['content-type'] ?? null;
+      result.retryAfter = headers['retry-after'] ?? null;
       result.finalUrl = mainResp.url();
     }
     if (navError) {
@@ -291,6 +304,7 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
     result.timings.domContentLoaded = main.nav.domContentLoaded;
     result.timings.load = main.nav.load;
     for (const l of main.links) result.links.push(toFound(l, l.inShadow ? 'shadow' : 'anchor'));
+    for (const href of main.opened) result.links.push({ href, text: '', source: 'popup', rel: '' });
     const origin = safeOrigin(main.href);
     for (const frame of p.frames()) {
       if (frame === p.mainFrame() || safeOrigin(frame.url()) !== origin) continue;

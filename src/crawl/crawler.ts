@@ -5,7 +5,7 @@ import { request as playwrightRequest, type APIRequestContext, type Browser } fr
 import { browserUserAgent, defaultUserAgent, launchBrowser } from '../browser/launch.js';
 import { ContextPool } from '../browser/pool.js';
 import { visitPage, type VisitResult } from '../browser/visit.js';
-import { blankRecord, type PageRecord } from '../report/record.js';
+import { blankRecord, type PageRecord, type SkipReason } from '../report/record.js';
 import { screenshotFileName } from '../report/screenshot-name.js';
 import type { EndReason } from '../report/summary.js';
 import { normalize, toRequestUrl } from '../url/normalize.js';
@@ -17,21 +17,51 @@ import type { Frontier, FrontierEntry, Lease } from './frontier.js';
 import { classifyLinks, type Candidate } from './link-pipeline.js';
 import { MemoryFrontier } from './memory-frontier.js';
 import { resolveOptions, type CrawlOptions, type ResolvedCrawlOptions } from './options.js';
+import { Politeness } from './politeness.js';
+import { recordFromVisit } from './record-builder.js';
+import { backoffMs, isRetryable, parseRetryAfter } from './retry.js';
+import { TrapDetector } from './traps.js';
+
+/** Robots.txt `Crawl-delay` values above this are capped (ms). */
+export const MAX_CRAWL_DELAY_MS = 30_000;
+
+/** Leases held back at most while their host waits (politeness, Retry-After). */
+const PARK_LIMIT = 256;
+
+/** Thrown when the crawl cannot go on (a browser that cannot be relaunched); the CLI exits 3. */
+export class InfrastructureError extends Error {
+  readonly code = 'infrastructure';
+  constructor(message: string) {
+    super(message);
+    this.name = 'InfrastructureError';
+  }
+}
+
+/** A leased URL waiting to be (re)visited. */
+interface Parked {
+  lease: Lease;
+  /** Politeness key (`host:port`). */
+  host: string;
+  /** Not before this time (ms since epoch): a retry's backoff. */
+  readyAt: number;
+}
 
 /**
  * One crawl: the loop that leases URLs from the frontier, visits them under a p-limit
- * semaphore, sends their links through the link pipeline and robots.txt back to the frontier,
- * and streams a {@link PageRecord} for every URL it decides about.
+ * semaphore and the per-host politeness gate, sends their links through the link pipeline and
+ * robots.txt back to the frontier, and streams a {@link PageRecord} for every URL it decides about.
  *
- * Ends when nothing is queued or in flight, when `maxPages` navigations have started (the
- * rest get `skipped: "budget"`), or on cancellation / `maxTimeSeconds` (no new pages, in-flight
- * pages get `graceMs`, then their leases are released unrecorded).
+ * A URL whose host must wait (rate, Crawl-delay, Retry-After, per-host cap) is parked without
+ * holding a concurrency slot, so other hosts go on. Ends when nothing is queued, parked or in
+ * flight; when `maxPages` URLs have been started (the rest get `skipped: "budget"`); or on
+ * cancellation / `maxTimeSeconds` (no new pages, in-flight pages get `graceMs`, then their
+ * leases are released unrecorded).
  */
 export class Crawler {
   readonly options: ResolvedCrawlOptions;
   /** Why the crawl ended; set when iteration finishes. */
   endReason: EndReason = 'done';
-  /** `true` once at least one seed was visited (not skipped). */
+  /** `true` once a seed got an HTTP response. */
   seedVisited = false;
 
   private readonly input: CrawlOptions;
@@ -39,9 +69,16 @@ export class Crawler {
   private readonly out = new Channel<PageRecord>();
   private readonly stop = new AbortController();
   private readonly cancelVisits = new AbortController();
+  private readonly politeness: Politeness;
+  private readonly traps: TrapDetector;
+  private readonly attempts = new Map<string, number>();
+  private readonly parked: Parked[] = [];
   private stopReason: EndReason | null = null;
   private scope!: Scope;
   private robots: RobotsCache | null = null;
+  private browser: Browser | null = null;
+  private ownBrowser = false;
+  private relaunching: Promise<void> | null = null;
   private started = 0;
   private running = false;
 
@@ -50,6 +87,8 @@ export class Crawler {
     this.input = options;
     this.options = resolveOptions(options);
     this.frontier = options.frontier ?? new MemoryFrontier();
+    this.politeness = new Politeness({ ratePerSecond: this.options.rate, perHostConcurrency: this.options.perHostConcurrency });
+    this.traps = new TrapDetector({ maxQueryVariants: this.options.maxQueryVariants, maxPathSegments: 30 });
   }
 
   /** Ask the crawl to end: no new pages start; in-flight pages get the grace period. */
@@ -79,11 +118,14 @@ export class Crawler {
     this.out.push(r);
   }
 
+  private canonical(u: string | URL): string {
+    return normalize(u, this.options.normalize);
+  }
+
   private async run(): Promise<void> {
     const o = this.options;
-    const t0 = Date.now();
-    this.scope = new Scope(o.seeds, { mode: o.scope });
-    const seeds = o.seeds.map((s) => ({ url: normalize(s), requestedUrl: toRequestUrl(s) }));
+    this.scope = new Scope(o.seeds, { mode: o.scope, include: o.include, exclude: o.exclude, normalize: o.normalize });
+    const seeds: Candidate[] = o.seeds.map((s) => ({ url: this.canonical(s), requestedUrl: toRequestUrl(s, o.normalize) }));
 
     const onExternalAbort = (): void => this.cancel('interrupted');
     if (this.input.signal?.aborted) onExternalAbort();
@@ -92,51 +134,92 @@ export class Crawler {
 
     if (o.screenshotsDir) fs.mkdirSync(o.screenshotsDir, { recursive: true });
 
-    let browser: Browser;
-    let ownBrowser = false;
-    if (this.input.browser) browser = this.input.browser;
+    if (this.input.browser) this.browser = this.input.browser;
     else {
-      browser = (await launchBrowser({ browserPath: o.browserPath, proxy: o.proxy })).browser;
-      ownBrowser = true;
+      this.browser = (await launchBrowser({ browserPath: o.browserPath, proxy: o.proxy })).browser;
+      this.ownBrowser = true;
     }
     let requestCtx: APIRequestContext | null = null;
     let pool: ContextPool | null = null;
     try {
-      const userAgent = o.userAgent ?? defaultUserAgent(await browserUserAgent(browser), VERSION);
+      const userAgent = o.userAgent ?? defaultUserAgent(await browserUserAgent(this.browser), VERSION);
       requestCtx = await playwrightRequest.newContext({
         userAgent,
+        ignoreHTTPSErrors: o.ignoreHttpsErrors,
         ...(o.proxy ? { proxy: { server: o.proxy } } : {}),
       });
       if (!o.ignoreRobots) {
         this.robots = new RobotsCache({
           request: requestCtx,
+          agent: o.robotsAgent,
           onProblem: (origin, outcome) => this.notice(`robots.txt of ${origin} unusable (${outcome.detail}): treating the whole origin as disallowed`),
+          onOutcome: (origin, outcome) => {
+            if (outcome.crawlDelayMs === null) return;
+            let ms = outcome.crawlDelayMs;
+            if (ms > MAX_CRAWL_DELAY_MS) {
+              this.notice(`robots.txt of ${origin} asks for Crawl-delay ${ms / 1000} s; capped at ${MAX_CRAWL_DELAY_MS / 1000} s`);
+              ms = MAX_CRAWL_DELAY_MS;
+            }
+            this.politeness.setCrawlDelay(Politeness.key(origin), ms);
+          },
         });
       }
-      pool = new ContextPool(browser, { userAgent, recycleAfter: o.recycleAfter });
-
-      await this.offer(
-        seeds.map((s) => ({ ...s })),
-        0,
-        null,
-      );
-      await this.loop(pool, t0);
+      pool = new ContextPool(this.browser, {
+        userAgent,
+        recycleAfter: o.recycleAfter,
+        contextOptions: { ignoreHTTPSErrors: o.ignoreHttpsErrors },
+      });
+      await this.offer(seeds, 0, null);
+      await this.loop(pool);
     } finally {
       if (maxTimer) clearTimeout(maxTimer);
       this.input.signal?.removeEventListener('abort', onExternalAbort);
       await pool?.close();
       await requestCtx?.dispose().catch(() => {});
-      if (ownBrowser) await browser.close().catch(() => {});
+      if (this.ownBrowser) await this.browser?.close().catch(() => {});
       await this.frontier.close();
     }
   }
 
-  private async loop(pool: ContextPool, _t0: number): Promise<void> {
+  /** The next parked lease whose host and backoff allow a start now, or the time until one does. */
+  private takeReadyParked(now: number): { lease: Lease; host: string } | number {
+    let soonest = Infinity;
+    for (let i = 0; i < this.parked.length; i++) {
+      const p = this.parked[i]!;
+      const wait = Math.max(p.readyAt - now, this.politeness.waitMs(p.host, now));
+      if (wait <= 0) {
+        this.parked.splice(i, 1);
+        return { lease: p.lease, host: p.host };
+      }
+      soonest = Math.min(soonest, wait);
+    }
+    return soonest;
+  }
+
+  private async loop(pool: ContextPool): Promise<void> {
     const o = this.options;
     const limit = pLimit(o.concurrency);
     const active = new Set<Promise<void>>();
     const stopped = new Promise<void>((r) => this.stop.signal.addEventListener('abort', () => r(), { once: true }));
+    let frontierDry = false;
     let budgetSpent = false;
+
+    const launch = (lease: Lease, host: string): void => {
+      const url = lease.entry.url;
+      if (!this.attempts.has(url)) this.started++;
+      this.politeness.start(host);
+      const job: Promise<void> = limit(() => this.process(pool, lease, host))
+        .catch((err: unknown) => {
+          // process() records page failures itself; anything here is infrastructure.
+          this.fatal = this.fatal ?? err;
+          this.cancel('interrupted');
+        })
+        .finally(() => {
+          this.politeness.finish(host);
+          active.delete(job);
+        });
+      active.add(job);
+    };
 
     for (;;) {
       if (this.stopReason) break;
@@ -144,19 +227,33 @@ export class Crawler {
         await Promise.race([...active, stopped]);
         continue;
       }
-      if (this.started >= o.maxPages) {
-        budgetSpent = true;
-        break;
-      }
-      const lease = await this.frontier.next();
-      if (!lease) {
-        if (active.size === 0) break;
-        await Promise.race([...active, stopped]);
+      const now = Date.now();
+      const ready = this.takeReadyParked(now);
+      if (typeof ready !== 'number') {
+        launch(ready.lease, ready.host);
         continue;
       }
-      this.started++;
-      const job: Promise<void> = limit(() => this.process(pool, lease)).finally(() => active.delete(job));
-      active.add(job);
+      let waitFor = ready;
+      if (this.started >= o.maxPages) budgetSpent = true;
+      if (!budgetSpent && !frontierDry && this.parked.length < PARK_LIMIT) {
+        const lease = await this.frontier.next();
+        if (lease) {
+          const host = Politeness.key(lease.entry.requestedUrl);
+          if (this.politeness.waitMs(host) <= 0) launch(lease, host);
+          else this.parked.push({ lease, host, readyAt: 0 });
+          continue;
+        }
+        frontierDry = true;
+      }
+      if (active.size === 0 && this.parked.length === 0) break;
+      // Wait for a page to finish (it may queue links or free a host) or a parked host to open.
+      const waits: Promise<unknown>[] = [...active, stopped];
+      let timer: NodeJS.Timeout | undefined;
+      if (Number.isFinite(waitFor)) waits.push(new Promise<void>((r) => (timer = setTimeout(r, Math.max(5, waitFor)))));
+      await Promise.race(waits);
+      clearTimeout(timer);
+      frontierDry = false;
+      waitFor = Infinity;
     }
 
     if (this.stopReason) {
@@ -167,88 +264,117 @@ export class Crawler {
       clearTimeout(timer);
       this.cancelVisits.abort();
       await all;
+      for (const p of this.parked.splice(0)) await this.frontier.release(p.lease).catch(() => {});
       this.endReason = this.stopReason;
+      if (this.fatal) throw this.fatal instanceof Error ? this.fatal : new InfrastructureError(String(this.fatal));
       return;
     }
     await Promise.all(active);
     if (budgetSpent) {
       const left = await this.frontier.drain();
-      for (const e of left) {
-        const r = blankRecord(e.url, e.requestedUrl, e.depth, e.referrer);
-        r.skipped = 'budget';
-        this.emit(r);
-      }
+      for (const e of left) this.emitSkipped(e, 'budget');
       this.endReason = left.length > 0 ? 'max-pages' : 'done';
     } else this.endReason = 'done';
   }
 
+  private fatal: unknown = null;
+
+  private emitSkipped(e: FrontierEntry, reason: SkipReason): void {
+    const r = blankRecord(e.url, e.requestedUrl, e.depth, e.referrer);
+    r.skipped = reason;
+    this.emit(r);
+  }
+
   /**
    * Offer candidate URLs found at `depth - 1` (or seeds at 0) to the frontier, deciding
-   * robots.txt and depth budget first; emits a record for each new URL that is skipped.
+   * traps, depth budget and robots.txt first; emits a record for each new URL that is skipped.
    */
   private async offer(cands: readonly Candidate[], depth: number, referrer: string | null): Promise<void> {
     const entries: FrontierEntry[] = [];
     for (const c of cands) {
       const e: FrontierEntry = { url: c.url, requestedUrl: c.requestedUrl, depth, referrer };
       if (depth > this.options.maxDepth) e.skip = 'budget';
+      else if (this.traps.check(c.url)) e.skip = 'trap';
       else if (this.robots && !(await this.robots.isAllowed(c.requestedUrl))) e.skip = 'robots';
       entries.push(e);
     }
     const fresh = await this.frontier.add(entries);
-    for (const e of fresh) {
-      if (!e.skip) continue;
-      const r = blankRecord(e.url, e.requestedUrl, e.depth, e.referrer);
-      r.skipped = e.skip;
-      this.emit(r);
-    }
+    for (const e of fresh) if (e.skip) this.emitSkipped(e, e.skip);
   }
 
-  private async process(pool: ContextPool, lease: Lease): Promise<void> {
+  /** Relaunch a crashed browser we own (one relaunch shared by every caller). */
+  private async ensureBrowser(pool: ContextPool): Promise<void> {
+    if (this.browser?.isConnected()) return;
+    if (!this.ownBrowser) throw new InfrastructureError('the browser disconnected and is not ours to relaunch');
+    if (!this.relaunching) {
+      this.notice('the browser disconnected: relaunching it and requeueing the pages in flight');
+      this.relaunching = (async () => {
+        try {
+          const { browser } = await launchBrowser({ browserPath: this.options.browserPath, proxy: this.options.proxy });
+          this.browser = browser;
+          pool.replaceBrowser(browser);
+        } catch (err) {
+          throw new InfrastructureError(`the browser crashed and could not be relaunched: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+        } finally {
+          this.relaunching = null;
+        }
+      })();
+    }
+    await this.relaunching;
+  }
+
+  private async process(pool: ContextPool, lease: Lease, host: string): Promise<void> {
     const o = this.options;
     const e = lease.entry;
+    const attempt = (this.attempts.get(e.url) ?? 0) + 1;
+    this.attempts.set(e.url, attempt);
     const shotName = o.screenshotsDir ? screenshotFileName(e.url) : null;
+
+    await this.ensureBrowser(pool);
     const slot = await pool.acquire();
-    let res: VisitResult;
-    try {
-      res = await visitPage(slot.context, e.requestedUrl, {
-        navigationTimeoutMs: o.timeoutMs,
-        settleTimeoutMs: o.settleTimeoutMs,
-        quietMs: o.quietMs,
-        screenshotPath: shotName && o.screenshotsDir ? path.join(o.screenshotsDir, shotName) : null,
-        maxDialogs: 10,
-        signal: this.cancelVisits.signal,
-      });
-    } finally {
-      // contextBroken is read below; a throw from visitPage (not expected) discards the context.
-    }
+    const res: VisitResult = await visitPage(slot.context, e.requestedUrl, {
+      navigationTimeoutMs: o.timeoutMs,
+      settleTimeoutMs: o.settleTimeoutMs,
+      quietMs: o.quietMs,
+      screenshotPath: shotName && o.screenshotsDir ? path.join(o.screenshotsDir, shotName) : null,
+      maxDialogs: 10,
+      signal: this.cancelVisits.signal,
+    });
     pool.release(slot, res.contextBroken);
     if (res.interrupted) {
+      this.attempts.set(e.url, attempt - 1);
       await this.frontier.release(lease).catch(() => {});
       return;
     }
 
-    const r = blankRecord(e.url, e.requestedUrl, e.depth, e.referrer);
-    r.attempts = 1;
-    r.finalUrl = res.finalUrl;
-    r.redirectChain = res.redirectChain;
-    r.status = res.status;
-    r.contentType = res.contentType;
-    r.title = res.nonHtml || (res.status === null && res.error) ? null : res.title;
-    r.settled = res.settled;
-    r.timings = res.timings;
-    r.consoleErrors = res.consoleErrors;
-    r.pageErrors = res.pageErrors;
-    r.failedRequests = res.failedRequests;
-    r.dialogs = res.dialogs;
-    r.screenshot = res.screenshot ? shotName : null;
-    r.error = res.error;
-    if (res.nonHtml && res.status !== null && res.status < 400) r.skipped = 'non-html';
+    // A browser that died under the page: relaunch and visit again (counts as an attempt).
+    if (!this.browser?.isConnected() && attempt <= o.retries + 2) {
+      await this.ensureBrowser(pool);
+      this.parked.push({ lease, host, readyAt: Date.now() });
+      return;
+    }
+
+    if (isRetryable(res) && attempt <= o.retries) {
+      const now = Date.now();
+      const retryAfter = parseRetryAfter(res.retryAfter, res.respondedAt ?? now);
+      if (retryAfter !== null) {
+        // Retry-After holds the whole host, not only this URL.
+        this.politeness.pause(host, (res.respondedAt ?? now) + Math.min(retryAfter, o.maxRetryAfterMs));
+        this.parked.push({ lease, host, readyAt: 0 });
+      } else {
+        this.parked.push({ lease, host, readyAt: now + backoffMs(attempt, o.retryBaseMs) });
+      }
+      return;
+    }
+
+    const r = recordFromVisit(e, res, attempt, shotName);
+    if (e.depth === 0 && res.status !== null) this.seedVisited = true;
 
     let followLinks = !res.nonHtml && res.error === null;
     if (res.finalUrl) {
       let finalCanonical: string | null = null;
       try {
-        finalCanonical = normalize(res.finalUrl);
+        finalCanonical = this.canonical(res.finalUrl);
       } catch {
         finalCanonical = null;
       }
@@ -264,27 +390,26 @@ export class Crawler {
       }
     }
 
-    if (followLinks) {
-      const classified = classifyLinks(res.links, this.scope);
-      r.links = classified.links;
-      r.linkDetails = classified.linkDetails;
-      r.externalLinks = classified.externalLinks;
-      if (e.depth === 0 && r.skipped === null) this.seedVisited = true;
+    if (!followLinks) {
       await this.frontier.complete(lease);
       this.emit(r);
-      await this.offer(classified.candidates, e.depth + 1, e.url);
       return;
     }
-    if (e.depth === 0 && r.skipped === null && r.status !== null) this.seedVisited = true;
+    const classified = classifyLinks(res.links, this.scope, o.normalize);
+    r.links = classified.links;
+    r.linkDetails = classified.linkDetails;
+    r.externalLinks = classified.externalLinks;
     await this.frontier.complete(lease);
     this.emit(r);
+    await this.offer(classified.candidates, e.depth + 1, e.url);
   }
 }
 
 /**
  * Crawl from `options.seeds` and stream one {@link PageRecord} per URL decided about.
  * Breaking out of the loop cancels the crawl.
- * @throws OptionsError for nonsensical options; BrowserNotFoundError when no Chromium is found
+ * @throws OptionsError for nonsensical options; BrowserNotFoundError when no Chromium is found;
+ * InfrastructureError when the browser dies and cannot be relaunched
  * @example
  * for await (const record of crawl({ seeds: ['http://127.0.0.1:8080/'] })) console.log(record.url, record.status);
  */

@@ -1,4 +1,5 @@
 import type { Browser } from 'playwright';
+import type { HashRouteMode, NormalizeOptions } from '../url/normalize.js';
 import type { ScopeMode } from '../url/scope.js';
 import type { Frontier } from './frontier.js';
 
@@ -16,10 +17,26 @@ export interface CrawlOptions {
   maxTimeSeconds?: number;
   /** @default 'host' */
   scope?: ScopeMode;
+  /** Include patterns (globs or `/regex/`) on canonical URLs; when given, a URL must match one. */
+  include?: string[];
+  /** Exclude patterns (globs or `/regex/`) on canonical URLs; exclude wins over include. */
+  exclude?: string[];
+  /** Hash routes (`#/x`, `#!x`) as pages: `auto` keeps fragments starting with `/` or `!`. @default 'auto' */
+  hashRoutes?: HashRouteMode;
+  /** Do not strip tracking and session parameters. @default false */
+  keepParams?: boolean;
+  /** Extra query parameter names to strip (`name` or `prefix*`). */
+  stripParams?: string[];
+  /** Treat `/docs` and `/docs/` as one page. @default false */
+  foldTrailingSlash?: boolean;
+  /** Treat `/dir/index.html` and `/dir/` as one page. @default false */
+  foldIndex?: boolean;
   /** Folder for one full-page PNG per visited page, or none. */
   screenshotsDir?: string | null;
   /** Ignore robots.txt entirely. @default false */
   ignoreRobots?: boolean;
+  /** Product token matched against robots.txt `User-agent` groups. @default 'spacrawl' */
+  robotsAgent?: string;
   /** User-Agent header; default: the browser's own, `HeadlessChrome` → `Chrome`, plus ` spacrawl/<version>`. */
   userAgent?: string | null;
   /** Navigation timeout (ms), up to DOMContentLoaded. @default 30000 */
@@ -28,6 +45,20 @@ export interface CrawlOptions {
   settleTimeoutMs?: number;
   /** Quiet window of the settle rule (ms); never below 300. @default 500 */
   quietMs?: number;
+  /** Page navigations per second per host (host and port). @default none */
+  rate?: number | null;
+  /** Page navigations in flight per host. @default none (only `concurrency`) */
+  perHostConcurrency?: number | null;
+  /** Retries of a navigation that failed transiently (network error, timeout without response, 408/425/429/5xx). @default 2 */
+  retries?: number;
+  /** Cap on a `Retry-After` pause (ms). @default 60000 */
+  maxRetryAfterMs?: number;
+  /** First retry's backoff (ms); doubles each time, with ±25 % jitter. @default 1000 */
+  retryBaseMs?: number;
+  /** Most distinct query strings visited on one path before the rest count as a trap. @default 100 */
+  maxQueryVariants?: number;
+  /** Accept invalid TLS certificates. @default false */
+  ignoreHttpsErrors?: boolean;
   /** Grace period for in-flight pages on cancellation (ms). @default 3000 */
   graceMs?: number;
   /** Contexts are replaced after this many visits. @default 200 */
@@ -50,6 +81,17 @@ export interface CrawlOptions {
 export interface ResolvedCrawlOptions {
   seeds: string[];
   concurrency: number;
+  include: string[];
+  exclude: string[];
+  normalize: NormalizeOptions;
+  robotsAgent: string;
+  rate: number | null;
+  perHostConcurrency: number | null;
+  retries: number;
+  maxRetryAfterMs: number;
+  retryBaseMs: number;
+  maxQueryVariants: number;
+  ignoreHttpsErrors: boolean;
   maxDepth: number;
   maxPages: number;
   maxTimeSeconds: number | null;
@@ -83,6 +125,12 @@ function int(name: string, v: number | undefined, def: number, min: number): num
   return v;
 }
 
+function positive(name: string, v: number | null | undefined): number | null {
+  if (v === undefined || v === null) return null;
+  if (!(v > 0) || !Number.isFinite(v)) throw new OptionsError(`${name} must be a positive number, got ${v}`);
+  return v;
+}
+
 /**
  * Fill in defaults and check ranges.
  * @throws OptionsError for out-of-range values (e.g. `concurrency: 0`, a negative depth) or no seeds
@@ -94,6 +142,23 @@ export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
   return {
     seeds: [...o.seeds],
     concurrency: int('concurrency', o.concurrency, 4, 1),
+    include: [...(o.include ?? [])],
+    exclude: [...(o.exclude ?? [])],
+    normalize: {
+      hashRoutes: o.hashRoutes ?? 'auto',
+      keepParams: o.keepParams ?? false,
+      stripParams: [...(o.stripParams ?? [])],
+      foldTrailingSlash: o.foldTrailingSlash ?? false,
+      foldIndex: o.foldIndex ?? false,
+    },
+    robotsAgent: o.robotsAgent ?? 'spacrawl',
+    rate: positive('rate', o.rate),
+    perHostConcurrency: o.perHostConcurrency == null ? null : int('per-host-concurrency', o.perHostConcurrency, 1, 1),
+    retries: int('retries', o.retries, 2, 0),
+    maxRetryAfterMs: int('max-retry-after', o.maxRetryAfterMs, 60_000, 0),
+    retryBaseMs: int('retry-base', o.retryBaseMs, 1_000, 0),
+    maxQueryVariants: int('max-query-variants', o.maxQueryVariants, 100, 1),
+    ignoreHttpsErrors: o.ignoreHttpsErrors ?? false,
     maxDepth: int('max-depth', o.maxDepth, Infinity, 0),
     maxPages: int('max-pages', o.maxPages, 10_000, 1),
     maxTimeSeconds: maxTime ?? null,

@@ -15,7 +15,7 @@ export interface RedirectHop {
 }
 
 /** How a link was found on a page. */
-export type LinkSource = 'anchor' | 'shadow' | 'frame' | 'click' | 'scroll' | 'sitemap';
+export type LinkSource = 'anchor' | 'shadow' | 'frame' | 'popup' | 'click' | 'scroll' | 'sitemap';
 
 /** Every link found on a page, in scope or not. */
 export interface LinkDetail {

@@ -45,6 +45,8 @@ export interface RobotsOptions {
   timeoutMs?: number;
   /** Called once per origin when its robots.txt could not be used as is. */
   onProblem?: (origin: string, outcome: RobotsOutcome) => void;
+  /** Called once per origin with the outcome of its fetch (e.g. to apply `Crawl-delay`). */
+  onOutcome?: (origin: string, outcome: RobotsOutcome) => void;
 }
 
 /**
@@ -87,7 +89,10 @@ export class RobotsCache {
   private entry(origin: string): Promise<Entry> {
     let p = this.cache.get(origin);
     if (!p) {
-      p = this.fetch(origin);
+      p = this.fetch(origin).then((entry) => {
+        this.opts.onOutcome?.(origin, entry.outcome);
+        return entry;
+      });
       this.cache.set(origin, p);
     }
     return p;

@@ -1,0 +1,84 @@
+/** Per-host politeness settings. */
+export interface PolitenessOptions {
+  /** Page navigations per second per host; `null` = no limit. */
+  ratePerSecond: number | null;
+  /** Page navigations in flight per host; `null` = only the global concurrency applies. */
+  perHostConcurrency: number | null;
+}
+
+interface HostState {
+  /** Earliest time (ms since epoch) the next navigation may start. */
+  nextStart: number;
+  /** Retry-After pause: no navigation before this time. */
+  pausedUntil: number;
+  /** Crawl-delay from robots.txt (ms). */
+  crawlDelayMs: number;
+  inFlight: number;
+}
+
+/**
+ * The per-host politeness gate, keyed by host and port (`127.0.0.1:8080`): spacing between
+ * page navigations (`--rate`, robots.txt `Crawl-delay`; the larger gap wins), a cap on
+ * navigations in flight per host, and pauses asked for by `Retry-After` (RFC 9110 §10.2.3),
+ * which hold the whole host, not only the URL that got them. Subresources are not counted:
+ * only the navigations the crawler starts pass through here.
+ */
+export class Politeness {
+  private readonly hosts = new Map<string, HostState>();
+  private readonly rateGapMs: number;
+
+  constructor(private readonly opts: PolitenessOptions) {
+    this.rateGapMs = opts.ratePerSecond && opts.ratePerSecond > 0 ? 1000 / opts.ratePerSecond : 0;
+  }
+
+  /** The politeness key of a URL: `host:port` with the scheme's default port filled in. */
+  static key(url: string): string {
+    const u = new URL(url);
+    const port = u.port || (u.protocol === 'https:' ? '443' : '80');
+    return `${u.hostname}:${port}`;
+  }
+
+  private state(key: string): HostState {
+    let s = this.hosts.get(key);
+    if (!s) {
+      s = { nextStart: 0, pausedUntil: 0, crawlDelayMs: 0, inFlight: 0 };
+      this.hosts.set(key, s);
+    }
+    return s;
+  }
+
+  /** Set the host's robots.txt `Crawl-delay` (ms). */
+  setCrawlDelay(key: string, ms: number): void {
+    this.state(key).crawlDelayMs = Math.max(0, ms);
+  }
+
+  /**
+   * How long until a navigation to `key` may start (ms); 0 = now. `Infinity` means the host is
+   * at its in-flight cap and must wait for one to finish.
+   */
+  waitMs(key: string, now = Date.now()): number {
+    const s = this.hosts.get(key);
+    if (!s) return 0;
+    if (this.opts.perHostConcurrency !== null && s.inFlight >= this.opts.perHostConcurrency) return Infinity;
+    return Math.max(0, s.nextStart - now, s.pausedUntil - now);
+  }
+
+  /** Record that a navigation to `key` starts now. */
+  start(key: string, now = Date.now()): void {
+    const s = this.state(key);
+    s.inFlight++;
+    s.nextStart = now + Math.max(this.rateGapMs, s.crawlDelayMs);
+  }
+
+  /** Record that a navigation to `key` finished. */
+  finish(key: string): void {
+    const s = this.state(key);
+    s.inFlight = Math.max(0, s.inFlight - 1);
+  }
+
+  /** Hold every navigation to `key` until `until` (ms since epoch), e.g. for `Retry-After`. */
+  pause(key: string, until: number): void {
+    const s = this.state(key);
+    s.pausedUntil = Math.max(s.pausedUntil, until);
+  }
+}
