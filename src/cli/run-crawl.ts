@@ -32,7 +32,10 @@ export interface CrawlRun {
  * @throws OptionsError, BrowserNotFoundError, OutputError, InvalidUrlError before anything is crawled
  */
 export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Promise<CrawlRun> {
-  const crawler = new Crawler(options); // validates options first
+  const say = (line: string): void => {
+    output.log.write(`${line}\n`);
+  };
+  const crawler = new Crawler({ ...options, onNotice: (m) => say(`note: ${m}`) }); // validates options first
   const writer = output.outFile ? new JsonlWriter(output.outFile) : null;
   const counter = new SummaryCounter();
   const t0 = Date.now();
@@ -42,9 +45,6 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
   } catch {
     origin = null;
   }
-  const say = (line: string): void => {
-    output.log.write(`${line}\n`);
-  };
 
   let signalExit: ExitCodeValue | null = null;
   const onSignal = (sig: NodeJS.Signals): void => {

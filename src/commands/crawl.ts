@@ -7,7 +7,8 @@ import { runCrawl } from '../cli/run-crawl.js';
 import type { CrawlSummary } from '../report/summary.js';
 import { OptionsError, type CrawlOptions } from '../crawl/options.js';
 import { InvalidUrlError } from '../url/normalize.js';
-import type { ScopeMode } from '../url/scope.js';
+import { compilePattern, type ScopeMode } from '../url/scope.js';
+import type { HashRouteMode } from '../url/normalize.js';
 
 /** Check a seed before anything starts: absolute http(s), no credentials. */
 export function checkSeed(raw: string): string {
@@ -61,7 +62,23 @@ Exit codes: 0 finished with no failing finding; 1 a page had an error or a statu
         settleTimeoutMs: flags['settle-timeout'],
         browserPath: flags['browser-path'] ?? null,
         proxy: flags.proxy ?? null,
+        include: flags.include ?? [],
+        exclude: flags.exclude ?? [],
+        hashRoutes: flags['hash-routes'] as HashRouteMode,
+        keepParams: flags['keep-params'],
+        stripParams: flags['strip-param'] ?? [],
+        foldTrailingSlash: flags['fold-trailing-slash'],
+        foldIndex: flags['fold-index'],
+        robotsAgent: flags['robots-agent'],
+        rate: flags.rate === undefined ? null : parseRate(flags.rate),
+        perHostConcurrency: flags['per-host-concurrency'] ?? null,
+        retries: flags.retries,
+        maxRetryAfterMs: flags['max-retry-after'] * 1000,
+        maxQueryVariants: flags['max-query-variants'],
+        recycleAfter: flags['recycle-after'],
+        ignoreHttpsErrors: flags['ignore-https-errors'],
       };
+      for (const p of [...(options.include ?? []), ...(options.exclude ?? [])]) compilePattern(p);
       if (flags['max-depth'] !== undefined) options.maxDepth = flags['max-depth'];
       if (flags['max-time'] !== undefined) options.maxTimeSeconds = flags['max-time'];
       const { summary, exitCode } = await runCrawl(options, { outFile: out, log: process.stderr, quiet: flags.quiet });
@@ -72,6 +89,16 @@ Exit codes: 0 finished with no failing finding; 1 a page had an error or a statu
       this.error(message, { exit });
     }
   }
+}
+
+/**
+ * Parse `--rate`: a positive number of navigations per second.
+ * @throws OptionsError otherwise
+ */
+export function parseRate(v: string): number {
+  const n = Number(v);
+  if (!/^\d*\.?\d+$/.test(v.trim()) || !(n > 0)) throw new OptionsError(`--rate must be a positive number of page navigations per second, got ${JSON.stringify(v)}`);
+  return n;
 }
 
 /**

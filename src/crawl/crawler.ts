@@ -5,7 +5,7 @@ import { request as playwrightRequest, type APIRequestContext, type Browser } fr
 import { browserUserAgent, defaultUserAgent, launchBrowser } from '../browser/launch.js';
 import { ContextPool } from '../browser/pool.js';
 import { visitPage, type VisitResult } from '../browser/visit.js';
-import { blankRecord, type PageRecord, type SkipReason } from '../report/record.js';
+import { blankRecord, type PageRecord, type RecordError, type SkipReason } from '../report/record.js';
 import { screenshotFileName } from '../report/screenshot-name.js';
 import type { EndReason } from '../report/summary.js';
 import { normalize, toRequestUrl } from '../url/normalize.js';
@@ -279,9 +279,10 @@ export class Crawler {
 
   private fatal: unknown = null;
 
-  private emitSkipped(e: FrontierEntry, reason: SkipReason): void {
+  private emitSkipped(e: FrontierEntry, reason: SkipReason, error: RecordError | null = null): void {
     const r = blankRecord(e.url, e.requestedUrl, e.depth, e.referrer);
     r.skipped = reason;
+    r.error = error;
     this.emit(r);
   }
 
@@ -291,15 +292,27 @@ export class Crawler {
    */
   private async offer(cands: readonly Candidate[], depth: number, referrer: string | null): Promise<void> {
     const entries: FrontierEntry[] = [];
+    const unreachable = new Map<string, RecordError>();
     for (const c of cands) {
       const e: FrontierEntry = { url: c.url, requestedUrl: c.requestedUrl, depth, referrer };
       if (depth > this.options.maxDepth) e.skip = 'budget';
       else if (this.traps.check(c.url)) e.skip = 'trap';
-      else if (this.robots && !(await this.robots.isAllowed(c.requestedUrl))) e.skip = 'robots';
+      else if (this.robots) {
+        const d = await this.robots.check(c.requestedUrl);
+        if (!d.allowed) {
+          e.skip = 'robots';
+          if (d.outcome.kind === 'disallow-all') {
+            unreachable.set(c.url, {
+              code: 'robots-unavailable',
+              message: `robots.txt could not be fetched (${d.outcome.detail}); the origin is treated as disallowed (RFC 9309 §2.3.1.4)`,
+            });
+          }
+        }
+      }
       entries.push(e);
     }
     const fresh = await this.frontier.add(entries);
-    for (const e of fresh) if (e.skip) this.emitSkipped(e, e.skip);
+    for (const e of fresh) if (e.skip) this.emitSkipped(e, e.skip, unreachable.get(e.url) ?? null);
   }
 
   /** Relaunch a crashed browser we own (one relaunch shared by every caller). */

@@ -18,7 +18,9 @@ export function shortUrl(url: string, origin: string | null): string {
  */
 export function recordLine(r: PageRecord, origin: string | null): string {
   const where = shortUrl(r.requestedUrl ?? r.url, origin);
-  if (r.skipped && r.skipped !== 'non-html' && r.skipped !== 'scope') return `skip ${where}  (${r.skipped})`;
+  if (r.skipped && r.skipped !== 'non-html' && r.skipped !== 'scope') {
+    return `skip ${where}  (${r.skipped}${r.error ? `: ${r.error.message}` : ''})`;
+  }
   const status = r.status === null ? 'ERR' : String(r.status);
   const parts = [status.padEnd(3), where];
   if (r.finalUrl && r.redirectChain.length) parts.push(`→ ${shortUrl(r.finalUrl, origin)}`);

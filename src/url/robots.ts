@@ -33,7 +33,19 @@ export interface RobotsOutcome {
 interface Entry {
   outcome: RobotsOutcome;
   isAllowed(url: string): boolean;
+  /** When the fetch failed: the earliest time (ms since epoch) of its one retry. */
+  retryAt?: number;
 }
+
+/** The answer for one URL. */
+export interface RobotsDecision {
+  allowed: boolean;
+  /** The origin's robots.txt outcome that decided it. */
+  outcome: RobotsOutcome;
+}
+
+/** Wait before the single re-fetch of a robots.txt that failed (ms). */
+export const ROBOTS_RETRY_DELAY_MS = 10_000;
 
 /** Options for {@link RobotsCache}. */
 export interface RobotsOptions {
@@ -69,16 +81,24 @@ export class RobotsCache {
    * @param url - absolute URL as it will be requested
    */
   async isAllowed(url: string): Promise<boolean> {
+    return (await this.check(url)).allowed;
+  }
+
+  /**
+   * Like {@link RobotsCache.isAllowed}, with the origin's outcome, so a caller can tell a
+   * rule from a blanket disallow caused by an unreachable robots.txt (RFC 9309 §2.3.1.4).
+   */
+  async check(url: string): Promise<RobotsDecision> {
     let origin: string;
     try {
       const u = new URL(url);
-      if (u.protocol !== 'http:' && u.protocol !== 'https:') return false;
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
       origin = u.origin;
     } catch {
-      return false;
+      return { allowed: false, outcome: { kind: 'disallow-all', status: null, detail: 'not an http(s) URL', crawlDelayMs: null, sitemaps: [] } };
     }
     const entry = await this.entry(origin);
-    return entry.isAllowed(url);
+    return { allowed: entry.isAllowed(url), outcome: entry.outcome };
   }
 
   /** The robots.txt outcome of `url`'s origin (fetching it if needed). */
@@ -86,8 +106,18 @@ export class RobotsCache {
     return (await this.entry(new URL(url).origin)).outcome;
   }
 
-  private entry(origin: string): Promise<Entry> {
+  private retried = new Set<string>();
+
+  private async entry(origin: string): Promise<Entry> {
     let p = this.cache.get(origin);
+    if (p) {
+      // A robots.txt that could not be fetched is fetched once more, later in the crawl.
+      const e = await p;
+      if (e.retryAt !== undefined && Date.now() >= e.retryAt && !this.retried.has(origin)) {
+        this.retried.add(origin);
+        p = undefined;
+      }
+    }
     if (!p) {
       p = this.fetch(origin).then((entry) => {
         this.opts.onOutcome?.(origin, entry.outcome);
@@ -102,8 +132,11 @@ export class RobotsCache {
     const robotsUrl = `${origin}/robots.txt`;
     const blanket = (kind: 'allow-all' | 'disallow-all', status: number | null, detail: string): Entry => {
       const outcome: RobotsOutcome = { kind, status, detail, crawlDelayMs: null, sitemaps: [] };
-      if (kind === 'disallow-all') this.opts.onProblem?.(origin, outcome);
-      return { outcome, isAllowed: () => kind === 'allow-all' };
+      if (kind === 'disallow-all') {
+        this.opts.onProblem?.(origin, outcome);
+        return { outcome, isAllowed: () => false, retryAt: Date.now() + ROBOTS_RETRY_DELAY_MS };
+      }
+      return { outcome, isAllowed: () => true };
     };
     let resp;
     try {
@@ -113,7 +146,7 @@ export class RobotsCache {
         failOnStatusCode: false,
       });
     } catch (err) {
-      const msg = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+      const msg = (err instanceof Error ? err.message.split('\n')[0]! : String(err)).replace(/^apiRequestContext\.\w+:\s*/, '');
       return blanket('disallow-all', null, msg);
     }
     const status = resp.status();
