@@ -24,6 +24,8 @@ export interface ExtractResult {
   baseURI: string;
   /** `location.href` at extraction time. */
   href: string;
+  /** Content of `<meta name="robots">` and `<meta name="spacrawl">`, comma-joined, lowercased ('' if none). */
+  robotsMeta: string;
   /** URLs the page tried to open with `window.open` (resolved). */
   opened: string[];
   /** Document content type as the browser saw it (`document.contentType`). */
@@ -123,6 +125,10 @@ export function extractPage(): ExtractResult {
   return {
     title: (document.title ?? '').trim(),
     links,
+    robotsMeta: Array.from(document.querySelectorAll('meta[name]'))
+      .filter((m) => /^(robots|spacrawl)$/i.test(m.getAttribute('name') ?? ''))
+      .map((m) => (m.getAttribute('content') ?? '').toLowerCase())
+      .join(','),
     opened: [...((window as unknown as { __spacrawl?: { opened: string[] } }).__spacrawl?.opened ?? [])],
     baseURI: document.baseURI,
     href: location.href,

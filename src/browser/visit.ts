@@ -15,6 +15,8 @@ export interface VisitOptions {
   screenshotPath: string | null;
   /** More dialogs than this in one visit end it with `too-many-dialogs`. @default 10 */
   maxDialogs: number;
+  /** Awaited right before the navigation request is sent (the politeness gate). */
+  beforeNavigate?: () => Promise<void>;
   /** Aborts the visit (cancellation); the result then has `error.code = "interrupted"`. */
   signal?: AbortSignal;
 }
@@ -23,7 +25,7 @@ export interface VisitOptions {
 export interface FoundLink {
   href: string;
   text: string;
-  source: 'anchor' | 'shadow' | 'frame' | 'popup';
+  source: 'anchor' | 'shadow' | 'frame' | 'popup' | 'sitemap';
   rel: string;
 }
 
@@ -40,6 +42,8 @@ export interface VisitResult {
   links: FoundLink[];
   /** `true` when the main document was not HTML: not rendered, no links, no title. */
   nonHtml: boolean;
+  /** Robots directives for this page from `<meta name="robots">` and `X-Robots-Tag` (lowercased, comma-joined). */
+  robotsDirectives: string;
   /** The main document's `Retry-After` header, if any. */
   retryAfter: string | null;
   /** When the main document's response arrived (ms since epoch), or `null`. */
@@ -104,6 +108,7 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
     nonHtml: false,
     retryAfter: null,
     respondedAt: null,
+    robotsDirectives: '',
     settled: false,
     timings: { ttfb: null, domContentLoaded: null, load: null, settledMs: null, total: null },
     consoleErrors: [],
@@ -242,6 +247,7 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
 
     // --- navigate ---------------------------------------------------------------------------
     let navError: RecordError | null = null;
+    if (opts.beforeNavigate) await step(opts.beforeNavigate());
     try {
       await step(p.goto(requestedUrl, { waitUntil: 'domcontentloaded', timeout: opts.navigationTimeoutMs }));
     } catch (err) {
@@ -265,6 +271,7 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
       const headers = await step(mainResp.allHeaders().catch(() => ({}) as Record<string, string>));
       result.contentType = headers['content-type'] ?? null;
       result.retryAfter = headers['retry-after'] ?? null;
+      result.robotsDirectives = (headers['x-robots-tag'] ?? '').toLowerCase();
       result.finalUrl = mainResp.url();
     }
     if (navError) {
@@ -299,6 +306,7 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
     // --- extract ----------------------------------------------------------------------------
     const main = await step(withTimeout(p.evaluate(extractPage), 10_000, 'reading the DOM'));
     result.title = main.title;
+    result.robotsDirectives = [result.robotsDirectives, main.robotsMeta].filter(Boolean).join(',');
     result.finalUrl = main.href;
     result.timings.ttfb = main.nav.ttfb;
     result.timings.domContentLoaded = main.nav.domContentLoaded;

@@ -23,6 +23,8 @@ export const crawlFlags = {
   'fold-trailing-slash': Flags.boolean({ description: 'treat /docs and /docs/ as one page', default: false }),
   'fold-index': Flags.boolean({ description: 'treat /dir/index.html and /dir/ as one page', default: false }),
   'robots-agent': Flags.string({ description: 'product token matched against robots.txt User-agent groups', default: 'spacrawl' }),
+  'follow-nofollow': Flags.boolean({ description: 'follow rel="nofollow" links and the links of nofollow pages', default: false }),
+  sitemap: Flags.boolean({ description: "also seed from the robots.txt Sitemap: lines (or /sitemap.xml); pages reached only that way are reported as orphans", default: false }),
   rate: Flags.string({ description: 'page navigations per second per host (e.g. 2 or 0.5); subresources are not counted' }),
   'per-host-concurrency': Flags.integer({ description: 'page navigations in flight per host', min: 1 }),
   retries: Flags.integer({ description: 'retries of a transient failure (network error, timeout without response, 408/425/429/5xx)', default: 2, min: 0 }),

@@ -74,7 +74,7 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
     process.off('SIGTERM', onSignal);
     writer?.close();
   }
-  const summary = counter.snapshot(Date.now() - t0, crawler.endReason);
+  const summary = counter.snapshot(Date.now() - t0, crawler.endReason, crawler.sitemapUrls);
   say(summaryLine(summary));
   let exitCode: ExitCodeValue = ExitCode.Ok;
   if (signalExit !== null) exitCode = signalExit;

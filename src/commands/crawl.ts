@@ -70,6 +70,8 @@ Exit codes: 0 finished with no failing finding; 1 a page had an error or a statu
         foldTrailingSlash: flags['fold-trailing-slash'],
         foldIndex: flags['fold-index'],
         robotsAgent: flags['robots-agent'],
+        followNofollow: flags['follow-nofollow'],
+        sitemap: flags.sitemap,
         rate: flags.rate === undefined ? null : parseRate(flags.rate),
         perHostConcurrency: flags['per-host-concurrency'] ?? null,
         retries: flags.retries,

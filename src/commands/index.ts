@@ -1,8 +1,10 @@
 import Crawl from './crawl.js';
 import Demo from './demo.js';
+import Robots from './robots.js';
 
 /** oclif's explicit command table (package.json `oclif.commands`). */
 export const COMMANDS = {
   crawl: Crawl,
   demo: Demo,
+  robots: Robots,
 };

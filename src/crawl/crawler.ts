@@ -11,6 +11,7 @@ import type { EndReason } from '../report/summary.js';
 import { normalize, toRequestUrl } from '../url/normalize.js';
 import { RobotsCache } from '../url/robots.js';
 import { Scope } from '../url/scope.js';
+import { readSitemaps } from '../url/sitemap.js';
 import { VERSION } from '../version.js';
 import { Channel } from './channel.js';
 import type { Frontier, FrontierEntry, Lease } from './frontier.js';
@@ -170,6 +171,7 @@ export class Crawler {
         contextOptions: { ignoreHTTPSErrors: o.ignoreHttpsErrors },
       });
       await this.offer(seeds, 0, null);
+      if (o.sitemap) await this.seedFromSitemaps(requestCtx, seeds);
       await this.loop(pool);
     } finally {
       if (maxTimer) clearTimeout(maxTimer);
@@ -290,7 +292,7 @@ export class Crawler {
    * Offer candidate URLs found at `depth - 1` (or seeds at 0) to the frontier, deciding
    * traps, depth budget and robots.txt first; emits a record for each new URL that is skipped.
    */
-  private async offer(cands: readonly Candidate[], depth: number, referrer: string | null): Promise<void> {
+  private async offer(cands: readonly Candidate[], depth: number, referrer: string | null): Promise<FrontierEntry[]> {
     const entries: FrontierEntry[] = [];
     const unreachable = new Map<string, RecordError>();
     for (const c of cands) {
@@ -313,6 +315,32 @@ export class Crawler {
     }
     const fresh = await this.frontier.add(entries);
     for (const e of fresh) if (e.skip) this.emitSkipped(e, e.skip, unreachable.get(e.url) ?? null);
+    return fresh;
+  }
+
+  /** Canonical URLs the sitemaps added to the frontier (not already known as seeds), for the summary. */
+  readonly sitemapUrls = new Set<string>();
+
+  /**
+   * `--sitemap`: each seed origin's robots.txt `Sitemap:` lines (or `/sitemap.xml` when there
+   * are none) seed the frontier at depth 1; each URL passes scope and robots like a link.
+   */
+  private async seedFromSitemaps(request: APIRequestContext, seeds: readonly Candidate[]): Promise<void> {
+    const origins = [...new Set(seeds.map((s) => new URL(s.requestedUrl).origin))];
+    for (const origin of origins) {
+      const listed = this.robots ? (await this.robots.outcome(origin)).sitemaps : [];
+      const start = listed.length ? listed : [`${origin}/sitemap.xml`];
+      const found = await readSitemaps(request, start);
+      for (const p of found.problems) this.notice(`sitemap ${p}`);
+      const links = classifyLinks(
+        found.urls.map((href) => ({ href, text: '', source: 'sitemap' as const, rel: '' })),
+        this.scope,
+        this.options.normalize,
+      );
+      const fresh = await this.offer(links.candidates, 1, null);
+      for (const e of fresh) this.sitemapUrls.add(e.url);
+      this.notice(`sitemap: ${found.urls.length} URLs in ${found.files.length} file(s), ${fresh.length} new in scope`);
+    }
   }
 
   /** Relaunch a crashed browser we own (one relaunch shared by every caller). */
@@ -351,6 +379,7 @@ export class Crawler {
       quietMs: o.quietMs,
       screenshotPath: shotName && o.screenshotsDir ? path.join(o.screenshotsDir, shotName) : null,
       maxDialogs: 10,
+      beforeNavigate: () => this.politeness.beforeNavigate(host),
       signal: this.cancelVisits.signal,
     });
     pool.release(slot, res.contextBroken);
@@ -408,13 +437,14 @@ export class Crawler {
       this.emit(r);
       return;
     }
-    const classified = classifyLinks(res.links, this.scope, o.normalize);
+    const classified = classifyLinks(res.links, this.scope, o.normalize, o.followNofollow);
     r.links = classified.links;
     r.linkDetails = classified.linkDetails;
     r.externalLinks = classified.externalLinks;
     await this.frontier.complete(lease);
     this.emit(r);
-    await this.offer(classified.candidates, e.depth + 1, e.url);
+    // <meta name="robots" content="nofollow"> / X-Robots-Tag: nofollow: links recorded, none followed.
+    if (!r.nofollow || o.followNofollow) await this.offer(classified.candidates, e.depth + 1, e.url);
   }
 }
 

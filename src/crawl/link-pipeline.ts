@@ -30,13 +30,15 @@ export const MAX_LINK_DETAILS = 2000;
  * Resolve → normalize → scope for one page's links (robots.txt is checked by the crawler,
  * which owns the asynchronous cache). Links the browser already resolved against
  * `document.baseURI` arrive absolute. Non-http(s) links (`mailto:`, `tel:`, `javascript:`,
- * `data:` …) are kept only in `linkDetails`: they are never fetched.
+ * `data:` …) are kept only in `linkDetails`: they are never fetched. `rel="nofollow"` links are
+ * listed in `links` and `linkDetails` but not offered to the frontier unless `followNofollow`.
  */
-export function classifyLinks(found: readonly FoundLink[], scope: Scope, norm: NormalizeOptions = {}): ClassifiedLinks {
+export function classifyLinks(found: readonly FoundLink[], scope: Scope, norm: NormalizeOptions = {}, followNofollow = false): ClassifiedLinks {
   const out: ClassifiedLinks = { links: [], externalLinks: [], linkDetails: [], candidates: [] };
   const inSeen = new Set<string>();
   const exSeen = new Set<string>();
   const detailSeen = new Set<string>();
+  const candSeen = new Set<string>();
   for (const l of found) {
     let u: URL;
     try {
@@ -51,16 +53,21 @@ export function classifyLinks(found: readonly FoundLink[], scope: Scope, norm: N
     } catch {
       continue;
     }
-    const detailKey = `${l.source}\u0000${canonical}\u0000${l.text}`;
+    const nofollow = /(^|\s)nofollow(\s|$)/.test(l.rel);
+    const detailKey = `${l.source}\u0000${canonical}\u0000${l.text}\u0000${nofollow}`;
     if (out.linkDetails.length < MAX_LINK_DETAILS && !detailSeen.has(detailKey)) {
       detailSeen.add(detailKey);
-      out.linkDetails.push({ url: canonical, text: l.text, source: l.source });
+      out.linkDetails.push({ url: canonical, text: l.text, source: l.source, nofollow });
     }
     if (!web) continue;
     if (scope.inScope(canonical)) {
-      if (inSeen.has(canonical)) continue;
-      inSeen.add(canonical);
-      out.links.push(canonical);
+      if (!inSeen.has(canonical)) {
+        inSeen.add(canonical);
+        out.links.push(canonical);
+      }
+      if (nofollow && !followNofollow) continue;
+      if (candSeen.has(canonical)) continue;
+      candSeen.add(canonical);
       out.candidates.push({ url: canonical, requestedUrl: toRequestUrl(u, norm) });
     } else if (!exSeen.has(canonical)) {
       exSeen.add(canonical);

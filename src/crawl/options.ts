@@ -37,6 +37,10 @@ export interface CrawlOptions {
   ignoreRobots?: boolean;
   /** Product token matched against robots.txt `User-agent` groups. @default 'spacrawl' */
   robotsAgent?: string;
+  /** Follow `rel="nofollow"` links and links of `nofollow` pages. @default false */
+  followNofollow?: boolean;
+  /** Seed the frontier from robots.txt `Sitemap:` lines (or `/sitemap.xml`). @default false */
+  sitemap?: boolean;
   /** User-Agent header; default: the browser's own, `HeadlessChrome` → `Chrome`, plus ` spacrawl/<version>`. */
   userAgent?: string | null;
   /** Navigation timeout (ms), up to DOMContentLoaded. @default 30000 */
@@ -85,6 +89,8 @@ export interface ResolvedCrawlOptions {
   exclude: string[];
   normalize: NormalizeOptions;
   robotsAgent: string;
+  followNofollow: boolean;
+  sitemap: boolean;
   rate: number | null;
   perHostConcurrency: number | null;
   retries: number;
@@ -152,6 +158,8 @@ export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
       foldIndex: o.foldIndex ?? false,
     },
     robotsAgent: o.robotsAgent ?? 'spacrawl',
+    followNofollow: o.followNofollow ?? false,
+    sitemap: o.sitemap ?? false,
     rate: positive('rate', o.rate),
     perHostConcurrency: o.perHostConcurrency == null ? null : int('per-host-concurrency', o.perHostConcurrency, 1, 1),
     retries: int('retries', o.retries, 2, 0),

@@ -14,6 +14,8 @@ interface HostState {
   /** Crawl-delay from robots.txt (ms). */
   crawlDelayMs: number;
   inFlight: number;
+  /** When the last navigation request to this host went out (ms since epoch). */
+  lastNavigation?: number;
 }
 
 /**
@@ -63,11 +65,30 @@ export class Politeness {
     return Math.max(0, s.nextStart - now, s.pausedUntil - now);
   }
 
-  /** Record that a navigation to `key` starts now. */
+  /**
+   * Record that a visit to `key` was scheduled: it holds a per-host slot, and the next start
+   * is pushed back by the gap already, so the scheduler does not start a second one at once.
+   */
   start(key: string, now = Date.now()): void {
     const s = this.state(key);
     s.inFlight++;
-    s.nextStart = now + Math.max(this.rateGapMs, s.crawlDelayMs);
+    s.nextStart = Math.max(s.nextStart, now) + Math.max(this.rateGapMs, s.crawlDelayMs);
+  }
+
+  /**
+   * Called right before the navigation request goes out: waits out whatever is left of the gap
+   * since the previous navigation to `key` (set-up time of the page may have eaten into it), then
+   * marks this navigation, so the spacing holds on the wire, not only in the scheduler.
+   */
+  async beforeNavigate(key: string): Promise<void> {
+    const s = this.state(key);
+    const gap = Math.max(this.rateGapMs, s.crawlDelayMs);
+    if (gap > 0) {
+      const wait = (s.lastNavigation ?? 0) + gap - Date.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
+    s.lastNavigation = Date.now();
+    s.nextStart = Math.max(s.nextStart, s.lastNavigation + gap);
   }
 
   /** Record that a navigation to `key` finished. */

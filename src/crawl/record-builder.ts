@@ -26,6 +26,9 @@ export function recordFromVisit(entry: FrontierEntry, res: VisitResult, attempts
   r.dialogs = res.dialogs;
   r.screenshot = res.screenshot ? screenshotName : null;
   r.error = res.error;
+  const directives = res.robotsDirectives.split(/[\s,]+/);
+  r.noindex = directives.includes('noindex') || directives.includes('none');
+  r.nofollow = directives.includes('nofollow') || directives.includes('none');
   // A non-HTML target is not a page; a broken one still is (it is a broken link).
   if (res.nonHtml && res.status !== null && res.status < 400) r.skipped = 'non-html';
   return r;

@@ -24,6 +24,8 @@ export interface LinkDetail {
   /** Anchor text, whitespace-collapsed, at most 200 characters. */
   text: string;
   source: LinkSource;
+  /** `true` for `rel="nofollow"` links: recorded, not followed unless `--follow-nofollow`. */
+  nofollow: boolean;
 }
 
 /** Page timings in milliseconds from the start of the visit; `null` where unknown. */
@@ -116,6 +118,10 @@ export interface PageRecord {
   /** Navigations made for this URL. */
   attempts: number;
   soft404: boolean;
+  /** The page asked not to be indexed (`noindex` in `<meta name="robots">` or `X-Robots-Tag`). */
+  noindex: boolean;
+  /** The page asked that its links not be followed (`nofollow`); none were followed. */
+  nofollow: boolean;
   /** Only when there was no usable HTTP response; an HTTP 404 is `status: 404, error: null`. */
   error: RecordError | null;
   /** Why the URL was not visited, or `null` if it was. */
@@ -160,6 +166,8 @@ export function blankRecord(url: string, requestedUrl: string | null, depth: num
     screenshot: null,
     attempts: 0,
     soft404: false,
+    noindex: false,
+    nofollow: false,
     error: null,
     skipped: null,
   };

@@ -17,6 +17,10 @@ export interface CrawlSummary {
   uniqueUrls: number;
   /** Pages that reached the settle cap without going quiet. */
   unsettled: number;
+  /** URLs seeded from sitemaps (`--sitemap`; 0 otherwise). */
+  sitemapUrls: number;
+  /** Pages found only through a sitemap: no crawled page links to them. */
+  orphans: string[];
   /** Wall time of the crawl (ms). */
   elapsedMs: number;
   /** Why the crawl ended. */
@@ -35,14 +39,20 @@ export class SummaryCounter {
   private unsettled = 0;
   private readonly skipped = new Map<string, number>();
   private readonly seen = new Set<string>();
+  private readonly linked = new Set<string>();
+  private readonly pageUrls = new Set<string>();
 
   /** Count one record (and every URL it links to, for `uniqueUrls`). */
   add(r: PageRecord): void {
     this.seen.add(r.url);
-    for (const u of r.links) this.seen.add(u);
+    for (const u of r.links) {
+      this.seen.add(u);
+      this.linked.add(u);
+    }
     for (const u of r.externalLinks) this.seen.add(u);
     if (isPage(r)) {
       this.pages++;
+      this.pageUrls.add(r.url);
       if (r.status !== null && r.status >= 200 && r.status < 300 && r.error === null) this.ok++;
       if (isErrorPage(r)) this.errors++;
       if (!r.settled && r.status !== null && r.error === null) this.unsettled++;
@@ -57,8 +67,12 @@ export class SummaryCounter {
     return this.errors;
   }
 
-  /** The totals now. */
-  snapshot(elapsedMs: number, endReason: EndReason): CrawlSummary {
+  /**
+   * The totals now.
+   * @param sitemapUrls - canonical URLs that were seeded from sitemaps, for `orphans`
+   */
+  snapshot(elapsedMs: number, endReason: EndReason, sitemapUrls: ReadonlySet<string> = new Set()): CrawlSummary {
+    const orphans = [...sitemapUrls].filter((u) => this.pageUrls.has(u) && !this.linked.has(u)).sort();
     return {
       schemaVersion: SCHEMA_VERSION,
       pages: this.pages,
@@ -68,6 +82,8 @@ export class SummaryCounter {
       skipped: Object.fromEntries([...this.skipped].sort()),
       uniqueUrls: this.seen.size,
       unsettled: this.unsettled,
+      sitemapUrls: sitemapUrls.size,
+      orphans,
       elapsedMs: Math.round(elapsedMs),
       endReason,
     };

@@ -39,6 +39,7 @@ export function summaryLine(s: CrawlSummary): string {
     .filter(([k]) => k !== 'robots')
     .map(([k, n]) => `, ${n} skipped (${k})`)
     .join('');
+  const sm = s.sitemapUrls ? `, ${s.sitemapUrls} from sitemaps (${s.orphans.length} orphan${s.orphans.length === 1 ? '' : 's'})` : '';
   const end = s.endReason === 'done' ? '' : ` [stopped: ${s.endReason}]`;
-  return `${s.pages} pages, ${s.ok} ok, ${s.errors} errors, ${s.robotsSkipped} skipped by robots.txt${extra}, ${s.uniqueUrls} unique URLs, ${secs} s${end}`;
+  return `${s.pages} pages, ${s.ok} ok, ${s.errors} errors, ${s.robotsSkipped} skipped by robots.txt${extra}, ${s.uniqueUrls} unique URLs${sm}, ${secs} s${end}`;
 }

@@ -33,6 +33,10 @@ export interface RobotsOutcome {
 interface Entry {
   outcome: RobotsOutcome;
   isAllowed(url: string): boolean;
+  /** 1-based line of the rule that decided `url`, or -1 when no rule matched. */
+  lineOf(url: string): number;
+  /** The parsed text (up to {@link ROBOTS_MAX_BYTES}), or '' when none was parsed. */
+  text: string;
   /** When the fetch failed: the earliest time (ms since epoch) of its one retry. */
   retryAt?: number;
 }
@@ -42,6 +46,18 @@ export interface RobotsDecision {
   allowed: boolean;
   /** The origin's robots.txt outcome that decided it. */
   outcome: RobotsOutcome;
+}
+
+/** Why a URL is allowed or not, for `spacrawl robots`. */
+export interface RobotsExplanation extends RobotsDecision {
+  /** robots.txt URL consulted. */
+  robotsUrl: string;
+  /** 1-based line number of the deciding rule, or `null` when no rule matched (allowed by default). */
+  line: number | null;
+  /** The deciding rule's text, e.g. `Disallow: /shop/`, or `null`. */
+  rule: string | null;
+  /** The product token matched against `User-agent` groups. */
+  agent: string;
 }
 
 /** Wait before the single re-fetch of a robots.txt that failed (ms). */
@@ -106,6 +122,21 @@ export class RobotsCache {
     return (await this.entry(new URL(url).origin)).outcome;
   }
 
+  /**
+   * Explain the decision for `url`: allowed or not, the rule and its line number, plus the
+   * origin's crawl-delay and sitemaps (in `outcome`).
+   * @throws TypeError when `url` is not an absolute http(s) URL
+   */
+  async explain(url: string): Promise<RobotsExplanation> {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new TypeError(`not an http(s) URL: ${url}`);
+    const entry = await this.entry(u.origin);
+    const n = entry.lineOf(u.href);
+    const line = n > 0 ? n : null;
+    const rule = line ? (entry.text.split(/\r\n|\r|\n/)[line - 1] ?? '').trim() || null : null;
+    return { allowed: entry.isAllowed(u.href), outcome: entry.outcome, robotsUrl: `${u.origin}/robots.txt`, line, rule, agent: this.agent };
+  }
+
   private retried = new Set<string>();
 
   private async entry(origin: string): Promise<Entry> {
@@ -134,9 +165,9 @@ export class RobotsCache {
       const outcome: RobotsOutcome = { kind, status, detail, crawlDelayMs: null, sitemaps: [] };
       if (kind === 'disallow-all') {
         this.opts.onProblem?.(origin, outcome);
-        return { outcome, isAllowed: () => false, retryAt: Date.now() + ROBOTS_RETRY_DELAY_MS };
+        return { outcome, isAllowed: () => false, lineOf: () => -1, text: '', retryAt: Date.now() + ROBOTS_RETRY_DELAY_MS };
       }
-      return { outcome, isAllowed: () => true };
+      return { outcome, isAllowed: () => true, lineOf: () => -1, text: '' };
     };
     let resp;
     try {
@@ -171,6 +202,11 @@ export class RobotsCache {
       crawlDelayMs: typeof delay === 'number' && delay > 0 ? Math.round(delay * 1000) : null,
       sitemaps: robots.getSitemaps(),
     };
-    return { outcome, isAllowed: (url) => robots.isAllowed(url, this.agent) !== false };
+    return {
+      outcome,
+      isAllowed: (url) => robots.isAllowed(url, this.agent) !== false,
+      lineOf: (url) => robots.getMatchingLineNumber(url, this.agent),
+      text,
+    };
   }
 }

@@ -1,0 +1,56 @@
+import { Args, Command, Flags } from '@oclif/core';
+import { request as playwrightRequest } from 'playwright';
+import { ExitCode } from '../cli/exit-codes.js';
+import { checkSeed } from './crawl.js';
+import { RobotsCache, ROBOTS_TOKEN, type RobotsExplanation } from '../url/robots.js';
+import { VERSION } from '../version.js';
+
+/** `spacrawl robots <url>`: what robots.txt says about one URL for our agent. */
+export default class Robots extends Command {
+  static override summary = 'Show whether robots.txt allows a URL for spacrawl, and which rule decided';
+  static override description =
+    'Fetches the origin\'s robots.txt the way a crawl does (RFC 9309: 4xx allows all, 5xx and network errors disallow all, redirects followed up to 5 hops, 500 KiB parsed) and prints: allowed or not, the deciding rule and its line number, the Crawl-delay, and the Sitemap lines.';
+  static override examples = ['<%= config.bin %> robots https://example.com/private/page', '<%= config.bin %> robots https://example.com/ --json'];
+  static override enableJsonFlag = true;
+  static override args = { url: Args.string({ description: 'absolute http(s) URL to check', required: true }) };
+  static override flags = {
+    'robots-agent': Flags.string({ description: 'product token matched against User-agent groups', default: ROBOTS_TOKEN }),
+    'user-agent': Flags.string({ description: 'User-Agent header of the robots.txt request', default: `Mozilla/5.0 (compatible; spacrawl/${VERSION})` }),
+    proxy: Flags.string({ description: 'fetch through this HTTP or SOCKS proxy' }),
+    'ignore-https-errors': Flags.boolean({ description: 'accept invalid TLS certificates', default: false }),
+  };
+
+  async run(): Promise<RobotsExplanation> {
+    const { args, flags } = await this.parse(Robots);
+    let url: string;
+    try {
+      url = checkSeed(args.url);
+    } catch (err) {
+      this.error(err instanceof Error ? err.message : String(err), { exit: ExitCode.Usage });
+    }
+    const request = await playwrightRequest.newContext({
+      userAgent: flags['user-agent'],
+      ignoreHTTPSErrors: flags['ignore-https-errors'],
+      ...(flags.proxy ? { proxy: { server: flags.proxy } } : {}),
+    });
+    try {
+      const x = await new RobotsCache({ request, agent: flags['robots-agent'] }).explain(url);
+      const o = x.outcome;
+      const lines = [
+        `${x.allowed ? 'allowed' : 'disallowed'}: ${url} for agent "${x.agent}"`,
+        x.rule
+          ? `  rule: line ${x.line}: ${x.rule}`
+          : o.kind === 'parsed'
+            ? '  rule: none matched (allowed by default)'
+            : `  rule: robots.txt ${o.kind === 'allow-all' ? 'absent' : 'unusable'} (${o.detail}): ${o.kind === 'allow-all' ? 'everything allowed (RFC 9309 §2.3.1.3)' : 'everything disallowed (RFC 9309 §2.3.1.4)'}`,
+        `  robots.txt: ${x.robotsUrl} (${o.detail})`,
+        `  crawl-delay: ${o.crawlDelayMs === null ? 'none' : `${o.crawlDelayMs / 1000} s`}`,
+        `  sitemaps: ${o.sitemaps.length ? o.sitemaps.join(', ') : 'none'}`,
+      ];
+      if (!this.jsonEnabled()) process.stdout.write(`${lines.join('\n')}\n`);
+      return x;
+    } finally {
+      await request.dispose();
+    }
+  }
+}
