@@ -15,6 +15,11 @@ export interface VisitOptions {
   screenshotPath: string | null;
   /** More dialogs than this in one visit end it with `too-many-dialogs`. @default 10 */
   maxDialogs: number;
+  /**
+   * Called when the main document's response arrives. Returning `true` ends the visit there
+   * (no settle, no extraction): the crawler will retry it anyway.
+   */
+  onMainResponse?: (status: number, headers: Record<string, string>, at: number) => boolean;
   /** Awaited right before the navigation request is sent (the politeness gate). */
   beforeNavigate?: () => Promise<void>;
   /** Aborts the visit (cancellation); the result then has `error.code = "interrupted"`. */
@@ -54,6 +59,8 @@ export interface VisitResult {
   pageErrors: string[];
   failedRequests: FailedRequest[];
   dialogs: DialogRecord[];
+  /** URLs of downloads the page started (all cancelled). */
+  downloads: string[];
   /** `true` if the screenshot was written. */
   screenshot: boolean;
   error: RecordError | null;
@@ -115,6 +122,7 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
     pageErrors: [],
     failedRequests: [],
     dialogs: [],
+    downloads: [],
     screenshot: false,
     error: null,
     interrupted: false,
@@ -154,6 +162,11 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
       if (dialogCount > opts.maxDialogs) {
         abort({ code: 'too-many-dialogs', message: `more than ${opts.maxDialogs} dialogs; visit abandoned` });
       }
+    });
+    // Downloads are refused by the context (acceptDownloads: false); note what was attempted.
+    p.on('download', (d) => {
+      if (result.downloads.length < MAX_KEPT) result.downloads.push(d.url());
+      d.cancel().catch(() => {});
     });
     p.on('crash', () => abort({ code: 'page-crashed', message: 'the page renderer crashed' }));
     // window.open is answered in the page (see installMutationClock); a popup that opens anyway
@@ -264,6 +277,7 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
       result.finalUrl = nh.url;
       result.retryAfter = nh.retryAfter;
       result.settled = true;
+      opts.onMainResponse?.(nh.status, nh.retryAfter ? { 'retry-after': nh.retryAfter } : {}, result.respondedAt ?? Date.now());
       return result;
     }
     if (mainResp) {
@@ -273,6 +287,7 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
       result.retryAfter = headers['retry-after'] ?? null;
       result.robotsDirectives = (headers['x-robots-tag'] ?? '').toLowerCase();
       result.finalUrl = mainResp.url();
+      if (opts.onMainResponse?.(result.status, headers, result.respondedAt ?? Date.now())) return result;
     }
     if (navError) {
       // A document that arrived but never reached DOMContentLoaded is still read below; with

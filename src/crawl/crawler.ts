@@ -20,7 +20,7 @@ import { MemoryFrontier } from './memory-frontier.js';
 import { resolveOptions, type CrawlOptions, type ResolvedCrawlOptions } from './options.js';
 import { Politeness } from './politeness.js';
 import { recordFromVisit } from './record-builder.js';
-import { backoffMs, isRetryable, parseRetryAfter } from './retry.js';
+import { backoffMs, isRetryable, parseRetryAfter, RETRYABLE_STATUS } from './retry.js';
 import { TrapDetector } from './traps.js';
 
 /** Robots.txt `Crawl-delay` values above this are capped (ms). */
@@ -372,7 +372,15 @@ export class Crawler {
     const shotName = o.screenshotsDir ? screenshotFileName(e.url) : null;
 
     await this.ensureBrowser(pool);
-    const slot = await pool.acquire();
+    let slot;
+    try {
+      slot = await pool.acquire();
+    } catch (err) {
+      // The browser may have died between the check and the new context.
+      if (this.browser?.isConnected()) throw err;
+      await this.ensureBrowser(pool);
+      slot = await pool.acquire();
+    }
     const res: VisitResult = await visitPage(slot.context, e.requestedUrl, {
       navigationTimeoutMs: o.timeoutMs,
       settleTimeoutMs: o.settleTimeoutMs,
@@ -380,6 +388,13 @@ export class Crawler {
       screenshotPath: shotName && o.screenshotsDir ? path.join(o.screenshotsDir, shotName) : null,
       maxDialogs: 10,
       beforeNavigate: () => this.politeness.beforeNavigate(host),
+      onMainResponse: (status, headers, at) => {
+        if (!RETRYABLE_STATUS.has(status)) return false;
+        // Apply Retry-After to the host at once, before other visits to it start.
+        const ra = parseRetryAfter(headers['retry-after'], at);
+        if (ra !== null) this.politeness.pause(host, at + Math.min(ra, o.maxRetryAfterMs));
+        return attempt <= o.retries; // it will be retried: no need to render it
+      },
       signal: this.cancelVisits.signal,
     });
     pool.release(slot, res.contextBroken);

@@ -76,19 +76,19 @@ export class Politeness {
   }
 
   /**
-   * Called right before the navigation request goes out: waits out whatever is left of the gap
-   * since the previous navigation to `key` (set-up time of the page may have eaten into it), then
-   * marks this navigation, so the spacing holds on the wire, not only in the scheduler.
+   * Called right before the navigation request goes out: reserves the next free navigation time
+   * of `key` (a gap after the previous one, and not inside a Retry-After pause) and waits for it,
+   * so the spacing holds on the wire, not only in the scheduler (page set-up time varies).
    */
   async beforeNavigate(key: string): Promise<void> {
     const s = this.state(key);
     const gap = Math.max(this.rateGapMs, s.crawlDelayMs);
-    if (gap > 0) {
-      const wait = (s.lastNavigation ?? 0) + gap - Date.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    }
-    s.lastNavigation = Date.now();
-    s.nextStart = Math.max(s.nextStart, s.lastNavigation + gap);
+    // Reserve the slot before sleeping, so two visits waiting together still go out a gap apart.
+    const slot = Math.max(Date.now(), (s.lastNavigation ?? 0) + gap, s.pausedUntil);
+    s.lastNavigation = slot;
+    s.nextStart = Math.max(s.nextStart, slot + gap);
+    const wait = slot - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
   }
 
   /** Record that a navigation to `key` finished. */

@@ -24,6 +24,7 @@ export function recordFromVisit(entry: FrontierEntry, res: VisitResult, attempts
   r.pageErrors = res.pageErrors;
   r.failedRequests = res.failedRequests;
   r.dialogs = res.dialogs;
+  r.downloads = res.downloads;
   r.screenshot = res.screenshot ? screenshotName : null;
   r.error = res.error;
   const directives = res.robotsDirectives.split(/[\s,]+/);

@@ -113,6 +113,8 @@ export interface PageRecord {
   failedRequests: FailedRequest[];
   /** Dialogs the page opened (at most 10 kept). */
   dialogs: DialogRecord[];
+  /** URLs of downloads the page tried to start; all were cancelled, nothing was saved. */
+  downloads: string[];
   /** Screenshot path relative to the screenshots folder, or `null`. */
   screenshot: string | null;
   /** Navigations made for this URL. */
@@ -163,6 +165,7 @@ export function blankRecord(url: string, requestedUrl: string | null, depth: num
     pageErrors: [],
     failedRequests: [],
     dialogs: [],
+    downloads: [],
     screenshot: null,
     attempts: 0,
     soft404: false,

@@ -1,0 +1,301 @@
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright';
+import { html, startFixtureServer, type FixtureResponse, type FixtureServer } from '../fixtures/server.js';
+import { launchBrowser } from '../src/browser/launch.js';
+import { crawl } from '../src/crawl/crawler.js';
+import type { CrawlOptions } from '../src/crawl/options.js';
+import type { PageRecord } from '../src/report/record.js';
+
+let browser: Browser;
+const servers: FixtureServer[] = [];
+
+beforeAll(async () => {
+  browser = (await launchBrowser()).browser;
+});
+afterAll(async () => {
+  await browser.close();
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+type Route = FixtureResponse | ((s: FixtureServer, n: number) => FixtureResponse);
+
+/** A site of fixed routes; `n` is how many times the route was requested before (0 = first). */
+async function site(routes: Record<string, Route>): Promise<FixtureServer> {
+  const hits = new Map<string, number>();
+  const s = await startFixtureServer((_req, url, self) => {
+    const key = url.pathname + url.search;
+    const r = routes[key] ?? routes[url.pathname];
+    const n = hits.get(key) ?? 0;
+    hits.set(key, n + 1);
+    if (!r) return { status: 404, body: html('Not found', '') };
+    return typeof r === 'function' ? r(self, n) : r;
+  });
+  servers.push(s);
+  return s;
+}
+
+async function run(opts: Omit<CrawlOptions, 'browser'> & { ownBrowser?: boolean }): Promise<PageRecord[]> {
+  const { ownBrowser, ...rest } = opts;
+  const out: PageRecord[] = [];
+  for await (const r of crawl({ settleTimeoutMs: 1500, retryBaseMs: 200, ...rest, ...(ownBrowser ? {} : { browser }) })) out.push(r);
+  return out;
+}
+
+const byPath = (recs: PageRecord[], p: string): PageRecord => {
+  const r = recs.find((x) => new URL(x.url).pathname + new URL(x.url).search === p);
+  if (!r) throw new Error(`no record for ${p}`);
+  return r;
+};
+const docTimes = (s: FixtureServer, p: string): number[] => s.log.filter((r) => r.target === p).map((r) => r.at);
+
+describe('retries with backoff', () => {
+  it('429 with Retry-After: 2 → the next request comes at least 1.9 s later, and the page succeeds', async () => {
+    const s = await site({
+      '/': { body: html('Home', '<a href="/limited">l</a>') },
+      '/limited': (_s, n) => (n === 0 ? { status: 429, headers: { 'retry-after': '2' }, body: html('Slow down', '') } : { body: html('Limited', '') }),
+    });
+    const recs = await run({ seeds: [`${s.origin}/`] });
+    const t = docTimes(s, '/limited');
+    expect(t).toHaveLength(2);
+    expect(t[1]! - t[0]!).toBeGreaterThanOrEqual(1900);
+    expect(byPath(recs, '/limited')).toMatchObject({ status: 200, title: 'Limited', attempts: 2, error: null });
+  });
+
+  it('Retry-After pauses the whole host, not only the URL that got it', async () => {
+    const s = await site({
+      '/': { body: html('Home', '<a href="/limited">l</a> <a href="/slow">s</a>') },
+      '/slow': { body: html('Slow', '<a href="/after">a</a>'), delayMs: 300 },
+      '/after': { body: html('After', '') },
+      '/limited': (_s, n) => (n === 0 ? { status: 429, headers: { 'retry-after': '2' }, body: '' } : { body: html('Limited', '') }),
+    });
+    await run({ seeds: [`${s.origin}/`], concurrency: 2 });
+    const limitedAt = docTimes(s, '/limited')[0]!;
+    const afterAt = docTimes(s, '/after')[0]!;
+    expect(afterAt - limitedAt).toBeGreaterThanOrEqual(1900);
+  });
+
+  it('503, 503, 200 → three requests and an ok record with attempts 3', async () => {
+    const s = await site({
+      '/': { body: html('Home', '<a href="/flaky">f</a>') },
+      '/flaky': (_s, n) => (n < 2 ? { status: 503, body: html('Unavailable', '') } : { body: html('Flaky', '') }),
+    });
+    const recs = await run({ seeds: [`${s.origin}/`] });
+    expect(s.count('/flaky')).toBe(3);
+    expect(byPath(recs, '/flaky')).toMatchObject({ status: 200, attempts: 3, error: null });
+  });
+
+  it('--retries 0 → one request, the 503 is the record', async () => {
+    const s = await site({
+      '/': { body: html('Home', '<a href="/flaky">f</a>') },
+      '/flaky': { status: 503, body: html('Unavailable', '') },
+    });
+    const recs = await run({ seeds: [`${s.origin}/`], retries: 0 });
+    expect(s.count('/flaky')).toBe(1);
+    expect(byPath(recs, '/flaky')).toMatchObject({ status: 503, attempts: 1 });
+  });
+
+  it('terminal statuses (404, 410) are not retried', async () => {
+    const s = await site({
+      '/': { body: html('Home', '<a href="/gone">g</a> <a href="/missing">m</a>') },
+      '/gone': { status: 410, body: html('Gone', '') },
+    });
+    const recs = await run({ seeds: [`${s.origin}/`] });
+    expect([s.count('/gone'), s.count('/missing')]).toEqual([1, 1]);
+    expect([byPath(recs, '/gone').status, byPath(recs, '/missing').status]).toEqual([410, 404]);
+  });
+});
+
+describe('per-host politeness', () => {
+  it('--rate 2 spaces a host\'s documents >= 450 ms apart (server-side), and no further', async () => {
+    const links = Array.from({ length: 5 }, (_, i) => `<a href="/p${i}">p${i}</a>`).join(' ');
+    const pages: Record<string, Route> = { '/': { body: html('Home', links) } };
+    for (let i = 0; i < 5; i++) pages[`/p${i}`] = { body: html(`P${i}`, '') };
+    const s = await site(pages);
+    const recs = await run({ seeds: [`${s.origin}/`], rate: 2, concurrency: 4, settleTimeoutMs: 500 });
+    expect(recs.filter((r) => r.status === 200)).toHaveLength(6);
+    const d = s.documents().map((x) => x.at);
+    expect(d).toHaveLength(6);
+    const gaps = d.slice(1).map((t, i) => t - d[i]!);
+    for (const g of gaps) expect(g).toBeGreaterThanOrEqual(450);
+    // The five children were all queued at once: with concurrency 4 they go out at the rate, not slower.
+    const childGaps = gaps.slice(1);
+    expect(Math.min(...childGaps)).toBeLessThan(800);
+  });
+
+  it('--rate on a two-host crawl holds per host: a waiting host does not hold back the other', async () => {
+    const a = await site({ '/': { body: html('A', '<a href="/1">1</a> <a href="/2">2</a> <a href="/3">3</a>') }, '/1': { body: html('A1', '') }, '/2': { body: html('A2', '') }, '/3': { body: html('A3', '') } });
+    const b = await site({ '/': { body: html('B', '<a href="/1">1</a> <a href="/2">2</a> <a href="/3">3</a>') }, '/1': { body: html('B1', '') }, '/2': { body: html('B2', '') }, '/3': { body: html('B3', '') } });
+    const recs = await run({ seeds: [`${a.origin}/`, `${b.origin}/`], rate: 1, concurrency: 4, settleTimeoutMs: 400 });
+    expect(recs.filter((r) => r.status === 200)).toHaveLength(8);
+    for (const s of [a, b]) {
+      const d = s.documents().map((x) => x.at);
+      expect(d).toHaveLength(4);
+      for (let i = 1; i < d.length; i++) expect(d[i]! - d[i - 1]!).toBeGreaterThanOrEqual(900);
+    }
+    // Interleaved: B's second page does not wait for A's last one.
+    expect(b.documents()[1]!.at).toBeLessThan(a.documents()[3]!.at);
+  });
+
+  it('--per-host-concurrency 1 keeps one document in flight on the host (and reaches 1)', async () => {
+    const links = Array.from({ length: 4 }, (_, i) => `<a href="/p${i}">p${i}</a>`).join(' ');
+    const pages: Record<string, Route> = { '/': { body: html('Home', links) } };
+    for (let i = 0; i < 4; i++) pages[`/p${i}`] = { body: html(`P${i}`, ''), delayMs: 300 };
+    const s = await site(pages);
+    await run({ seeds: [`${s.origin}/`], concurrency: 4, perHostConcurrency: 1, settleTimeoutMs: 400 });
+    expect(s.documents()).toHaveLength(5);
+    expect(s.peakDocumentsInFlight()).toBe(1);
+  });
+});
+
+describe('hostile pages', () => {
+  it('dialogs are answered and recorded; popups become links; downloads are cancelled and recorded', async () => {
+    const s = await site({
+      '/': { body: html('Home', '<a href="/alert">a</a> <a href="/popup">p</a> <a href="/download">d</a>') },
+      '/alert': { body: html('Alert', '<script>alert("hello"); confirm("sure?");</script><a href="/after-alert">next</a>') },
+      '/after-alert': { body: html('After alert', '') },
+      '/popup': { body: html('Popup', '<script>window.open("/from-popup", "_blank")</script>') },
+      '/from-popup': { body: html('From popup', '') },
+      '/download': { body: html('Download', '<a id="d" download href="/file.bin">file</a><script>document.getElementById("d").click()</script>') },
+      '/file.bin': { headers: { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename=file.bin' }, body: 'x'.repeat(1000) },
+    });
+    const recs = await run({ seeds: [`${s.origin}/`] });
+    expect(byPath(recs, '/alert').dialogs).toEqual([
+      { type: 'alert', message: 'hello' },
+      { type: 'confirm', message: 'sure?' },
+    ]);
+    expect(byPath(recs, '/after-alert').status).toBe(200);
+    expect(byPath(recs, '/popup').links).toEqual([`${s.origin}/from-popup`]);
+    expect(s.count('/from-popup')).toBe(1);
+    expect(byPath(recs, '/download').downloads).toEqual([`${s.origin}/file.bin`]);
+  });
+
+  it('more than 10 dialogs end the visit with too-many-dialogs and the crawl goes on', async () => {
+    const s = await site({
+      '/': { body: html('Home', '<a href="/loop">l</a> <a href="/fine">f</a>') },
+      '/loop': { body: html('Loop', '<script>for (;;) alert("again")</script><a href="/never">n</a>') },
+      '/fine': { body: html('Fine', '') },
+    });
+    const recs = await run({ seeds: [`${s.origin}/`], timeoutMs: 5000 });
+    expect(byPath(recs, '/loop').error?.code).toBe('too-many-dialogs');
+    expect(byPath(recs, '/loop').dialogs).toHaveLength(10);
+    expect(byPath(recs, '/fine').status).toBe(200);
+    expect(s.count('/never')).toBe(0);
+    expect(s.count('/loop')).toBe(1); // a page whose document arrived is not retried
+  });
+
+  it('a renderer crash records page-crashed and the crawl goes on', async () => {
+    const s = await site({
+      '/': { body: html('Home', '<a href="/crash">c</a> <a href="/ok">o</a>') },
+      '/crash': { body: html('Crash', '<p>about to crash</p>') },
+      '/ok': { body: html('OK', '') },
+    });
+    // Crash the renderer of whichever crawler page loads /crash (Page.crash over CDP).
+    const hooked = new WeakSet<object>();
+    const hook = setInterval(() => {
+      for (const ctx of browser.contexts()) {
+        if (hooked.has(ctx)) continue;
+        hooked.add(ctx);
+        ctx.on('page', (page) => {
+          page.on('load', () => {
+            if (!page.url().endsWith('/crash')) return;
+            ctx
+              .newCDPSession(page)
+              .then((cdp) => cdp.send('Page.crash'))
+              .catch(() => {});
+          });
+        });
+      }
+    }, 10);
+    try {
+      const recs = await run({ seeds: [`${s.origin}/`], concurrency: 1 });
+      expect(byPath(recs, '/crash').error?.code).toBe('page-crashed');
+      expect(byPath(recs, '/crash').attempts).toBe(1);
+      expect(byPath(recs, '/ok').status).toBe(200);
+    } finally {
+      clearInterval(hook);
+    }
+  });
+
+  it('a 50 MB PDF is recorded from its headers: never rendered, body not read, no download', async () => {
+    const big = Buffer.alloc(50 * 1024 * 1024, 0x20);
+    big.write('%PDF-1.4\n');
+    const s = await site({
+      '/': { body: html('Home', '<a href="/big.pdf">pdf</a> <a href="/after">a</a>') },
+      '/big.pdf': { headers: { 'content-type': 'application/pdf' }, body: big },
+      '/after': { body: html('After', '') },
+    });
+    const t0 = Date.now();
+    const recs = await run({ seeds: [`${s.origin}/`] });
+    expect(byPath(recs, '/big.pdf')).toMatchObject({ status: 200, contentType: 'application/pdf', title: null, links: [], skipped: 'non-html', error: null, screenshot: null });
+    expect(s.count('/big.pdf')).toBe(1);
+    expect(byPath(recs, '/after').status).toBe(200);
+    expect(Date.now() - t0).toBeLessThan(15_000);
+  });
+
+  it('a calendar with endless ?month= links stops at --max-query-variants with skipped: trap', async () => {
+    const s = await site({
+      '/': { body: html('Home', '<a href="/calendar?month=1">calendar</a>') },
+      '/calendar': { body: html('Calendar', '<script>const m = Number(new URLSearchParams(location.search).get("month")); document.write(`<a href="/calendar?month=${m + 1}">next</a>`)</script>') },
+    });
+    const recs = await run({ seeds: [`${s.origin}/`], maxQueryVariants: 5 });
+    const visited = recs.filter((r) => r.skipped === null && r.url.includes('/calendar'));
+    expect(visited.map((r) => new URL(r.url).search)).toEqual(['?month=1', '?month=2', '?month=3', '?month=4', '?month=5']);
+    expect(recs.filter((r) => r.skipped === 'trap').map((r) => new URL(r.url).search)).toEqual(['?month=6']);
+    expect(s.log.filter((r) => r.path === '/calendar')).toHaveLength(5);
+  });
+
+  it('repeating path segments are a trap', async () => {
+    const s = await site({
+      '/': { body: html('Home', '<a href="a/b/">loop</a>') },
+      '/a/b/': { body: html('AB', '<a href="a/b/">deeper</a>') },
+      '/a/b/a/b/': { body: html('ABAB', '<a href="a/b/">deeper</a>') },
+    });
+    const recs = await run({ seeds: [`${s.origin}/`] });
+    expect(recs.filter((r) => r.skipped === null).map((r) => new URL(r.url).pathname)).toEqual(['/', '/a/b/', '/a/b/a/b/']);
+    expect(recs.filter((r) => r.skipped === 'trap').map((r) => new URL(r.url).pathname)).toEqual(['/a/b/a/b/a/b/']);
+  });
+});
+
+describe('browser failures', () => {
+  it('killing Chromium mid-crawl: the browser is relaunched and the crawl finishes with every page', async () => {
+    const links = Array.from({ length: 8 }, (_, i) => `<a href="/p${i}">p${i}</a>`).join(' ');
+    const pages: Record<string, Route> = { '/': { body: html('Home', links) } };
+    for (let i = 0; i < 8; i++) pages[`/p${i}`] = { body: html(`P${i}`, ''), delayMs: 400 };
+    const s = await site(pages);
+    const notices: string[] = [];
+    let killed = 0;
+    // Playwright runs in this process, so browsers are our child processes; the shared test
+    // browser is already there and must survive.
+    const chromiumChildren = (): number[] =>
+      execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+        .trim()
+        .split('\n')
+        .map((l) => l.trim().split(/\s+/))
+        .filter(([, comm]) => comm && /chrom/i.test(comm))
+        .map(([pid]) => Number(pid));
+    const before = new Set(chromiumChildren());
+    const killer = setInterval(() => {
+      if (killed || s.documents().length < 3) return;
+      for (const pid of chromiumChildren()) {
+        if (!before.has(pid)) {
+          try {
+            process.kill(pid, 'SIGKILL');
+            killed++;
+          } catch {
+            // already gone
+          }
+        }
+      }
+    }, 50);
+    try {
+      const recs = await run({ seeds: [`${s.origin}/`], ownBrowser: true, concurrency: 2, onNotice: (m) => notices.push(m) });
+      expect(killed).toBeGreaterThan(0);
+      expect(notices.some((n) => /relaunch/.test(n))).toBe(true);
+      expect(recs.filter((r) => r.status === 200).map((r) => new URL(r.url).pathname).sort()).toEqual(['/', ...Array.from({ length: 8 }, (_, i) => `/p${i}`)].sort());
+    } finally {
+      clearInterval(killer);
+    }
+  });
+});
+
