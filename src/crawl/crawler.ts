@@ -289,12 +289,11 @@ export class Crawler {
   }
 
   /**
-   * Offer candidate URLs found at `depth - 1` (or seeds at 0) to the frontier, deciding
-   * traps, depth budget and robots.txt first; emits a record for each new URL that is skipped.
+   * Decide traps, depth budget and robots.txt for candidate URLs found at `depth - 1` (or
+   * seeds at 0): the frontier entries to offer, skipped ones marked.
    */
-  private async offer(cands: readonly Candidate[], depth: number, referrer: string | null): Promise<FrontierEntry[]> {
+  private async decide(cands: readonly Candidate[], depth: number, referrer: string | null): Promise<FrontierEntry[]> {
     const entries: FrontierEntry[] = [];
-    const unreachable = new Map<string, RecordError>();
     for (const c of cands) {
       const e: FrontierEntry = { url: c.url, requestedUrl: c.requestedUrl, depth, referrer };
       if (depth > this.options.maxDepth) e.skip = 'budget';
@@ -304,17 +303,27 @@ export class Crawler {
         if (!d.allowed) {
           e.skip = 'robots';
           if (d.outcome.kind === 'disallow-all') {
-            unreachable.set(c.url, {
+            e.skipError = {
               code: 'robots-unavailable',
               message: `robots.txt could not be fetched (${d.outcome.detail}); the origin is treated as disallowed (RFC 9309 §2.3.1.4)`,
-            });
+            };
           }
         }
       }
       entries.push(e);
     }
-    const fresh = await this.frontier.add(entries);
-    for (const e of fresh) if (e.skip) this.emitSkipped(e, e.skip, unreachable.get(e.url) ?? null);
+    return entries;
+  }
+
+  /** Emit a record for each new entry that was decided without a visit. */
+  private emitFreshSkips(fresh: readonly FrontierEntry[]): void {
+    for (const e of fresh) if (e.skip) this.emitSkipped(e, e.skip, e.skipError ?? null);
+  }
+
+  /** Offer candidates to the frontier outside a page completion (seeds, sitemaps). */
+  private async offer(cands: readonly Candidate[], depth: number, referrer: string | null): Promise<FrontierEntry[]> {
+    const fresh = await this.frontier.add(await this.decide(cands, depth, referrer));
+    this.emitFreshSkips(fresh);
     return fresh;
   }
 
@@ -447,19 +456,19 @@ export class Crawler {
       }
     }
 
-    if (!followLinks) {
-      await this.frontier.complete(lease);
-      this.emit(r);
-      return;
+    let discovered: FrontierEntry[] = [];
+    if (followLinks) {
+      const classified = classifyLinks(res.links, this.scope, o.normalize, o.followNofollow);
+      r.links = classified.links;
+      r.linkDetails = classified.linkDetails;
+      r.externalLinks = classified.externalLinks;
+      // <meta name="robots" content="nofollow"> / X-Robots-Tag: nofollow: links recorded, none followed.
+      if (!r.nofollow || o.followNofollow) discovered = await this.decide(classified.candidates, e.depth + 1, e.url);
     }
-    const classified = classifyLinks(res.links, this.scope, o.normalize, o.followNofollow);
-    r.links = classified.links;
-    r.linkDetails = classified.linkDetails;
-    r.externalLinks = classified.externalLinks;
-    await this.frontier.complete(lease);
+    // The record and the links it found go to the frontier in one step (fenced by the lease).
+    const fresh = await this.frontier.complete(lease, r, discovered);
     this.emit(r);
-    // <meta name="robots" content="nofollow"> / X-Robots-Tag: nofollow: links recorded, none followed.
-    if (!r.nofollow || o.followNofollow) await this.offer(classified.candidates, e.depth + 1, e.url);
+    this.emitFreshSkips(fresh);
   }
 }
 

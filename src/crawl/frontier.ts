@@ -1,4 +1,4 @@
-import type { SkipReason } from '../report/record.js';
+import type { PageRecord, RecordError, SkipReason } from '../report/record.js';
 
 /** A URL the crawl knows about, as it enters the frontier. */
 export interface FrontierEntry {
@@ -15,6 +15,8 @@ export interface FrontierEntry {
    * at once and never leased.
    */
   skip?: SkipReason;
+  /** With `skip`: the error to record (e.g. robots.txt unreachable), if any. */
+  skipError?: RecordError | null;
 }
 
 /** A claim on one queued URL, held while it is visited. */
@@ -50,8 +52,19 @@ export interface Frontier {
    * @returns `null` when nothing is queued right now (URLs may still be in flight)
    */
   next(): Promise<Lease | null>;
-  /** Mark a leased URL done. Throws `StaleLeaseError` if `lease.token` no longer owns it. */
-  complete(lease: Lease): Promise<void>;
+  /**
+   * Finish a leased URL in one atomic step: store its record, mark it done and add the links
+   * discovered on it (as {@link Frontier.add} does). Succeeds only while `lease.token` still
+   * owns the URL (fencing): a worker whose lease expired or was released cannot complete it.
+   * @returns the discovered entries that were new
+   * @throws StaleLeaseError when the token no longer owns the URL (nothing is written)
+   */
+  complete(lease: Lease, record: PageRecord, discovered: readonly FrontierEntry[]): Promise<FrontierEntry[]>;
+  /**
+   * Extend a lease's expiry (stores without expiry may ignore this).
+   * @throws StaleLeaseError when the token no longer owns the URL
+   */
+  renew(lease: Lease): Promise<void>;
   /** Give a leased URL back to the queue unvisited (e.g. on cancellation). */
   release(lease: Lease): Promise<void>;
   /**
@@ -64,6 +77,12 @@ export interface Frontier {
   /** Take every queued URL out of the queue (marking them done), e.g. when a budget is spent. */
   drain(): Promise<FrontierEntry[]>;
   counts(): Promise<FrontierCounts>;
+  /**
+   * Every stored record, oldest first: visited pages' records as completed, and a record for
+   * each URL added with `skip` (built with `blankRecord`). Memory stores keep none and yield
+   * nothing; durable stores use it for `export` and to resume counters.
+   */
+  records(): AsyncIterable<PageRecord>;
   close(): Promise<void>;
 }
 

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { PageRecord } from '../report/record.js';
 import { StaleLeaseError, type Frontier, type FrontierCounts, type FrontierEntry, type Lease } from './frontier.js';
 
 type State = { s: 'queued' } | { s: 'leased'; token: string } | { s: 'done' };
 
 /**
- * The default {@link Frontier}: everything in memory, lost when the process ends.
+ * The default {@link Frontier}: everything in memory, lost when the process ends; records are
+ * not kept (they stream to the reporters).
  * Breadth-first: one FIFO queue per depth, the lowest non-empty depth served first.
  */
 export class MemoryFrontier implements Frontier {
@@ -68,12 +70,20 @@ export class MemoryFrontier implements Frontier {
     return st?.s === 'leased' && st.token === lease.token;
   }
 
-  async complete(lease: Lease): Promise<void> {
+  async complete(lease: Lease, _record: PageRecord, discovered: readonly FrontierEntry[]): Promise<FrontierEntry[]> {
     if (!this.owned(lease)) throw new StaleLeaseError(lease.entry.url);
     this.states.set(lease.entry.url, { s: 'done' });
     this.inFlight--;
     this.done++;
+    return this.add(discovered);
   }
+
+  async renew(lease: Lease): Promise<void> {
+    if (!this.owned(lease)) throw new StaleLeaseError(lease.entry.url);
+  }
+
+  /** The memory store keeps no records (the crawl streams them). */
+  async *records(): AsyncIterable<PageRecord> {}
 
   async release(lease: Lease): Promise<void> {
     if (!this.owned(lease)) throw new StaleLeaseError(lease.entry.url);
