@@ -24,6 +24,10 @@ export interface ExtractResult {
   baseURI: string;
   /** `location.href` at extraction time. */
   href: string;
+  /** Title and visible text, lowercased and whitespace-collapsed, at most 20000 characters. */
+  text: string;
+  /** First `<h1>`'s text, trimmed. */
+  h1: string;
   /** Content of `<meta name="robots">` and `<meta name="spacrawl">`, comma-joined, lowercased ('' if none). */
   robotsMeta: string;
   /** URLs the page tried to open with `window.open` (resolved). */
@@ -125,6 +129,8 @@ export function extractPage(): ExtractResult {
   return {
     title: (document.title ?? '').trim(),
     links,
+    text: `${document.title} ${document.body ? document.body.innerText : ''}`.toLowerCase().replace(/\s+/g, ' ').trim().slice(0, 20000),
+    h1: (document.querySelector('h1')?.textContent ?? '').replace(/\s+/g, ' ').trim(),
     robotsMeta: Array.from(document.querySelectorAll('meta[name]'))
       .filter((m) => /^(robots|spacrawl)$/i.test(m.getAttribute('name') ?? ''))
       .map((m) => (m.getAttribute('content') ?? '').toLowerCase())

@@ -1,5 +1,7 @@
 import type { BrowserContext, CDPSession, Frame, Page, Request, Response } from 'playwright';
 import type { DialogRecord, FailedRequest, PageTimings, RecordError, RedirectHop } from '../report/record.js';
+import type { LinkSource } from '../report/record.js';
+import { exploreClicks, scrollForLinks, type ClickOptions, type ScrollOptions } from './explore.js';
 import { extractPage, settleState, type ExtractResult, type RawLink } from './page-scripts.js';
 import { sleep, withTimeout } from './timeout.js';
 
@@ -22,6 +24,10 @@ export interface VisitOptions {
   onMainResponse?: (status: number, headers: Record<string, string>, at: number) => boolean;
   /** Awaited right before the navigation request is sent (the politeness gate). */
   beforeNavigate?: () => Promise<void>;
+  /** Click discovery (`--click`), or `null` for none. */
+  click?: ClickOptions | null;
+  /** Scroll to the end before reading links again (`--scroll`), or `null` for none. */
+  scroll?: ScrollOptions | null;
   /** Aborts the visit (cancellation); the result then has `error.code = "interrupted"`. */
   signal?: AbortSignal;
 }
@@ -30,7 +36,7 @@ export interface VisitOptions {
 export interface FoundLink {
   href: string;
   text: string;
-  source: 'anchor' | 'shadow' | 'frame' | 'popup' | 'sitemap';
+  source: LinkSource;
   rel: string;
 }
 
@@ -59,6 +65,14 @@ export interface VisitResult {
   pageErrors: string[];
   failedRequests: FailedRequest[];
   dialogs: DialogRecord[];
+  /** Clicks made while exploring. */
+  clicks: number;
+  /** URLs of cross-origin frames (listed, not entered). */
+  frames: string[];
+  /** Normalized visible text (title + body), for soft-404 and duplicate fingerprints; '' if none. */
+  text: string;
+  /** The page's first `<h1>` text, trimmed. */
+  h1: string;
   /** URLs of downloads the page started (all cancelled). */
   downloads: string[];
   /** `true` if the screenshot was written. */
@@ -123,6 +137,10 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
     failedRequests: [],
     dialogs: [],
     downloads: [],
+    clicks: 0,
+    frames: [],
+    text: '',
+    h1: '',
     screenshot: false,
     error: null,
     interrupted: false,
@@ -136,7 +154,8 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
   aborted.catch(() => {});
   const step = <T>(p: Promise<T>): Promise<T> => Promise.race([p, aborted]);
 
-  const hardDeadline = opts.navigationTimeoutMs + opts.settleTimeoutMs + 15_000;
+  const hardDeadline =
+    opts.navigationTimeoutMs + opts.settleTimeoutMs + 15_000 + (opts.click ? opts.click.budgetMs + 5_000 : 0) + (opts.scroll ? opts.scroll.maxSteps * (opts.scroll.stepMs + 200) + 5_000 : 0);
   const deadlineTimer = setTimeout(
     () => abort({ code: 'timeout', message: `page did not finish within the ${hardDeadline} ms page deadline` }),
     hardDeadline,
@@ -328,9 +347,15 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
     result.timings.load = main.nav.load;
     for (const l of main.links) result.links.push(toFound(l, l.inShadow ? 'shadow' : 'anchor'));
     for (const href of main.opened) result.links.push({ href, text: '', source: 'popup', rel: '' });
+    result.text = main.text;
+    result.h1 = main.h1;
     const origin = safeOrigin(main.href);
     for (const frame of p.frames()) {
-      if (frame === p.mainFrame() || safeOrigin(frame.url()) !== origin) continue;
+      if (frame === p.mainFrame()) continue;
+      if (safeOrigin(frame.url()) !== origin) {
+        if (/^https?:/.test(frame.url()) && result.frames.length < MAX_KEPT) result.frames.push(frame.url());
+        continue;
+      }
       const fr = await step(readFrame(frame));
       if (fr) for (const l of fr.links) result.links.push(toFound(l, 'frame'));
     }
@@ -342,6 +367,22 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
     if (opts.screenshotPath) {
       await step(withTimeout(p.screenshot({ path: opts.screenshotPath, fullPage: true, timeout: 15_000 }), 20_000, 'taking a screenshot'));
       result.screenshot = true;
+    }
+
+    // --- discover what a person reaches beyond the anchors: scrolling, clicking ---------------
+    if (opts.scroll || opts.click) {
+      const known = new Set(result.links.map((l) => l.href));
+      const quiet = async (ms: number): Promise<boolean> => {
+        if (inflight.size > 0 || Date.now() - lastNet < ms) return false;
+        const st = await withTimeout(p.evaluate(settleState), 2_000, 'reading the settle state').catch(() => ({ loaded: false, quietForMs: 0 }));
+        return st.quietForMs >= ms;
+      };
+      if (opts.scroll) result.links.push(...(await step(scrollForLinks(p, known, opts.scroll, quiet))));
+      if (opts.click) {
+        const ex = await step(exploreClicks(p, known, opts.click, quiet));
+        result.links.push(...ex.links);
+        result.clicks = ex.clicks;
+      }
     }
     return result;
   } catch (err) {

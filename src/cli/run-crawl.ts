@@ -66,7 +66,7 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
     for await (const r of crawler.records()) {
       writer?.write(r);
       counter.add(r);
-      if (isErrorPage(r)) anyFinding = true;
+      if (isErrorPage(r) || r.soft404) anyFinding = true; // a soft 404 is a broken link too
       if (!output.quiet) say(recordLine(r, origin));
     }
   } finally {
@@ -74,7 +74,7 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
     process.off('SIGTERM', onSignal);
     writer?.close();
   }
-  const summary = counter.snapshot(Date.now() - t0, crawler.endReason, crawler.sitemapUrls);
+  const summary = counter.snapshot(Date.now() - t0, crawler.endReason, crawler.sitemapUrls, crawler.notes, crawler.learnedRules());
   say(summaryLine(summary));
   let exitCode: ExitCodeValue = ExitCode.Ok;
   if (signalExit !== null) exitCode = signalExit;

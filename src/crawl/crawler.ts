@@ -22,6 +22,10 @@ import { Politeness } from './politeness.js';
 import { recordFromVisit } from './record-builder.js';
 import { backoffMs, isRetryable, parseRetryAfter, RETRYABLE_STATUS } from './retry.js';
 import { TrapDetector } from './traps.js';
+import { DustLearner } from './dust.js';
+import { contentHash } from './fingerprint.js';
+import { SoftNotFound } from './soft404.js';
+import type { ClickOptions } from '../browser/explore.js';
 
 /** Robots.txt `Crawl-delay` values above this are capped (ms). */
 export const MAX_CRAWL_DELAY_MS = 30_000;
@@ -82,6 +86,14 @@ export class Crawler {
   private relaunching: Promise<void> | null = null;
   private started = 0;
   private running = false;
+  private readonly limit: ReturnType<typeof pLimit>;
+  private pool: ContextPool | null = null;
+  private readonly soft404: SoftNotFound | null;
+  private readonly dust: DustLearner | null;
+  /** `origin|signature` of every clickable clicked (`--click auto` clicks each once per site). */
+  private readonly clicked = new Set<string>();
+  /** Things the summary should say (soft-404 matching switched off, learned parameters …). */
+  readonly notes: string[] = [];
 
   /** @throws OptionsError for nonsensical options (checked here, before anything starts) */
   constructor(options: CrawlOptions) {
@@ -90,6 +102,53 @@ export class Crawler {
     this.frontier = options.frontier ?? new MemoryFrontier();
     this.politeness = new Politeness({ ratePerSecond: this.options.rate, perHostConcurrency: this.options.perHostConcurrency });
     this.traps = new TrapDetector({ maxQueryVariants: this.options.maxQueryVariants, maxPathSegments: 30 });
+    this.limit = pLimit(this.options.concurrency);
+    this.soft404 = this.options.soft404
+      ? new SoftNotFound(
+          (url) => this.limit(() => this.probe(url)),
+          (note) => {
+            this.notes.push(note);
+            this.notice(note);
+          },
+        )
+      : null;
+    this.dust = this.options.dedupeContent ? new DustLearner() : null;
+  }
+
+  /** Parameters learned as irrelevant to content, per origin (`origin: name, …`). */
+  learnedRules(): string[] {
+    return this.dust?.rules() ?? [];
+  }
+
+  /**
+   * Render an origin's not-found probe (no record, no budget; it does take a slot and obeys
+   * robots.txt and politeness).
+   */
+  private async probe(url: string): Promise<{ text: string; status: number | null; path: string } | null> {
+    if (this.stopReason || !this.pool) return null;
+    if (this.robots && !(await this.robots.isAllowed(url))) return null;
+    const host = Politeness.key(url);
+    this.politeness.start(host);
+    try {
+      await this.ensureBrowser(this.pool);
+      const slot = await this.pool.acquire();
+      const res = await visitPage(slot.context, url, {
+        navigationTimeoutMs: this.options.timeoutMs,
+        settleTimeoutMs: this.options.settleTimeoutMs,
+        quietMs: this.options.quietMs,
+        screenshotPath: null,
+        maxDialogs: 10,
+        beforeNavigate: () => this.politeness.beforeNavigate(host),
+        signal: this.cancelVisits.signal,
+      });
+      this.pool.release(slot, res.contextBroken);
+      if (res.error || res.nonHtml) return null;
+      return { text: res.text, status: res.status, path: new URL(url).pathname };
+    } catch {
+      return null;
+    } finally {
+      this.politeness.finish(host);
+    }
   }
 
   /** Ask the crawl to end: no new pages start; in-flight pages get the grace period. */
@@ -170,6 +229,7 @@ export class Crawler {
         recycleAfter: o.recycleAfter,
         contextOptions: { ignoreHTTPSErrors: o.ignoreHttpsErrors },
       });
+      this.pool = pool;
       await this.offer(seeds, 0, null);
       if (o.sitemap) await this.seedFromSitemaps(requestCtx, seeds);
       await this.loop(pool);
@@ -200,7 +260,7 @@ export class Crawler {
 
   private async loop(pool: ContextPool): Promise<void> {
     const o = this.options;
-    const limit = pLimit(o.concurrency);
+    const limit = this.limit;
     const active = new Set<Promise<void>>();
     const stopped = new Promise<void>((r) => this.stop.signal.addEventListener('abort', () => r(), { once: true }));
     let frontierDry = false;
@@ -285,6 +345,7 @@ export class Crawler {
     const r = blankRecord(e.url, e.requestedUrl, e.depth, e.referrer);
     r.skipped = reason;
     r.error = error;
+    r.duplicateOf = e.duplicateOf ?? null;
     this.emit(r);
   }
 
@@ -296,8 +357,13 @@ export class Crawler {
     const entries: FrontierEntry[] = [];
     for (const c of cands) {
       const e: FrontierEntry = { url: c.url, requestedUrl: c.requestedUrl, depth, referrer };
+      const dup = this.dust?.duplicateOf(c.url) ?? null;
       if (depth > this.options.maxDepth) e.skip = 'budget';
       else if (this.traps.check(c.url)) e.skip = 'trap';
+      else if (dup) {
+        e.skip = 'duplicate';
+        e.duplicateOf = dup;
+      }
       else if (this.robots) {
         const d = await this.robots.check(c.requestedUrl);
         if (!d.allowed) {
@@ -310,6 +376,7 @@ export class Crawler {
           }
         }
       }
+      if (!e.skip && this.soft404 && this.options.soft404) this.soft404.ensure(new URL(c.requestedUrl).origin);
       entries.push(e);
     }
     return entries;
@@ -352,6 +419,25 @@ export class Crawler {
     }
   }
 
+  /** Click discovery settings for a page on `origin`. */
+  private clickOptions(origin: string): ClickOptions {
+    const o = this.options;
+    return {
+      limit: o.clickLimit,
+      exclude: o.clickExclude,
+      shouldClick: (sig) => {
+        if (o.click === 'all') return true;
+        const key = `${origin}|${sig}`;
+        if (this.clicked.has(key)) return false;
+        this.clicked.add(key);
+        return true;
+      },
+      clickWaitMs: 1000,
+      budgetMs: 30_000,
+      maxRevealDepth: 2,
+    };
+  }
+
   /** Relaunch a crashed browser we own (one relaunch shared by every caller). */
   private async ensureBrowser(pool: ContextPool): Promise<void> {
     if (this.browser?.isConnected()) return;
@@ -380,6 +466,17 @@ export class Crawler {
     this.attempts.set(e.url, attempt);
     const shotName = o.screenshotsDir ? screenshotFileName(e.url) : null;
 
+    // A variant queued before its parameter was learned as irrelevant is not rendered.
+    const dup = attempt === 1 ? (this.dust?.duplicateOf(e.url) ?? null) : null;
+    if (dup) {
+      const r = blankRecord(e.url, e.requestedUrl, e.depth, e.referrer);
+      r.skipped = 'duplicate';
+      r.duplicateOf = dup;
+      await this.frontier.complete(lease, r, []);
+      this.emit(r);
+      return;
+    }
+
     await this.ensureBrowser(pool);
     let slot;
     try {
@@ -396,6 +493,8 @@ export class Crawler {
       quietMs: o.quietMs,
       screenshotPath: shotName && o.screenshotsDir ? path.join(o.screenshotsDir, shotName) : null,
       maxDialogs: 10,
+      click: o.click === 'off' ? null : this.clickOptions(new URL(e.requestedUrl).origin),
+      scroll: o.scroll ? { maxSteps: 30, stepMs: 250 } : null,
       beforeNavigate: () => this.politeness.beforeNavigate(host),
       onMainResponse: (status, headers, at) => {
         if (!RETRYABLE_STATUS.has(status)) return false;
@@ -435,6 +534,11 @@ export class Crawler {
 
     const r = recordFromVisit(e, res, attempt, shotName);
     if (e.depth === 0 && res.status !== null) this.seedVisited = true;
+    if (res.status === 200 && !res.nonHtml && res.error === null && res.finalUrl) {
+      if (this.soft404) r.soft404 = await this.soft404.judge(res.finalUrl, res.status, res.title ?? '', res.h1, res.text, e.depth === 0);
+      const learned = this.dust?.observe(e.url, contentHash(res.text)) ?? [];
+      for (const name of learned) this.notice(`learned: parameter ${name.slice(2)} does not change content on ${new URL(e.url).origin}; further variants are skipped as duplicates`);
+    }
 
     let followLinks = !res.nonHtml && res.error === null;
     if (res.finalUrl) {
@@ -462,6 +566,7 @@ export class Crawler {
       r.links = classified.links;
       r.linkDetails = classified.linkDetails;
       r.externalLinks = classified.externalLinks;
+      r.linkSources = classified.linkSources;
       // <meta name="robots" content="nofollow"> / X-Robots-Tag: nofollow: links recorded, none followed.
       if (!r.nofollow || o.followNofollow) discovered = await this.decide(classified.candidates, e.depth + 1, e.url);
     }

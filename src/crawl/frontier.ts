@@ -17,6 +17,8 @@ export interface FrontierEntry {
   skip?: SkipReason;
   /** With `skip`: the error to record (e.g. robots.txt unreachable), if any. */
   skipError?: RecordError | null;
+  /** With `skip: "duplicate"`: the canonical URL it repeats. */
+  duplicateOf?: string | null;
 }
 
 /** A claim on one queued URL, held while it is visited. */

@@ -1,5 +1,5 @@
 import type { FoundLink } from '../browser/visit.js';
-import type { LinkDetail } from '../report/record.js';
+import type { LinkDetail, LinkSource } from '../report/record.js';
 import { normalize, toRequestUrl, type NormalizeOptions } from '../url/normalize.js';
 import type { Scope } from '../url/scope.js';
 
@@ -21,6 +21,8 @@ export interface ClassifiedLinks {
   linkDetails: LinkDetail[];
   /** In-scope links to offer the frontier (one per canonical URL). */
   candidates: Candidate[];
+  /** Links found, counted by source. */
+  linkSources: Partial<Record<LinkSource, number>>;
 }
 
 /** Cap on `linkDetails` per record, so a page with 100k links cannot bloat the report. */
@@ -34,7 +36,7 @@ export const MAX_LINK_DETAILS = 2000;
  * listed in `links` and `linkDetails` but not offered to the frontier unless `followNofollow`.
  */
 export function classifyLinks(found: readonly FoundLink[], scope: Scope, norm: NormalizeOptions = {}, followNofollow = false): ClassifiedLinks {
-  const out: ClassifiedLinks = { links: [], externalLinks: [], linkDetails: [], candidates: [] };
+  const out: ClassifiedLinks = { links: [], externalLinks: [], linkDetails: [], candidates: [], linkSources: {} };
   const inSeen = new Set<string>();
   const exSeen = new Set<string>();
   const detailSeen = new Set<string>();
@@ -53,6 +55,7 @@ export function classifyLinks(found: readonly FoundLink[], scope: Scope, norm: N
     } catch {
       continue;
     }
+    out.linkSources[l.source] = (out.linkSources[l.source] ?? 0) + 1;
     const nofollow = /(^|\s)nofollow(\s|$)/.test(l.rel);
     const detailKey = `${l.source}\u0000${canonical}\u0000${l.text}\u0000${nofollow}`;
     if (out.linkDetails.length < MAX_LINK_DETAILS && !detailSeen.has(detailKey)) {

@@ -31,6 +31,18 @@ export interface CrawlOptions {
   foldTrailingSlash?: boolean;
   /** Treat `/dir/index.html` and `/dir/` as one page. @default false */
   foldIndex?: boolean;
+  /** Click discovery: `auto` clicks each distinct clickable once per site, `all` on every page, `off` never. @default 'auto' */
+  click?: 'auto' | 'all' | 'off';
+  /** Most clicks per page. @default 100 */
+  clickLimit?: number;
+  /** Accessible-name patterns (regex sources) never clicked, on top of the destructive ones. */
+  clickExclude?: string[];
+  /** Scroll each page to its end and read links again (lazy lists). @default false */
+  scroll?: boolean;
+  /** Probe each origin for its "not found" rendering and flag soft 404s. @default true */
+  soft404?: boolean;
+  /** Learn parameters that do not change content and skip further variants as duplicates. @default true */
+  dedupeContent?: boolean;
   /** Folder for one full-page PNG per visited page, or none. */
   screenshotsDir?: string | null;
   /** Ignore robots.txt entirely. @default false */
@@ -85,6 +97,12 @@ export interface CrawlOptions {
 export interface ResolvedCrawlOptions {
   seeds: string[];
   concurrency: number;
+  click: 'auto' | 'all' | 'off';
+  clickLimit: number;
+  clickExclude: string[];
+  scroll: boolean;
+  soft404: boolean;
+  dedupeContent: boolean;
   include: string[];
   exclude: string[];
   normalize: NormalizeOptions;
@@ -148,6 +166,12 @@ export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
   return {
     seeds: [...o.seeds],
     concurrency: int('concurrency', o.concurrency, 4, 1),
+    click: o.click ?? 'auto',
+    clickLimit: int('click-limit', o.clickLimit, 100, 0),
+    clickExclude: [...(o.clickExclude ?? [])],
+    scroll: o.scroll ?? false,
+    soft404: o.soft404 ?? true,
+    dedupeContent: o.dedupeContent ?? true,
     include: [...(o.include ?? [])],
     exclude: [...(o.exclude ?? [])],
     normalize: {

@@ -25,6 +25,7 @@ export function recordFromVisit(entry: FrontierEntry, res: VisitResult, attempts
   r.failedRequests = res.failedRequests;
   r.dialogs = res.dialogs;
   r.downloads = res.downloads;
+  r.frames = res.frames;
   r.screenshot = res.screenshot ? screenshotName : null;
   r.error = res.error;
   const directives = res.robotsDirectives.split(/[\s,]+/);

@@ -103,6 +103,10 @@ export interface PageRecord {
   linkDetails: LinkDetail[];
   /** Canonical off-site http(s) URLs found. */
   externalLinks: string[];
+  /** How many links came from each source (`anchor`, `shadow`, `frame`, `popup`, `click`, `scroll`, `sitemap`). */
+  linkSources: Partial<Record<LinkSource, number>>;
+  /** URLs of cross-origin frames on the page (listed, not entered). */
+  frames: string[];
   /** `true` if the page went quiet before the settle cap. */
   settled: boolean;
   timings: PageTimings;
@@ -128,6 +132,8 @@ export interface PageRecord {
   error: RecordError | null;
   /** Why the URL was not visited, or `null` if it was. */
   skipped: SkipReason | null;
+  /** With `skipped: "duplicate"`: the canonical URL whose content this one repeats. */
+  duplicateOf: string | null;
 }
 
 /** Version of the output schema carried by JSON summaries and reports (never a JSON Lines row). */
@@ -159,6 +165,8 @@ export function blankRecord(url: string, requestedUrl: string | null, depth: num
     links: [],
     linkDetails: [],
     externalLinks: [],
+    linkSources: {},
+    frames: [],
     settled: false,
     timings: emptyTimings(),
     consoleErrors: [],
@@ -173,6 +181,7 @@ export function blankRecord(url: string, requestedUrl: string | null, depth: num
     nofollow: false,
     error: null,
     skipped: null,
+    duplicateOf: null,
   };
 }
 

@@ -15,12 +15,18 @@ export interface CrawlSummary {
   skipped: Record<string, number>;
   /** Distinct canonical URLs the crawl saw (records plus out-of-scope links). */
   uniqueUrls: number;
+  /** Pages flagged as soft 404s (HTTP 200 rendering a "not found" screen). */
+  soft404: number;
   /** Pages that reached the settle cap without going quiet. */
   unsettled: number;
   /** URLs seeded from sitemaps (`--sitemap`; 0 otherwise). */
   sitemapUrls: number;
   /** Pages found only through a sitemap: no crawled page links to them. */
   orphans: string[];
+  /** Things worth knowing about how the crawl judged pages (e.g. soft-404 matching switched off). */
+  notes: string[];
+  /** URL parameters learned as not changing content, as `origin: name, …`. */
+  learnedParams: string[];
   /** Wall time of the crawl (ms). */
   elapsedMs: number;
   /** Why the crawl ended. */
@@ -37,6 +43,7 @@ export class SummaryCounter {
   private errors = 0;
   private robots = 0;
   private unsettled = 0;
+  private soft404 = 0;
   private readonly skipped = new Map<string, number>();
   private readonly seen = new Set<string>();
   private readonly linked = new Set<string>();
@@ -56,6 +63,7 @@ export class SummaryCounter {
       if (r.status !== null && r.status >= 200 && r.status < 300 && r.error === null) this.ok++;
       if (isErrorPage(r)) this.errors++;
       if (!r.settled && r.status !== null && r.error === null) this.unsettled++;
+      if (r.soft404) this.soft404++;
     } else if (r.skipped) {
       this.skipped.set(r.skipped, (this.skipped.get(r.skipped) ?? 0) + 1);
       if (r.skipped === 'robots') this.robots++;
@@ -71,7 +79,13 @@ export class SummaryCounter {
    * The totals now.
    * @param sitemapUrls - canonical URLs that were seeded from sitemaps, for `orphans`
    */
-  snapshot(elapsedMs: number, endReason: EndReason, sitemapUrls: ReadonlySet<string> = new Set()): CrawlSummary {
+  snapshot(
+    elapsedMs: number,
+    endReason: EndReason,
+    sitemapUrls: ReadonlySet<string> = new Set(),
+    notes: readonly string[] = [],
+    learnedParams: readonly string[] = [],
+  ): CrawlSummary {
     const orphans = [...sitemapUrls].filter((u) => this.pageUrls.has(u) && !this.linked.has(u)).sort();
     return {
       schemaVersion: SCHEMA_VERSION,
@@ -81,9 +95,12 @@ export class SummaryCounter {
       robotsSkipped: this.robots,
       skipped: Object.fromEntries([...this.skipped].sort()),
       uniqueUrls: this.seen.size,
+      soft404: this.soft404,
       unsettled: this.unsettled,
       sitemapUrls: sitemapUrls.size,
       orphans,
+      notes: [...notes],
+      learnedParams: [...learnedParams],
       elapsedMs: Math.round(elapsedMs),
       endReason,
     };

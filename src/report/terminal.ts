@@ -28,6 +28,7 @@ export function recordLine(r: PageRecord, origin: string | null): string {
   else parts.push(`${r.links.length} link${r.links.length === 1 ? '' : 's'}`);
   if (r.timings.total !== null) parts.push(`${r.timings.total} ms`);
   if (!r.settled && r.error === null && r.status !== null && !r.skipped) parts.push('(not quiet: read at settle cap)');
+  if (r.soft404) parts.push('(soft 404: renders a "not found" screen)');
   if (r.error) parts.push(`${r.error.code}: ${r.error.message}`);
   return parts.join('  ');
 }
@@ -41,5 +42,6 @@ export function summaryLine(s: CrawlSummary): string {
     .join('');
   const sm = s.sitemapUrls ? `, ${s.sitemapUrls} from sitemaps (${s.orphans.length} orphan${s.orphans.length === 1 ? '' : 's'})` : '';
   const end = s.endReason === 'done' ? '' : ` [stopped: ${s.endReason}]`;
-  return `${s.pages} pages, ${s.ok} ok, ${s.errors} errors, ${s.robotsSkipped} skipped by robots.txt${extra}, ${s.uniqueUrls} unique URLs${sm}, ${secs} s${end}`;
+  const soft = s.soft404 ? `, ${s.soft404} soft 404${s.soft404 === 1 ? '' : 's'}` : '';
+  return `${s.pages} pages, ${s.ok} ok, ${s.errors} errors${soft}, ${s.robotsSkipped} skipped by robots.txt${extra}, ${s.uniqueUrls} unique URLs${sm}, ${secs} s${end}`;
 }

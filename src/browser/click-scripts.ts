@@ -1,0 +1,168 @@
+/**
+ * In-page code for click discovery. Each function is serialized by Playwright and must not
+ * close over anything outside its own body.
+ * @module
+ */
+
+/** A clickable element found in the page, described so it can be found again and deduplicated. */
+export interface ClickCandidate {
+  /** Index into `window.__spacrawlClickables` (valid until the next scan). */
+  index: number;
+  /** Stable signature: role or tag, accessible name, nearest landmark. */
+  signature: string;
+  /** Accessible name (trimmed, at most 100 characters). */
+  name: string;
+}
+
+/**
+ * Find click candidates: visible elements that are not links and not form submits, and that
+ * look clickable: an explicit role (`button`, `link`, `tab`, `treeitem`, `menuitem`),
+ * `aria-expanded="false"`, `<summary>`, an `onclick` attribute, or a `cursor: pointer` that the
+ * element sets itself (not one inherited from a clickable ancestor). Open shadow roots are
+ * searched too. Elements whose accessible name matches `excludePattern` (destructive or
+ * session-ending actions) are never returned. Stores the elements on
+ * `window.__spacrawlClickables` for {@link clickCandidate}.
+ * @param excludePattern - regex source, matched case-insensitively against the accessible name
+ */
+export function scanClickables(excludePattern: string): ClickCandidate[] {
+  const exclude = new RegExp(excludePattern, 'i');
+  const ROLES = new Set(['button', 'link', 'tab', 'treeitem', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option']);
+  const found: Element[] = [];
+  const out: ClickCandidate[] = [];
+  const nameOf = (el: Element): string => {
+    const label = el.getAttribute('aria-label') || el.getAttribute('title') || (el as HTMLElement).innerText || el.textContent || '';
+    return label.replace(/\s+/g, ' ').trim().slice(0, 100);
+  };
+  const landmarkOf = (el: Element): string => {
+    for (let p: Element | null = el.parentElement; p; p = p.parentElement) {
+      const role = p.getAttribute('role');
+      const tag = p.localName;
+      if (['nav', 'header', 'footer', 'aside', 'main', 'form', 'dialog'].includes(tag)) return `${tag}${p.id ? `#${p.id}` : ''}`;
+      if (role && ['navigation', 'banner', 'contentinfo', 'complementary', 'main', 'region', 'tree', 'tablist', 'menu', 'menubar', 'dialog'].includes(role)) {
+        return `${role}${p.getAttribute('aria-label') ? `(${p.getAttribute('aria-label')})` : ''}`;
+      }
+    }
+    return 'body';
+  };
+  const visible = (el: Element): boolean => {
+    const r = el.getBoundingClientRect();
+    if (r.width < 2 || r.height < 2) return false;
+    const cs = getComputedStyle(el);
+    return cs.visibility !== 'hidden' && cs.display !== 'none' && Number(cs.opacity) > 0;
+  };
+  const isSubmit = (el: Element): boolean => {
+    const tag = el.localName;
+    if (tag === 'input') return ['submit', 'image', 'reset'].includes((el as HTMLInputElement).type);
+    if (tag === 'button') return (el as HTMLButtonElement).type === 'submit' && (el as HTMLButtonElement).form !== null;
+    return false;
+  };
+  const inAnchor = (el: Element): boolean => el.closest('a[href], area[href]') !== null;
+  const walk = (root: Document | ShadowRoot): void => {
+    const all = root.querySelectorAll('*');
+    for (let i = 0; i < all.length; i++) {
+      const el = all[i] as Element;
+      const sr = (el as HTMLElement).shadowRoot;
+      if (sr) walk(sr);
+      const tag = el.localName;
+      if (tag === 'a' || tag === 'area' || tag === 'select' || tag === 'option' || tag === 'textarea' || tag === 'input' && !isSubmit(el)) continue;
+      if (tag === 'svg' || el instanceof SVGElement) continue;
+      const role = el.getAttribute('role');
+      const explicit =
+        (role !== null && ROLES.has(role)) || el.getAttribute('aria-expanded') === 'false' || tag === 'summary' || el.hasAttribute('onclick') || tag === 'button';
+      let pointer = false;
+      if (!explicit) {
+        const cs = getComputedStyle(el);
+        if (cs.cursor === 'pointer') {
+          const parent = el.parentElement;
+          pointer = !parent || getComputedStyle(parent).cursor !== 'pointer';
+        }
+      }
+      if (!explicit && !pointer) continue;
+      if (isSubmit(el) || inAnchor(el) || !visible(el)) continue;
+      if ((el as HTMLButtonElement).disabled) continue;
+      const name = nameOf(el);
+      if (name && exclude.test(name)) continue;
+      const sig = `${role ?? tag}|${name}|${landmarkOf(el)}`;
+      out.push({ index: found.length, signature: sig, name });
+      found.push(el);
+    }
+  };
+  walk(document);
+  (window as unknown as { __spacrawlClickables?: Element[] }).__spacrawlClickables = found;
+  return out;
+}
+
+/**
+ * Click candidate `index` of the last {@link scanClickables} (a real `click()` on the element,
+ * after scrolling it into view). Returns `false` when the element is gone.
+ */
+export function clickCandidate(index: number): boolean {
+  const list = (window as unknown as { __spacrawlClickables?: Element[] }).__spacrawlClickables ?? [];
+  const el = list[index] as HTMLElement | undefined;
+  if (!el || !el.isConnected) return false;
+  el.scrollIntoView({ block: 'center', inline: 'center' });
+  el.click();
+  return true;
+}
+
+/**
+ * Install the navigation recorder used while exploring clicks: `history.pushState` and
+ * `replaceState` still run (the app expects them), but every URL they set is recorded on
+ * `window.__spacrawlNav`, as are hash changes.
+ */
+export function recordNavigations(): void {
+  const w = window as unknown as { __spacrawlNav?: string[]; __spacrawlNavHooked?: boolean };
+  w.__spacrawlNav = [];
+  if (w.__spacrawlNavHooked) return;
+  w.__spacrawlNavHooked = true;
+  const note = (u: string | URL | null | undefined): void => {
+    if (u === null || u === undefined) return;
+    try {
+      w.__spacrawlNav?.push(new URL(String(u), document.baseURI).href);
+    } catch {
+      // not a URL
+    }
+  };
+  const push = history.pushState.bind(history);
+  const replace = history.replaceState.bind(history);
+  history.pushState = (data: unknown, unused: string, url?: string | URL | null) => {
+    note(url);
+    push(data, unused, url);
+  };
+  history.replaceState = (data: unknown, unused: string, url?: string | URL | null) => {
+    note(url);
+    replace(data, unused, url);
+  };
+  window.addEventListener('hashchange', () => note(location.href));
+}
+
+/** URLs recorded by {@link recordNavigations} since the last call (the list is emptied). */
+export function takeNavigations(): string[] {
+  const w = window as unknown as { __spacrawlNav?: string[] };
+  const out = w.__spacrawlNav ?? [];
+  w.__spacrawlNav = [];
+  return out;
+}
+
+/**
+ * Scroll to the bottom in steps of one viewport until the document stops growing, at most
+ * `maxSteps` steps, waiting `stepMs` between steps.
+ * @returns the number of steps taken
+ */
+export async function scrollToEnd({ maxSteps, stepMs }: { maxSteps: number; stepMs: number }): Promise<number> {
+  let steps = 0;
+  let lastHeight = -1;
+  let stable = 0;
+  while (steps < maxSteps) {
+    const h = document.documentElement.scrollHeight;
+    if (h === lastHeight && window.scrollY + window.innerHeight >= h - 2) {
+      stable++;
+      if (stable >= 2) break;
+    } else stable = 0;
+    lastHeight = h;
+    window.scrollBy(0, window.innerHeight);
+    steps++;
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+  return steps;
+}
