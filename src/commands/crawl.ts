@@ -62,6 +62,12 @@ Exit codes: 0 finished with no failing finding; 1 a page had an error or a statu
         settleTimeoutMs: flags['settle-timeout'],
         browserPath: flags['browser-path'] ?? null,
         proxy: flags.proxy ?? null,
+        click: flags.click as 'auto' | 'all' | 'off',
+        clickLimit: flags['click-limit'],
+        clickExclude: flags['click-exclude'] ?? [],
+        scroll: flags.scroll,
+        soft404: flags.soft404,
+        dedupeContent: flags['dedupe-content'],
         include: flags.include ?? [],
         exclude: flags.exclude ?? [],
         hashRoutes: flags['hash-routes'] as HashRouteMode,
@@ -81,6 +87,7 @@ Exit codes: 0 finished with no failing finding; 1 a page had an error or a statu
         ignoreHttpsErrors: flags['ignore-https-errors'],
       };
       for (const p of [...(options.include ?? []), ...(options.exclude ?? [])]) compilePattern(p);
+      for (const p of options.clickExclude ?? []) checkRegex('--click-exclude', p);
       if (flags['max-depth'] !== undefined) options.maxDepth = flags['max-depth'];
       if (flags['max-time'] !== undefined) options.maxTimeSeconds = flags['max-time'];
       const { summary, exitCode } = await runCrawl(options, { outFile: out, log: process.stderr, quiet: flags.quiet });
@@ -90,6 +97,18 @@ Exit codes: 0 finished with no failing finding; 1 a page had an error or a statu
       const { message, exit } = classifyError(err);
       this.error(message, { exit });
     }
+  }
+}
+
+/**
+ * Check a regex flag value.
+ * @throws OptionsError with a one-line message when it does not compile
+ */
+export function checkRegex(flag: string, source: string): void {
+  try {
+    new RegExp(source, 'i');
+  } catch (err) {
+    throw new OptionsError(`${flag} ${JSON.stringify(source)} is not a valid regular expression: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 

@@ -138,6 +138,7 @@ interface RecordRow {
   referrer: string | null;
   skipReason: string | null;
   skipError: string | null;
+  duplicateOf: string | null;
 }
 
 interface InsertParams {
@@ -148,6 +149,7 @@ interface InsertParams {
   state: UrlState;
   skipReason: string | null;
   skipError: string | null;
+  duplicateOf: string | null;
   seq: number;
 }
 
@@ -164,6 +166,7 @@ CREATE TABLE IF NOT EXISTS urls (
   state TEXT NOT NULL CHECK (state IN ('queued','leased','done','failed','skipped')),
   skip_reason TEXT,                   -- with state 'skipped'
   skip_error TEXT CHECK (skip_error IS NULL OR json_valid(skip_error)),
+  duplicate_of TEXT,                  -- with skip_reason 'duplicate': the URL it repeats
   token TEXT,                         -- with state 'leased': the fencing token
   lease_expires INTEGER,              -- with state 'leased': ms since the epoch
   seq INTEGER NOT NULL,               -- insertion order (first-come within a depth)
@@ -278,30 +281,31 @@ export class SqliteFrontier implements Frontier {
     }
     try {
       // Exclusive mode before WAL is first used: the WAL index then lives in this process's
-      // memory (no -shm file) and the lock, once taken, is kept until close.
+      // memory (no -shm file) and every lock taken is kept until close.
       db.pragma('locking_mode = EXCLUSIVE');
-      const mode = db.pragma('journal_mode = WAL', { simple: true });
-      db.pragma('synchronous = NORMAL');
+      // Read-only checks first, so a file that is not ours is left exactly as it was.
       const check = db.pragma('quick_check', { simple: true });
       if (check !== 'ok') throw new StateFileError(file, `is corrupt (quick_check: ${oneLine(String(check))})`);
-
-      db.transaction(() => {
-        const hasMeta = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM sqlite_schema WHERE type = 'table' AND name = 'meta'").get()?.n === 1;
-        const tables = db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").get()?.n ?? 0;
-        const getMeta = (k: string): string | undefined =>
-          hasMeta ? db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?').get(k)?.value : undefined;
-        const schema = getMeta('schema');
-        if (schema === undefined && tables > 0) throw new StateFileError(file, 'is a SQLite database but not a spacrawl state file');
-        if (schema !== undefined) {
-          const v = Number(schema);
-          if (!Number.isInteger(v) || v < 1) throw new StateFileError(file, `has an unknown state schema (${oneLine(schema)})`);
-          if (v > STATE_SCHEMA_VERSION) {
-            throw new StateFileError(file, `was written by a newer spacrawl (state schema ${v}; this version reads up to ${STATE_SCHEMA_VERSION})`);
-          }
+      const hasMeta = db.prepare<[], number>("SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name = 'meta'").pluck().get() === 1;
+      const tables = db.prepare<[], number>("SELECT COUNT(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().get() ?? 0;
+      const getMeta = (k: string): string | undefined =>
+        hasMeta ? db.prepare<[string], string>('SELECT value FROM meta WHERE key = ?').pluck().get(k) : undefined;
+      const schema = getMeta('schema');
+      if (schema === undefined && tables > 0) throw new StateFileError(file, 'is a SQLite database but not a spacrawl state file');
+      if (schema !== undefined) {
+        const v = Number(schema);
+        if (!Number.isInteger(v) || v < 1) throw new StateFileError(file, `has an unknown state schema (${oneLine(schema)})`);
+        if (v > STATE_SCHEMA_VERSION) {
+          throw new StateFileError(file, `was written by a newer spacrawl (state schema ${v}; this version reads up to ${STATE_SCHEMA_VERSION})`);
         }
+      }
+
+      const mode = db.pragma('journal_mode = WAL', { simple: true });
+      db.pragma('synchronous = NORMAL');
+      db.transaction(() => {
         db.exec(SCHEMA);
         const setMeta = db.prepare<[string, string]>('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
-        const stored = getMeta('crawl_key');
+        const stored = hasMeta ? getMeta('crawl_key') : undefined;
         if (stored !== undefined && !opts.force) {
           const diff = keyDiff(parseKey(file, stored), key);
           if (diff) throw new CrawlMismatchError(file, diff.fields, diff.details);
@@ -354,6 +358,7 @@ export class SqliteFrontier implements Frontier {
         state: e.skip ? 'skipped' : 'queued',
         skipReason: e.skip ?? null,
         skipError: e.skip && e.skipError ? JSON.stringify(e.skipError) : null,
+        duplicateOf: e.skip ? (e.duplicateOf ?? null) : null,
         seq: this.seq,
       };
       if (this.stmts.insertUrl.run(params).changes === 0) continue;
@@ -469,7 +474,8 @@ export class SqliteFrontier implements Frontier {
   /**
    * Every stored record, oldest first: each completed page's record as given to
    * {@link SqliteFrontier.complete}, and for each skipped URL (added with `skip`, or drained)
-   * a `blankRecord` with `skipped` and `error` set — in the order they were stored. Read in
+   * a `blankRecord` with `skipped`, `error` and `duplicateOf` set (as the crawler emits it) —
+   * in the order they were stored. Read in
    * pages of a few hundred rows, so other calls may be made between items.
    * @throws StateStoreError on a database error or an unreadable stored record
    */
@@ -515,8 +521,8 @@ function prepare(db: Database.Database) {
     maxSeq: db.prepare<[], number>('SELECT COALESCE(MAX(seq), 0) FROM urls').pluck(),
     insertUrl: db.prepare<[InsertParams]>(
       // Not INSERT OR IGNORE: that would also drop rows breaking other constraints, silently.
-      `INSERT INTO urls (url, requested_url, depth, referrer, state, skip_reason, skip_error, seq)
-       VALUES (@url, @requestedUrl, @depth, @referrer, @state, @skipReason, @skipError, @seq)
+      `INSERT INTO urls (url, requested_url, depth, referrer, state, skip_reason, skip_error, duplicate_of, seq)
+       VALUES (@url, @requestedUrl, @depth, @referrer, @state, @skipReason, @skipError, @duplicateOf, @seq)
        ON CONFLICT (url) DO NOTHING`,
     ),
     insertRecord: db.prepare<[{ url: string; json: string | null }]>('INSERT INTO records (url, json) VALUES (@url, @json)'),
@@ -552,7 +558,7 @@ function prepare(db: Database.Database) {
       `SELECT url, requested_url AS requestedUrl, depth, referrer FROM urls WHERE state = 'queued' ORDER BY depth, seq`,
     ),
     skipQueued: db.prepare<[{ url: string; reason: string }]>(
-      `UPDATE urls SET state = 'skipped', skip_reason = @reason, skip_error = NULL WHERE url = @url AND state = 'queued'`,
+      `UPDATE urls SET state = 'skipped', skip_reason = @reason, skip_error = NULL, duplicate_of = NULL WHERE url = @url AND state = 'queued'`,
     ),
     counts: db.prepare<[{ now: number }], { queued: number; inFlight: number; done: number }>(
       `SELECT
@@ -563,7 +569,7 @@ function prepare(db: Database.Database) {
     ),
     recordsPage: db.prepare<[{ after: number; limit: number }], RecordRow>(
       `SELECT r.seq, r.url, r.json, u.requested_url AS requestedUrl, u.depth, u.referrer,
-              u.skip_reason AS skipReason, u.skip_error AS skipError
+              u.skip_reason AS skipReason, u.skip_error AS skipError, u.duplicate_of AS duplicateOf
        FROM records r LEFT JOIN urls u ON u.url = r.url
        WHERE r.seq > @after ORDER BY r.seq LIMIT @limit`,
     ),
@@ -581,6 +587,7 @@ function toRecord(row: RecordRow): PageRecord {
   const r = blankRecord(row.url, row.requestedUrl, row.depth ?? 0, row.referrer);
   r.skipped = row.skipReason as SkipReason;
   r.error = row.skipError === null ? null : (JSON.parse(row.skipError) as RecordError);
+  r.duplicateOf = row.duplicateOf;
   return r;
 }
 
