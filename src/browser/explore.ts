@@ -96,12 +96,16 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
     const queue: { sig: string; depth: number }[] = [];
     const scan = async (): Promise<ClickCandidate[]> =>
       withTimeout(page.evaluate(scanClickables, exclude), 5_000, 'scanning clickables').catch(() => []);
+    // Clickables a click revealed go first (depth-first), while what revealed them is still open:
+    // a later click may re-render the page and hide them again.
     const enqueue = (cands: { signature: string }[], depth: number): void => {
+      const fresh: { sig: string; depth: number }[] = [];
       for (const c of cands) {
         if (seenSigs.has(c.signature)) continue;
         seenSigs.add(c.signature);
-        queue.push({ sig: c.signature, depth });
+        fresh.push({ sig: c.signature, depth });
       }
+      queue.unshift(...fresh);
     };
     enqueue(await scan(), 0);
     while (queue.length && result.clicks < opts.limit && Date.now() < deadline) {

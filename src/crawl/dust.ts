@@ -87,6 +87,9 @@ export class DustLearner {
         }
         set.add(name);
         fresh.push(name);
+        // This URL stands for its family from now on (the bare `#/page` included).
+        const reduced = keyWithout(p, (k) => set.has(k));
+        if (!this.representatives.has(reduced)) this.representatives.set(reduced, url);
       }
     }
     return fresh;
