@@ -38,5 +38,7 @@ export const crawlFlags = {
   'max-query-variants': Flags.integer({ description: 'distinct query strings visited per path before the rest are skipped as a trap', default: 100, min: 1 }),
   'recycle-after': Flags.integer({ description: 'replace each browser context after this many pages', default: 200, min: 1 }),
   'ignore-https-errors': Flags.boolean({ description: 'accept invalid TLS certificates', default: false }),
+  state: Flags.string({ description: 'keep the frontier and the records in this SQLite file: run the same command again to resume after Ctrl-C, a crash or kill -9' }),
+  force: Flags.boolean({ description: 'with --state: resume even if the seeds or scope differ from the stored crawl (the stored ones are replaced)', default: false }),
   quiet: Flags.boolean({ char: 'q', description: 'print only the summary line', default: false }),
 };

@@ -1,7 +1,8 @@
 import { Crawler } from '../crawl/crawler.js';
 import type { CrawlOptions } from '../crawl/options.js';
 import { JsonlWriter } from '../report/jsonl.js';
-import { isErrorPage } from '../report/record.js';
+import { isErrorPage, type PageRecord } from '../report/record.js';
+import { classifyError } from './errors.js';
 import { SummaryCounter, type CrawlSummary } from '../report/summary.js';
 import { recordLine, summaryLine } from '../report/terminal.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
@@ -16,6 +17,10 @@ export interface CrawlOutput {
   quiet?: boolean;
   /** When `true`, the exit code is 0 whenever the crawl finishes (the `demo` command). */
   neverFailOnFindings?: boolean;
+  /** Append to `outFile` instead of truncating it (resuming a `--state` crawl). */
+  append?: boolean;
+  /** Records of earlier runs of the same crawl (`--state`), counted in the summary and exit code. */
+  earlier?: AsyncIterable<PageRecord>;
 }
 
 /** Outcome of {@link runCrawl}. */
@@ -36,8 +41,26 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
     output.log.write(`${line}\n`);
   };
   const crawler = new Crawler({ ...options, onNotice: (m) => say(`note: ${m}`) }); // validates options first
-  const writer = output.outFile ? new JsonlWriter(output.outFile) : null;
+  // Resuming: records the store has but --out lacks (the process died between the two) are
+  // written first, so every page ends up in --out exactly once.
+  const inOut = output.outFile && output.append ? JsonlWriter.recover(output.outFile) : new Set<string>();
+  const writer = output.outFile ? new JsonlWriter(output.outFile, output.append ?? false) : null;
   const counter = new SummaryCounter();
+  let anyFinding = false;
+  let earlier = 0;
+  if (output.earlier) {
+    let caughtUp = 0;
+    for await (const r of output.earlier) {
+      counter.add(r);
+      earlier++;
+      if (isErrorPage(r) || r.soft404) anyFinding = true;
+      if (writer && !inOut.has(r.url)) {
+        writer.write(r);
+        caughtUp++;
+      }
+    }
+    if (earlier) say(`resuming: ${earlier} URLs already decided in earlier runs${caughtUp ? ` (${caughtUp} written to --out now)` : ''}`);
+  }
   const t0 = Date.now();
   let origin: string | null = null;
   try {
@@ -61,14 +84,22 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  let anyFinding = false;
+  let fatal: { message: string } | null = null;
+  let written = 0;
   try {
     for await (const r of crawler.records()) {
       writer?.write(r);
+      written++;
       counter.add(r);
       if (isErrorPage(r) || r.soft404) anyFinding = true; // a soft 404 is a broken link too
       if (!output.quiet) say(recordLine(r, origin));
     }
+  } catch (err) {
+    const c = classifyError(err);
+    // A problem found before anything was crawled is a usage error (exit 2, no summary); one
+    // that stops a running crawl is an infrastructure failure: flush, summarize, exit 3.
+    if (c.exit === ExitCode.Usage && written === 0) throw err;
+    fatal = { message: c.message };
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -77,7 +108,10 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
   const summary = counter.snapshot(Date.now() - t0, crawler.endReason, crawler.sitemapUrls, crawler.notes, crawler.learnedRules());
   say(summaryLine(summary));
   let exitCode: ExitCodeValue = ExitCode.Ok;
-  if (signalExit !== null) exitCode = signalExit;
-  else if (!output.neverFailOnFindings && (anyFinding || !crawler.seedVisited)) exitCode = ExitCode.Findings;
+  if (fatal) {
+    say(`spacrawl: crawl aborted: ${fatal.message}`);
+    exitCode = ExitCode.Infrastructure;
+  } else if (signalExit !== null) exitCode = signalExit;
+  else if (!output.neverFailOnFindings && (anyFinding || (!crawler.seedVisited && earlier === 0))) exitCode = ExitCode.Findings;
   return { summary, exitCode };
 }

@@ -6,6 +6,8 @@ import { crawlFlags } from '../cli/flags.js';
 import { runCrawl } from '../cli/run-crawl.js';
 import type { CrawlSummary } from '../report/summary.js';
 import { OptionsError, type CrawlOptions } from '../crawl/options.js';
+import { SqliteFrontier, type CrawlKey } from '../crawl/sqlite-frontier.js';
+import type { PageRecord } from '../report/record.js';
 import { InvalidUrlError } from '../url/normalize.js';
 import { compilePattern, type ScopeMode } from '../url/scope.js';
 import type { HashRouteMode } from '../url/normalize.js';
@@ -90,7 +92,19 @@ Exit codes: 0 finished with no failing finding; 1 a page had an error or a statu
       for (const p of options.clickExclude ?? []) checkRegex('--click-exclude', p);
       if (flags['max-depth'] !== undefined) options.maxDepth = flags['max-depth'];
       if (flags['max-time'] !== undefined) options.maxTimeSeconds = flags['max-time'];
-      const { summary, exitCode } = await runCrawl(options, { outFile: out, log: process.stderr, quiet: flags.quiet });
+      let earlier: AsyncIterable<PageRecord> | undefined;
+      if (flags.state) {
+        const store = SqliteFrontier.open(path.resolve(flags.state), { crawlKey: crawlKeyOf(options), force: flags.force });
+        options.frontier = store;
+        earlier = store.records();
+      }
+      const { summary, exitCode } = await runCrawl(options, {
+        outFile: out,
+        log: process.stderr,
+        quiet: flags.quiet,
+        append: Boolean(flags.state),
+        ...(earlier ? { earlier } : {}),
+      });
       process.exitCode = exitCode;
       return summary;
     } catch (err) {
@@ -98,6 +112,21 @@ Exit codes: 0 finished with no failing finding; 1 a page had an error or a statu
       this.error(message, { exit });
     }
   }
+}
+
+/** What identifies a durable crawl: resuming with other values is refused unless `--force`. */
+export function crawlKeyOf(o: CrawlOptions): CrawlKey {
+  return {
+    seeds: o.seeds,
+    scope: o.scope ?? 'host',
+    include: o.include ?? [],
+    exclude: o.exclude ?? [],
+    hashRoutes: o.hashRoutes ?? 'auto',
+    keepParams: o.keepParams ?? false,
+    stripParams: o.stripParams ?? [],
+    foldTrailingSlash: o.foldTrailingSlash ?? false,
+    foldIndex: o.foldIndex ?? false,
+  };
 }
 
 /**

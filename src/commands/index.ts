@@ -1,10 +1,12 @@
 import Crawl from './crawl.js';
 import Demo from './demo.js';
+import Export from './export.js';
 import Robots from './robots.js';
 
 /** oclif's explicit command table (package.json `oclif.commands`). */
 export const COMMANDS = {
   crawl: Crawl,
   demo: Demo,
+  export: Export,
   robots: Robots,
 };

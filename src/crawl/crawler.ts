@@ -14,7 +14,7 @@ import { Scope } from '../url/scope.js';
 import { readSitemaps } from '../url/sitemap.js';
 import { VERSION } from '../version.js';
 import { Channel } from './channel.js';
-import type { Frontier, FrontierEntry, Lease } from './frontier.js';
+import { StaleLeaseError, type Frontier, type FrontierEntry, type Lease } from './frontier.js';
 import { classifyLinks, type Candidate } from './link-pipeline.js';
 import { MemoryFrontier } from './memory-frontier.js';
 import { resolveOptions, type CrawlOptions, type ResolvedCrawlOptions } from './options.js';
@@ -40,6 +40,11 @@ export class InfrastructureError extends Error {
     super(message);
     this.name = 'InfrastructureError';
   }
+}
+
+/** Swallow only a lost lease; any other store error must stop the crawl. */
+function ignoreStale(err: unknown): void {
+  if (!(err instanceof StaleLeaseError)) throw err;
 }
 
 /** A leased URL waiting to be (re)visited. */
@@ -230,6 +235,8 @@ export class Crawler {
         contextOptions: { ignoreHTTPSErrors: o.ignoreHttpsErrors },
       });
       this.pool = pool;
+      // On a resumed durable crawl, pages already decided count against --max-pages.
+      this.started = (await this.frontier.counts()).done;
       await this.offer(seeds, 0, null);
       if (o.sitemap) await this.seedFromSitemaps(requestCtx, seeds);
       await this.loop(pool);
@@ -326,7 +333,7 @@ export class Crawler {
       clearTimeout(timer);
       this.cancelVisits.abort();
       await all;
-      for (const p of this.parked.splice(0)) await this.frontier.release(p.lease).catch(() => {});
+      for (const p of this.parked.splice(0)) await this.frontier.release(p.lease).catch(ignoreStale);
       this.endReason = this.stopReason;
       if (this.fatal) throw this.fatal instanceof Error ? this.fatal : new InfrastructureError(String(this.fatal));
       return;
@@ -508,7 +515,7 @@ export class Crawler {
     pool.release(slot, res.contextBroken);
     if (res.interrupted) {
       this.attempts.set(e.url, attempt - 1);
-      await this.frontier.release(lease).catch(() => {});
+      await this.frontier.release(lease).catch(ignoreStale);
       return;
     }
 

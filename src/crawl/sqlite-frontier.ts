@@ -49,6 +49,11 @@ export interface SqliteFrontierOptions {
    */
   force?: boolean;
   /**
+   * Open a stored crawl as it is (for `export`): the crawl key is neither compared nor replaced.
+   * @default false
+   */
+  keepKey?: boolean;
+  /**
    * Lease expiry (ms): a claim not completed or renewed within this time may be claimed again,
    * and its token can no longer complete or renew it.
    * @default 600000
@@ -306,7 +311,7 @@ export class SqliteFrontier implements Frontier {
         db.exec(SCHEMA);
         const setMeta = db.prepare<[string, string]>('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
         const stored = hasMeta ? getMeta('crawl_key') : undefined;
-        if (stored !== undefined && !opts.force) {
+        if (stored !== undefined && !opts.force && !opts.keepKey) {
           const diff = keyDiff(parseKey(file, stored), key);
           if (diff) throw new CrawlMismatchError(file, diff.fields, diff.details);
         }
@@ -314,7 +319,7 @@ export class SqliteFrontier implements Frontier {
           setMeta.run('schema', String(STATE_SCHEMA_VERSION));
           setMeta.run('created_at', new Date().toISOString());
         }
-        setMeta.run('crawl_key', stableStringify(key));
+        if (!opts.keepKey || stored === undefined) setMeta.run('crawl_key', stableStringify(key));
         // A write on every open: proves the file is writable and takes the exclusive lock.
         setMeta.run('opened_at', new Date().toISOString());
         // Whoever held these leases is gone (we hold the lock): back to the queue at once.

@@ -33,6 +33,33 @@ export class JsonlWriter {
     }
   }
 
+  /**
+   * Prepare a JSON Lines file for appending after a crash: a torn last line (no trailing
+   * newline, as `kill -9` mid-write can leave) is cut off.
+   * @returns the `url` of every whole record in the file (empty when it does not exist)
+   */
+  static recover(file: string): Set<string> {
+    const urls = new Set<string>();
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch {
+      return urls;
+    }
+    const end = text.lastIndexOf('\n') + 1;
+    if (end < text.length) fs.truncateSync(file, Buffer.byteLength(text.slice(0, end)));
+    for (const line of text.slice(0, end).split('\n')) {
+      if (!line) continue;
+      try {
+        const u = (JSON.parse(line) as { url?: unknown }).url;
+        if (typeof u === 'string') urls.add(u);
+      } catch {
+        // not a record of ours: left as it is
+      }
+    }
+    return urls;
+  }
+
   /** Append one record as one line. */
   write(r: PageRecord): void {
     if (this.fd === null) return;

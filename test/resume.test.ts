@@ -1,0 +1,179 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPagedSite, pagedPath } from '../fixtures/sites/paged.js';
+import type { FixtureServer } from '../fixtures/server.js';
+
+// Durable crawls (--state): kill -9 at several points, Ctrl-C, resume, refusals. Every crawl
+// here is the real CLI in a child process, against a real SQLite file.
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const BIN = path.join(ROOT, 'bin', 'run.js');
+const SIZE = 100;
+const ALL = Array.from({ length: SIZE }, (_, i) => pagedPath(i)).sort();
+let site: FixtureServer;
+let tmp: string;
+
+beforeAll(async () => {
+  spawnSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
+  site = await startPagedSite(SIZE);
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-resume-'));
+});
+afterAll(async () => {
+  await site.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+function start(args: string[]): ChildProcess {
+  // Own process group, so a kill reaches Chromium too (as a crash of the whole machine would).
+  return spawn(process.execPath, [BIN, 'crawl', `${site.origin}/`, '--no-soft404', '--click', 'off', '-q', ...args], { cwd: tmp, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function exited(child: ChildProcess): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  let stderr = '';
+  let stdout = '';
+  child.stderr?.on('data', (d) => (stderr += d));
+  child.stdout?.on('data', (d) => (stdout += d));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stderr, stdout })));
+}
+
+const lines = (file: string): string[] => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+
+async function waitForLines(file: string, n: number, timeoutMs = 90_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (lines(file).length >= n) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`${file} never reached ${n} lines`);
+}
+
+/** Paths of page documents requested, with counts. */
+function docCounts(): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const r of site.documents()) m.set(r.path, (m.get(r.path) ?? 0) + 1);
+  return m;
+}
+
+/** URLs with a stored record, read from the state file directly (after the crawler died). */
+function committed(db: string): Set<string> {
+  const conn = new Database(db, { readonly: true, fileMustExist: true });
+  try {
+    return new Set(conn.prepare<[], string>('SELECT url FROM records').pluck().all().map((u) => new URL(u).pathname));
+  } finally {
+    conn.close();
+  }
+}
+
+describe('kill -9, then resume', () => {
+  for (const killAt of [5, 20, 40, 60, 90]) {
+    it(`killed after ${killAt} records: the resume finishes, every page has one record, only pages in flight were fetched twice`, async () => {
+      site.reset();
+      const db = path.join(tmp, `kill-${killAt}.db`);
+      const out = path.join(tmp, `kill-${killAt}.jsonl`);
+      const first = start(['--state', db, '--out', out, '--concurrency', '4']);
+      const firstDone = exited(first);
+      await waitForLines(out, killAt);
+      process.kill(-first.pid!, 'SIGKILL');
+      await firstDone;
+      // Requests already on the wire when the group died may reach the server a moment later.
+      await new Promise((r) => setTimeout(r, 500));
+      const requestedBefore = new Set(docCounts().keys());
+      const inFlight = [...requestedBefore].filter((p) => !committed(db).has(p));
+
+      const second = await exited(start(['--state', db, '--out', out, '--concurrency', '4', '--json']));
+      expect(second.code).toBe(0);
+      const recs = lines(out).map((l) => JSON.parse(l) as { url: string });
+      const perPage = new Map<string, number>();
+      for (const r of recs) perPage.set(new URL(r.url).pathname, (perPage.get(new URL(r.url).pathname) ?? 0) + 1);
+      expect([...perPage.keys()].sort()).toEqual(ALL);
+      expect([...perPage.values()].every((n) => n === 1)).toBe(true);
+      const counts = docCounts();
+      expect([...counts.keys()].sort()).toEqual(ALL);
+      const twice = [...counts].filter(([, n]) => n > 1).map(([p]) => p);
+      expect(Math.max(...counts.values())).toBeLessThanOrEqual(2);
+      for (const p of twice) expect(inFlight).toContain(p);
+      const summary = JSON.parse(second.stdout) as { pages: number; ok: number };
+      expect([summary.pages, summary.ok]).toEqual([SIZE, SIZE]); // the summary covers both runs
+    });
+  }
+});
+
+describe('Ctrl-C, then resume', () => {
+  it('SIGINT releases in-flight pages after the grace period; the resume requests no page twice', async () => {
+    site.reset();
+    const db = path.join(tmp, 'sigint.db');
+    const out = path.join(tmp, 'sigint.jsonl');
+    const first = start(['--state', db, '--out', out, '--concurrency', '4']);
+    const firstDone = exited(first);
+    await waitForLines(out, 20);
+    first.kill('SIGINT');
+    const r1 = await firstDone;
+    expect(r1.code).toBe(130);
+    const r2 = await exited(start(['--state', db, '--out', out, '--concurrency', '4']));
+    expect(r2.code).toBe(0);
+    const counts = docCounts();
+    expect([...counts.keys()].sort()).toEqual(ALL);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    expect(lines(out)).toHaveLength(SIZE);
+  });
+});
+
+describe('refusals', () => {
+  it('a second process on the same state file is refused (exit 2, one line) while the first runs', async () => {
+    const db = path.join(tmp, 'locked.db');
+    const first = start(['--state', db, '--concurrency', '1']);
+    const firstDone = exited(first);
+    await new Promise((r) => setTimeout(r, 1500));
+    const second = await exited(start(['--state', db]));
+    process.kill(-first.pid!, 'SIGKILL');
+    await firstDone;
+    expect(second.code).toBe(2);
+    expect(second.stderr.trim().split('\n')).toHaveLength(1);
+    expect(second.stderr).toMatch(/in use by another spacrawl process/);
+  });
+
+  it('resuming with a different scope is refused unless --force', async () => {
+    const db = path.join(tmp, 'scope.db');
+    const r1 = await exited(start(['--state', db, '--max-pages', '3']));
+    expect(r1.code).toBe(0);
+    const r2 = await exited(start(['--state', db, '--scope', 'domain']));
+    expect(r2.code).toBe(2);
+    expect(r2.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r2.stderr).toMatch(/different crawl.*scope.*--force/);
+    const r3 = await exited(start(['--state', db, '--scope', 'domain', '--force', '--max-pages', '3']));
+    expect(r3.code).toBe(0);
+  });
+
+  it('a corrupt or unwritable state file is exit 2 with one line', async () => {
+    const bad = path.join(tmp, 'corrupt.db');
+    fs.writeFileSync(bad, 'this is not a database, just text that is long enough to look like a header of something '.repeat(20));
+    const r1 = await exited(start(['--state', bad]));
+    expect(r1.code).toBe(2);
+    expect(r1.stderr.trim().split('\n')).toHaveLength(1);
+    const r2 = await exited(start(['--state', path.join(tmp, 'no-such-folder', 'x.db')]));
+    expect(r2.code).toBe(2);
+    expect(r2.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('export writes the stored records of a crawl without crawling', async () => {
+    const db = path.join(tmp, 'export.db');
+    const r1 = await exited(start(['--state', db, '--max-pages', '5']));
+    expect(r1.code).toBe(0);
+    const before = site.log.length;
+    const jsonl = path.join(tmp, 'export.jsonl');
+    const json = path.join(tmp, 'export.json');
+    const r = spawnSync(process.execPath, [BIN, 'export', '--state', db, '--report', `jsonl:${jsonl}`, '--report', `json:${json}`], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(site.log.length).toBe(before);
+    const recs = lines(jsonl).map((l) => JSON.parse(l) as { skipped: string | null });
+    expect(recs.filter((x) => x.skipped === null)).toHaveLength(5);
+    const report = JSON.parse(fs.readFileSync(json, 'utf8')) as { schemaVersion: number; summary: { pages: number }; pages: unknown[] };
+    expect(report.schemaVersion).toBe(1);
+    expect(report.summary.pages).toBe(5);
+    expect(report.pages).toHaveLength(recs.length);
+  });
+});

@@ -1,0 +1,692 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import ts from 'typescript';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { StaleLeaseError, type FrontierEntry, type Lease } from '../src/crawl/frontier.js';
+import {
+  CrawlMismatchError,
+  SqliteFrontier,
+  StateFileError,
+  StateLockedError,
+  StateStoreError,
+  type CrawlKey,
+} from '../src/crawl/sqlite-frontier.js';
+import { blankRecord, type PageRecord } from '../src/report/record.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const KEY: CrawlKey = { seeds: ['http://site.test/'], scope: 'host' };
+const IS_ROOT = typeof process.getuid === 'function' && process.getuid() === 0;
+/** `nobody`: file modes bind it, unlike root. */
+const NOBODY = 65534;
+
+let tmp: string;
+/** The SQLite frontier transpiled to plain JS, for child processes (`node -e` cannot load TS). */
+let childModule: string;
+const open: SqliteFrontier[] = [];
+const children: ChildProcess[] = [];
+
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-sqlite-'));
+  fs.chmodSync(tmp, 0o755);
+  childModule = transpileForChildren(path.join(tmp, 'build'));
+});
+
+afterEach(async () => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const f of open.splice(0)) await f.close().catch(() => {});
+});
+
+afterAll(() => {
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+/** Transpile `src/crawl/sqlite-frontier.ts` and the project modules it imports into `outDir`. */
+function transpileForChildren(outDir: string): string {
+  const todo = ['src/crawl/sqlite-frontier.ts'];
+  const seen = new Set<string>();
+  while (todo.length > 0) {
+    const rel = todo.pop()!;
+    if (seen.has(rel)) continue;
+    seen.add(rel);
+    const src = fs.readFileSync(path.join(ROOT, rel), 'utf8');
+    const out = ts.transpileModule(src, {
+      fileName: rel,
+      compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+    });
+    const dest = path.join(outDir, rel.replace(/\.ts$/, '.js'));
+    fs.mkdirSync(path.dirname(dest), { recursive: true });
+    fs.writeFileSync(dest, out.outputText);
+    for (const m of src.matchAll(/from\s+'(\.{1,2}\/[^']+)\.js'/g)) {
+      todo.push(path.posix.normalize(path.posix.join(path.posix.dirname(rel), `${m[1]!}.ts`)));
+    }
+  }
+  fs.writeFileSync(path.join(outDir, 'package.json'), '{"type":"module"}\n');
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(outDir, 'node_modules'));
+  execModeTree(outDir);
+  return path.join(outDir, 'src/crawl/sqlite-frontier.js');
+}
+
+/** Make a tree readable by everyone (children may run as `nobody`). */
+function execModeTree(dir: string): void {
+  fs.chmodSync(dir, 0o755);
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) execModeTree(p);
+    else if (e.isFile()) fs.chmodSync(p, 0o644);
+  }
+}
+
+let fileNo = 0;
+/** A fresh state-file path in its own world-writable folder. */
+function stateFile(): string {
+  const dir = path.join(tmp, `s${++fileNo}`);
+  fs.mkdirSync(dir);
+  fs.chmodSync(dir, 0o777);
+  return path.join(dir, 'state.db');
+}
+
+function openF(file: string, opts: Partial<Parameters<typeof SqliteFrontier.open>[1]> = {}): SqliteFrontier {
+  const f = SqliteFrontier.open(file, { crawlKey: KEY, ...opts });
+  open.push(f);
+  return f;
+}
+
+async function closeF(f: SqliteFrontier): Promise<void> {
+  await f.close();
+  open.splice(open.indexOf(f), 1);
+}
+
+function entry(p: string, depth: number, referrer: string | null = null, extra: Partial<FrontierEntry> = {}): FrontierEntry {
+  const url = `http://site.test${p}`;
+  return { url, requestedUrl: url, depth, referrer, ...extra };
+}
+
+function pageRecord(e: FrontierEntry, status = 200): PageRecord {
+  const r = blankRecord(e.url, e.requestedUrl, e.depth, e.referrer);
+  r.status = status;
+  r.finalUrl = e.requestedUrl;
+  r.attempts = 1;
+  r.title = `title of ${e.url}`;
+  return r;
+}
+
+async function allRecords(f: SqliteFrontier): Promise<PageRecord[]> {
+  const out: PageRecord[] = [];
+  for await (const r of f.records()) out.push(r);
+  return out;
+}
+
+async function drainLeases(f: SqliteFrontier): Promise<string[]> {
+  const urls: string[] = [];
+  for (let l = await f.next(); l; l = await f.next()) {
+    urls.push(new URL(l.entry.url).pathname);
+    await f.complete(l, pageRecord(l.entry), []);
+  }
+  return urls;
+}
+
+/** Rows of `urls` read through a separate plain connection (the store must be closed or its process gone). */
+function rawRows(file: string): { url: string; state: string; token: string | null; lease_expires: number | null }[] {
+  const db = new Database(file, { readonly: true, timeout: 0 });
+  try {
+    return db
+      .prepare<[], { url: string; state: string; token: string | null; lease_expires: number | null }>(
+        'SELECT url, state, token, lease_expires FROM urls ORDER BY seq',
+      )
+      .all();
+  } finally {
+    db.close();
+  }
+}
+
+interface ChildResult {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run `node --input-type=module -e code` (as `uid` when given) and collect its output. */
+function runChild(code: string, uid?: number): Promise<ChildResult> {
+  return new Promise((resolve, reject) => {
+    const c = spawn(process.execPath, ['--input-type=module', '-e', code], {
+      cwd: tmp,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(uid === undefined ? {} : { uid, gid: uid }),
+    });
+    children.push(c);
+    let stdout = '';
+    let stderr = '';
+    c.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    c.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    c.on('error', reject);
+    c.on('close', (status, signal) => resolve({ status, signal, stdout, stderr }));
+  });
+}
+
+/** A child that opens `file` with the SQLite frontier and prints the outcome as JSON. */
+function childOpenCode(file: string, key: CrawlKey = KEY): string {
+  return `
+    import { SqliteFrontier } from ${JSON.stringify(childModule)};
+    try {
+      const f = SqliteFrontier.open(${JSON.stringify(file)}, { crawlKey: ${JSON.stringify(key)} });
+      await f.close();
+      console.log(JSON.stringify({ ok: true }));
+    } catch (e) {
+      console.log(JSON.stringify({ ok: false, name: e.name, code: e.code, message: e.message }));
+    }`;
+}
+
+interface OpenOutcome {
+  ok: boolean;
+  name?: string;
+  code?: string;
+  message?: string;
+}
+
+function parseOutcome(r: ChildResult): OpenOutcome {
+  const line = r.stdout.trim().split('\n').pop() ?? '';
+  try {
+    return JSON.parse(line) as OpenOutcome;
+  } catch {
+    throw new Error(`child printed no outcome (status ${r.status}); stderr: ${r.stderr}`);
+  }
+}
+
+describe('SqliteFrontier: queue', () => {
+  it('serves breadth-first: lowest depth first, first-come within a depth', async () => {
+    const f = openF(stateFile());
+    await f.add([entry('/a', 0), entry('/b', 0)]);
+    const a = await f.next();
+    expect(a?.entry.url).toBe('http://site.test/a');
+    // Deeper URLs offered first still wait for shallower ones offered later.
+    await f.complete(a!, pageRecord(a!.entry), [entry('/d2', 2, a!.entry.url), entry('/c1', 1, a!.entry.url), entry('/e1', 1, a!.entry.url)]);
+    await f.add([entry('/f0', 0)]);
+    expect(await drainLeases(f)).toEqual(['/b', '/f0', '/c1', '/e1', '/d2']);
+    expect(await f.next()).toBeNull();
+    expect(await f.counts()).toEqual({ queued: 0, inFlight: 0, done: 6 });
+  });
+
+  it('add dedups by canonical URL, also within one batch, and returns the new entries in order', async () => {
+    const f = openF(stateFile());
+    const a = entry('/a', 0);
+    expect(await f.add([a])).toEqual([a]);
+    expect(await f.add([a])).toEqual([]);
+    expect(await f.add([{ ...a, depth: 3 }])).toEqual([]);
+    const b = entry('/b', 1);
+    const c = entry('/c', 1, null, { skip: 'robots' });
+    expect(await f.add([b, entry('/a', 2), { ...b }, c])).toEqual([b, c]);
+    // A skipped URL is done at once and never leased.
+    expect(await f.counts()).toEqual({ queued: 2, inFlight: 0, done: 1 });
+    const leased = [await f.next(), await f.next(), await f.next()];
+    expect(leased.map((l) => l?.entry.url ?? null)).toEqual(['http://site.test/a', 'http://site.test/b', null]);
+    expect(await f.add([entry('/b', 0), c])).toEqual([]);
+  });
+
+  it('hands out distinct tokens, and counts queued, in-flight and done', async () => {
+    const f = openF(stateFile());
+    await f.add([entry('/a', 0), entry('/b', 0), entry('/c', 0)]);
+    const l1 = (await f.next())!;
+    const l2 = (await f.next())!;
+    expect(l1.token).not.toBe(l2.token);
+    expect(l1.token).toMatch(/^[0-9a-f-]{36}$/);
+    expect(l1.entry).toEqual(entry('/a', 0));
+    expect(await f.counts()).toEqual({ queued: 1, inFlight: 2, done: 0 });
+    await f.complete(l1, pageRecord(l1.entry, 404), []);
+    expect(await f.counts()).toEqual({ queued: 1, inFlight: 1, done: 1 });
+  });
+
+  it('commits a claim before it returns: a copy of the files taken right after next() shows it leased', async () => {
+    const file = stateFile();
+    const f = openF(file);
+    await f.add([entry('/a', 0), entry('/b', 0)]);
+    const lease = (await f.next())!;
+    // A crash right now leaves exactly what is on disk: copy the database and its WAL.
+    const copy = path.join(path.dirname(file), 'copy.db');
+    fs.copyFileSync(file, copy);
+    if (fs.existsSync(`${file}-wal`)) fs.copyFileSync(`${file}-wal`, `${copy}-wal`);
+    const rows = rawRows(copy);
+    expect(rows.find((r) => r.url === lease.entry.url)).toMatchObject({ state: 'leased', token: lease.token });
+    expect(rows.find((r) => r.url === lease.entry.url)!.lease_expires).toBeGreaterThan(Date.now());
+    expect(rows.find((r) => r.url === 'http://site.test/b')?.state).toBe('queued');
+    // A second connection on the live file is shut out by the exclusive lock, even in-process.
+    expect(() => rawRows(file)).toThrow(/locked/);
+  });
+
+  it('markDone marks unknown and queued URLs done, but not leased or done ones', async () => {
+    const f = openF(stateFile());
+    await f.add([entry('/a', 0), entry('/b', 0)]);
+    const a = (await f.next())!;
+    expect(await f.markDone('http://site.test/b')).toBe(true);
+    expect(await f.markDone('http://site.test/redirected')).toBe(true);
+    expect(await f.markDone('http://site.test/a')).toBe(false);
+    expect(await f.markDone('http://site.test/b')).toBe(false);
+    expect(await f.add([entry('/redirected', 1)])).toEqual([]);
+    expect(await f.next()).toBeNull();
+    expect(await f.counts()).toEqual({ queued: 0, inFlight: 1, done: 2 });
+    await f.complete(a, pageRecord(a.entry), []);
+    expect((await allRecords(f)).map((r) => r.url)).toEqual(['http://site.test/a']);
+  });
+
+  it('drain takes the queued URLs out (breadth-first), stores them as skipped and leaves leases alone', async () => {
+    const f = openF(stateFile());
+    await f.add([entry('/a', 0), entry('/c', 1), entry('/b', 0)]);
+    const a = (await f.next())!;
+    const drained = await f.drain();
+    expect(drained).toEqual([entry('/b', 0), entry('/c', 1)]);
+    expect(await f.next()).toBeNull();
+    expect(await f.counts()).toEqual({ queued: 0, inFlight: 1, done: 2 });
+    await f.complete(a, pageRecord(a.entry), []);
+    const recs = await allRecords(f);
+    expect(recs.map((r) => [r.url, r.skipped])).toEqual([
+      ['http://site.test/b', 'budget'],
+      ['http://site.test/c', 'budget'],
+      ['http://site.test/a', null],
+    ]);
+    expect(await f.drain()).toEqual([]);
+  });
+});
+
+describe('SqliteFrontier: leases and fencing', () => {
+  it('a released lease cannot complete or renew, and its failed complete writes nothing', async () => {
+    const f = openF(stateFile());
+    await f.add([entry('/a', 0)]);
+    const lease = (await f.next())!;
+    await f.renew(lease);
+    await f.release(lease);
+    await expect(f.complete(lease, pageRecord(lease.entry), [entry('/x', 1, lease.entry.url)])).rejects.toBeInstanceOf(StaleLeaseError);
+    await expect(f.renew(lease)).rejects.toBeInstanceOf(StaleLeaseError);
+    await expect(f.release(lease)).rejects.toBeInstanceOf(StaleLeaseError);
+    expect(await allRecords(f)).toEqual([]);
+    expect(await f.counts()).toEqual({ queued: 1, inFlight: 0, done: 0 });
+    // The link of the refused completion was not added.
+    expect(await f.add([entry('/x', 1)])).toHaveLength(1);
+    // The released URL is claimed again, with a new token that works.
+    const again = (await f.next())!;
+    expect(again.entry.url).toBe(lease.entry.url);
+    expect(again.token).not.toBe(lease.token);
+    await f.complete(again, pageRecord(again.entry), []);
+    expect((await allRecords(f)).map((r) => r.url)).toEqual(['http://site.test/a']);
+  });
+
+  it('an expired lease cannot complete or renew; it is claimed again by next()', async () => {
+    const f = openF(stateFile(), { leaseTtlMs: 30 });
+    await f.add([entry('/a', 0), entry('/b', 1)]);
+    const lease = (await f.next())!;
+    await new Promise((r) => setTimeout(r, 80));
+    expect(await f.counts()).toEqual({ queued: 2, inFlight: 0, done: 0 });
+    await expect(f.renew(lease)).rejects.toBeInstanceOf(StaleLeaseError);
+    await expect(f.complete(lease, pageRecord(lease.entry), [entry('/x', 1)])).rejects.toThrow(/no longer held/);
+    expect(await allRecords(f)).toEqual([]);
+    // The expired lease is claimed again before the deeper queued URL.
+    const again = (await f.next())!;
+    expect(again.entry.url).toBe('http://site.test/a');
+    await expect(f.complete(lease, pageRecord(lease.entry), [])).rejects.toBeInstanceOf(StaleLeaseError);
+    expect(await f.complete(again, pageRecord(again.entry), [entry('/x', 1)])).toEqual([entry('/x', 1)]);
+    expect(await allRecords(f)).toHaveLength(1);
+  });
+
+  it('renew keeps a lease alive past its first expiry', async () => {
+    // Generous margins: a timer late by more than 500 ms would be needed to fail this.
+    const f = openF(stateFile(), { leaseTtlMs: 800 });
+    await f.add([entry('/a', 0)]);
+    const lease = (await f.next())!;
+    for (let i = 0; i < 4; i++) {
+      await new Promise((r) => setTimeout(r, 300));
+      await f.renew(lease);
+    }
+    // 1.2 s after the claim: alive only thanks to the renewals.
+    expect(await f.next()).toBeNull();
+    await f.complete(lease, pageRecord(lease.entry), []);
+  });
+
+  it('complete stores the record, the state and the discovered links in one step and returns only fresh links', async () => {
+    const file = stateFile();
+    const f = openF(file);
+    await f.add([entry('/a', 0), entry('/b', 0)]);
+    const a = (await f.next())!;
+    const found = [
+      entry('/b', 1, a.entry.url), // known already
+      entry('/c', 1, a.entry.url),
+      entry('/private', 1, a.entry.url, { skip: 'robots', skipError: { code: 'robots-unavailable', message: 'robots.txt timed out' } }),
+      entry('/c', 1, a.entry.url), // twice on the page
+      entry('/a', 1, a.entry.url), // itself
+    ];
+    expect(await f.complete(a, pageRecord(a.entry), found)).toEqual([found[1], found[2]]);
+    const b = (await f.next())!;
+    const broken = pageRecord(b.entry, 500);
+    expect(await f.complete(b, broken, [entry('/c', 1, b.entry.url)])).toEqual([]);
+    const c = (await f.next())!;
+    expect(c.entry).toEqual(found[1]);
+    const timedOut = blankRecord(c.entry.url, c.entry.requestedUrl, 1, c.entry.referrer);
+    timedOut.error = { code: 'timeout', message: 'navigation timed out' };
+    await f.complete(c, timedOut, []);
+    await closeF(f);
+    const states = Object.fromEntries(rawRows(file).map((r) => [new URL(r.url).pathname, r.state]));
+    expect(states).toEqual({ '/a': 'done', '/b': 'failed', '/c': 'failed', '/private': 'skipped' });
+  });
+  it('a database error inside complete writes nothing and surfaces as StateStoreError', async () => {
+    const f = openF(stateFile());
+    await f.add([entry('/a', 0)]);
+    const a = (await f.next())!;
+    const bad = { ...entry('/bad', 1, a.entry.url), requestedUrl: null as unknown as string }; // violates NOT NULL
+    await expect(f.complete(a, pageRecord(a.entry), [entry('/ok', 1, a.entry.url), bad])).rejects.toMatchObject({
+      name: 'StateStoreError',
+      code: 'state-store',
+      sqliteCode: 'SQLITE_CONSTRAINT_NOTNULL',
+    });
+    expect(await allRecords(f)).toEqual([]);
+    expect(await f.counts()).toEqual({ queued: 0, inFlight: 1, done: 0 });
+    // The lease still holds: the retry succeeds and the first link was not half-added.
+    expect(await f.complete(a, pageRecord(a.entry), [entry('/ok', 1, a.entry.url)])).toHaveLength(1);
+  });
+});
+
+describe('SqliteFrontier: records', () => {
+  it('yields page records and skipped-URL records in the order they were stored', async () => {
+    const f = openF(stateFile());
+    const robotsErr = { code: 'robots-unavailable', message: 'robots.txt answered 500' };
+    await f.add([entry('/', 0), entry('/trap', 0, null, { skip: 'trap' })]);
+    const home = (await f.next())!;
+    const homeRec = pageRecord(home.entry);
+    homeRec.links = ['http://site.test/a'];
+    await f.complete(home, homeRec, [
+      entry('/a', 1, home.entry.url),
+      entry('/blocked', 1, home.entry.url, { skip: 'robots', skipError: robotsErr }),
+      entry('/deep', 9, home.entry.url, { skip: 'budget' }),
+      entry('/?utm=1', 1, home.entry.url, { skip: 'duplicate', duplicateOf: 'http://site.test/' }),
+    ]);
+    const a = (await f.next())!;
+    const aRec = pageRecord(a.entry, 404);
+    await f.complete(a, aRec, []);
+
+    const recs = await allRecords(f);
+    expect(recs.map((r) => [new URL(r.url).pathname, r.skipped])).toEqual([
+      ['/trap', 'trap'],
+      ['/', null],
+      ['/blocked', 'robots'],
+      ['/deep', 'budget'],
+      ['/', 'duplicate'],
+      ['/a', null],
+    ]);
+    expect(recs[1]).toEqual(homeRec);
+    expect(recs[5]).toEqual(aRec);
+    expect(recs[4]).toMatchObject({ url: 'http://site.test/?utm=1', duplicateOf: 'http://site.test/', error: null });
+    expect(recs[3]!.duplicateOf).toBeNull();
+    const blocked = blankRecord('http://site.test/blocked', 'http://site.test/blocked', 1, 'http://site.test/');
+    blocked.skipped = 'robots';
+    blocked.error = robotsErr;
+    expect(recs[2]).toEqual(blocked);
+    expect(recs[0]).toMatchObject({ depth: 0, referrer: null, error: null, skipped: 'trap', status: null });
+  });
+
+  it('pages through many records and allows other calls between items', async () => {
+    const f = openF(stateFile());
+    const n = 600;
+    await f.add(Array.from({ length: n }, (_, i) => entry(`/p${i}`, 1)));
+    for (let l = await f.next(); l; l = await f.next()) await f.complete(l, pageRecord(l.entry), []);
+    let i = 0;
+    for await (const r of f.records()) {
+      expect(r.url).toBe(`http://site.test/p${i++}`);
+      if (i % 100 === 0) await f.add([entry(`/extra${i}`, 2)]);
+    }
+    expect(i).toBe(n);
+  });
+});
+
+describe('SqliteFrontier: persistence and crawl identity', () => {
+  it('reopening after close keeps done and queued URLs and the records; leases go back to the queue', async () => {
+    const file = stateFile();
+    let f = openF(file);
+    await f.add([entry('/a', 0), entry('/b', 0), entry('/c', 0), entry('/s', 0, null, { skip: 'trap' })]);
+    const a = (await f.next())!;
+    await f.complete(a, pageRecord(a.entry), [entry('/d', 1, a.entry.url)]);
+    const b = (await f.next())!;
+    expect(b.entry.url).toBe('http://site.test/b');
+    await closeF(f); // b was in flight: back to the queue
+
+    f = openF(file);
+    expect(await f.counts()).toEqual({ queued: 3, inFlight: 0, done: 2 });
+    expect(await f.add([entry('/a', 0), entry('/d', 1)])).toEqual([]);
+    expect((await allRecords(f)).map((r) => new URL(r.url).pathname)).toEqual(['/s', '/a']);
+    expect(await drainLeases(f)).toEqual(['/b', '/c', '/d']);
+    await closeF(f);
+
+    f = openF(file);
+    expect(await f.counts()).toEqual({ queued: 0, inFlight: 0, done: 5 });
+    expect((await allRecords(f)).map((r) => new URL(r.url).pathname)).toEqual(['/s', '/a', '/b', '/c', '/d']);
+    // New URLs keep their first-come order after the reopen.
+    await f.add([entry('/e', 2), entry('/f', 2)]);
+    expect(await drainLeases(f)).toEqual(['/e', '/f']);
+  });
+
+  it('refuses another crawl (seeds or scope) unless forced; seed order does not matter', async () => {
+    const file = stateFile();
+    await closeF(openF(file, { crawlKey: { seeds: ['http://a.test/', 'http://b.test/'], scope: 'host', include: ['/docs/*'] } }));
+    await closeF(openF(file, { crawlKey: { seeds: ['http://b.test/', 'http://a.test/', 'http://a.test/'], scope: 'host', include: ['/docs/*'] } }));
+
+    let err: unknown;
+    try {
+      openF(file, { crawlKey: { seeds: ['http://c.test/'], scope: 'domain', include: ['/docs/*'] } });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(CrawlMismatchError);
+    const m = err as CrawlMismatchError;
+    expect(m.code).toBe('crawl-mismatch');
+    expect(m.fields).toEqual(['seeds', 'scope']);
+    expect(m.message).toContain('http://c.test/');
+    expect(m.message).toContain('--force');
+    expect(m.message).toContain(file);
+    expect(m.message).not.toContain('\n');
+
+    expect(() => openF(file, { crawlKey: { seeds: ['http://a.test/', 'http://b.test/'], scope: 'host' } })).toThrow(/include differs/);
+
+    // --force: opens, and the new key becomes the stored one.
+    const other: CrawlKey = { seeds: ['http://c.test/'], scope: 'domain' };
+    await closeF(openF(file, { crawlKey: other, force: true }));
+    await closeF(openF(file, { crawlKey: other }));
+    expect(() => openF(file, { crawlKey: { seeds: ['http://a.test/', 'http://b.test/'], scope: 'host' } })).toThrow(CrawlMismatchError);
+  });
+
+  it('wraps database errors after open in StateStoreError', async () => {
+    const f = openF(stateFile());
+    await f.add([entry('/a', 0)]);
+    await closeF(f);
+    for (const p of [f.next(), f.add([entry('/b', 0)]), f.counts(), f.markDone('http://site.test/a'), f.drain()]) {
+      await expect(p).rejects.toMatchObject({ name: 'StateStoreError', code: 'state-store' });
+    }
+    await expect(allRecords(f)).rejects.toBeInstanceOf(StateStoreError);
+    await f.close(); // a second close does nothing
+  });
+});
+
+describe('SqliteFrontier: exclusive use across processes', () => {
+  it('refuses a second process while the first holds the file, and lets it in after close', async () => {
+    const file = stateFile();
+    const f = openF(file);
+    await f.add([entry('/a', 0)]);
+
+    const refused = parseOutcome(await runChild(childOpenCode(file)));
+    expect(refused).toEqual({
+      ok: false,
+      name: 'StateLockedError',
+      code: 'state-locked',
+      message: `${file} is in use by another spacrawl process`,
+    });
+    // A second store in the same process is refused too.
+    expect(() => openF(file)).toThrow(StateLockedError);
+
+    await closeF(f);
+    expect(parseOutcome(await runChild(childOpenCode(file)))).toEqual({ ok: true });
+  });
+
+  it('a process killed with SIGKILL while holding leases: its claims were committed, the next open releases them at once', async () => {
+    const file = stateFile();
+    const holder = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `
+        import { SqliteFrontier } from ${JSON.stringify(childModule)};
+        const f = SqliteFrontier.open(${JSON.stringify(file)}, { crawlKey: ${JSON.stringify(KEY)}, leaseTtlMs: 3600000 });
+        const e = (p, depth) => ({ url: 'http://site.test' + p, requestedUrl: 'http://site.test' + p, depth, referrer: null });
+        await f.add([e('/a', 0), e('/b', 0), e('/c', 1)]);
+        const l1 = await f.next();
+        const l2 = await f.next();
+        console.log('READY ' + JSON.stringify([l1.token, l2.token]));
+        setInterval(() => {}, 1000); // "visiting" forever
+        `,
+      ],
+      { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    children.push(holder);
+    let stderr = '';
+    holder.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const tokens = await new Promise<string[]>((resolve, reject) => {
+      let out = '';
+      holder.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /READY (.*)\n/.exec(out);
+        if (m) resolve(JSON.parse(m[1]!) as string[]);
+      });
+      holder.on('exit', (code) => reject(new Error(`holder exited (${code}): ${stderr}`)));
+    });
+
+    // While it lives, this process is refused, whatever the lease expiry.
+    expect(() => openF(file)).toThrow(StateLockedError);
+    expect(() => rawRows(file)).toThrow(/locked/);
+
+    const exited = new Promise((r) => holder.on('exit', r));
+    holder.kill('SIGKILL');
+    await exited;
+
+    // The claims were committed before the "visit": the file shows both URLs leased.
+    const rows = rawRows(file);
+    expect(rows.map((r) => [new URL(r.url).pathname, r.state, r.token])).toEqual([
+      ['/a', 'leased', tokens[0]],
+      ['/b', 'leased', tokens[1]],
+      ['/c', 'queued', null],
+    ]);
+    expect(rows[0]!.lease_expires).toBeGreaterThan(Date.now() + 3_000_000);
+
+    // The next owner puts them back at once (no waiting for the hour-long expiry).
+    const f = openF(file);
+    expect(await f.counts()).toEqual({ queued: 3, inFlight: 0, done: 0 });
+    const stale: Lease = { entry: entry('/a', 0), token: tokens[0]! };
+    await expect(f.renew(stale)).rejects.toBeInstanceOf(StaleLeaseError);
+    expect(await drainLeases(f)).toEqual(['/a', '/b', '/c']);
+  });
+});
+
+describe('SqliteFrontier: unusable state files', () => {
+  function openError(file: string): unknown {
+    try {
+      openF(file);
+    } catch (e) {
+      return e;
+    }
+    throw new Error('open did not fail');
+  }
+
+  function expectBadState(err: unknown, file: string, problem: RegExp): void {
+    expect(err).toBeInstanceOf(StateFileError);
+    const e = err as StateFileError;
+    expect(e.code).toBe('bad-state');
+    expect(e.message).toContain(file);
+    expect(e.message).toMatch(problem);
+    expect(e.message).not.toContain('\n');
+  }
+
+  it('a file that is not a database is refused and left untouched', () => {
+    const file = stateFile();
+    const text = 'url,status\nhttp://site.test/,200\n'.repeat(50);
+    fs.writeFileSync(file, text);
+    expectBadState(openError(file), file, /is not a SQLite database/);
+    expect(fs.readFileSync(file, 'utf8')).toBe(text);
+    expect(fs.existsSync(`${file}-wal`)).toBe(false);
+  });
+
+  it('a corrupt database is refused', async () => {
+    const file = stateFile();
+    const f = openF(file);
+    await f.add(Array.from({ length: 3000 }, (_, i) => entry(`/page/${i}/${'x'.repeat(40)}`, 1)));
+    await closeF(f);
+    const fd = fs.openSync(file, 'r+');
+    const size = fs.fstatSync(fd).size;
+    expect(size).toBeGreaterThan(20 * 4096);
+    for (let page = 3; page * 4096 < size; page += 3) fs.writeSync(fd, Buffer.alloc(512, 0xa5), 0, 512, page * 4096 + 100);
+    fs.closeSync(fd);
+    expectBadState(openError(file), file, /corrupt/);
+  });
+
+  it('a folder, a missing folder, another SQLite database and a newer schema are refused', async () => {
+    const dir = path.dirname(stateFile());
+    expectBadState(openError(dir), dir, /is a folder/);
+    const missing = path.join(dir, 'nope', 'state.db');
+    expectBadState(openError(missing), missing, /folder does not exist/);
+
+    const foreign = stateFile();
+    const db = new Database(foreign);
+    db.exec('CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users (name) VALUES (\'x\')');
+    db.close();
+    const foreignBytes = fs.readFileSync(foreign);
+    expectBadState(openError(foreign), foreign, /not a spacrawl state file/);
+    expect(fs.readFileSync(foreign).equals(foreignBytes)).toBe(true); // not even switched to WAL
+
+    const newer = stateFile();
+    await closeF(openF(newer));
+    const db2 = new Database(newer);
+    db2.prepare("UPDATE meta SET value = '99' WHERE key = 'schema'").run();
+    db2.close();
+    expectBadState(openError(newer), newer, /newer spacrawl/);
+  });
+
+  it('an empty file is a fine new state file', async () => {
+    const file = stateFile();
+    fs.writeFileSync(file, '');
+    const f = openF(file);
+    expect(await f.add([entry('/a', 0)])).toHaveLength(1);
+  });
+
+  // Root ignores file modes, so the read-only cases run in a child process as `nobody` when
+  // these tests run as root (as they do in CI containers).
+  async function openAsUnprivileged(file: string): Promise<OpenOutcome> {
+    return parseOutcome(await runChild(childOpenCode(file), IS_ROOT ? NOBODY : undefined));
+  }
+
+  it('a read-only file is refused with one line', async () => {
+    const file = stateFile();
+    await closeF(openF(file));
+    fs.chmodSync(file, 0o444);
+    const before = fs.readFileSync(file);
+    const out = await openAsUnprivileged(file);
+    expect(out).toMatchObject({ ok: false, name: 'StateFileError', code: 'bad-state' });
+    expect(out.message).toBe(`state file ${file} cannot be written (read-only file)`);
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+  });
+
+  it('a state file in a read-only folder, or a new one there, is refused with one line', async () => {
+    const file = stateFile();
+    await closeF(openF(file));
+    fs.chmodSync(file, 0o666);
+    const dir = path.dirname(file);
+    fs.chmodSync(dir, 0o555);
+    try {
+      const existing = await openAsUnprivileged(file);
+      expect(existing).toMatchObject({ ok: false, name: 'StateFileError', code: 'bad-state' });
+      expect(existing.message).toBe(`state file ${file} cannot be written (read-only folder: SQLite keeps a -wal file beside it)`);
+      const fresh = path.join(dir, 'new.db');
+      const created = await openAsUnprivileged(fresh);
+      expect(created).toMatchObject({ ok: false, name: 'StateFileError', code: 'bad-state' });
+      expect(created.message).toBe(`state file ${fresh} cannot be created (read-only folder: SQLite keeps a -wal file beside it)`);
+      expect(fs.existsSync(fresh)).toBe(false);
+    } finally {
+      fs.chmodSync(dir, 0o777);
+    }
+  });
+});
