@@ -28,6 +28,12 @@ export interface ExtractResult {
   text: string;
   /** First `<h1>`'s text, trimmed. */
   h1: string;
+  /** Number of `<h1>` elements. */
+  h1Count: number;
+  /** `<meta name="description">` content, or `null`. */
+  description: string | null;
+  /** `<link rel="canonical">` href, resolved, or `null`. */
+  canonical: string | null;
   /** Content of `<meta name="robots">` and `<meta name="spacrawl">`, comma-joined, lowercased ('' if none). */
   robotsMeta: string;
   /** URLs the page tried to open with `window.open` (resolved). */
@@ -131,6 +137,9 @@ export function extractPage(): ExtractResult {
     links,
     text: `${document.title} ${document.body ? document.body.innerText : ''}`.toLowerCase().replace(/\s+/g, ' ').trim().slice(0, 20000),
     h1: (document.querySelector('h1')?.textContent ?? '').replace(/\s+/g, ' ').trim(),
+    h1Count: document.querySelectorAll('h1').length,
+    description: document.querySelector('meta[name="description" i]')?.getAttribute('content') ?? null,
+    canonical: (document.querySelector('link[rel~="canonical" i]') as HTMLLinkElement | null)?.href || null,
     robotsMeta: Array.from(document.querySelectorAll('meta[name]'))
       .filter((m) => /^(robots|spacrawl)$/i.test(m.getAttribute('name') ?? ''))
       .map((m) => (m.getAttribute('content') ?? '').toLowerCase())

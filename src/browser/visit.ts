@@ -1,6 +1,6 @@
 import type { BrowserContext, CDPSession, Frame, Page, Request, Response } from 'playwright';
 import type { DialogRecord, FailedRequest, PageTimings, RecordError, RedirectHop } from '../report/record.js';
-import type { LinkSource } from '../report/record.js';
+import type { LinkSource, PageMeta } from '../report/record.js';
 import { exploreClicks, scrollForLinks, type ClickOptions, type ScrollOptions } from './explore.js';
 import { extractPage, settleState, type ExtractResult, type RawLink } from './page-scripts.js';
 import { sleep, withTimeout } from './timeout.js';
@@ -73,6 +73,12 @@ export interface VisitResult {
   text: string;
   /** The page's first `<h1>` text, trimmed. */
   h1: string;
+  /** Description, canonical and `<h1>` count. */
+  meta: PageMeta;
+  /** `http:` subresources of an `https:` page. */
+  mixedContent: string[];
+  /** For a 403 answered by a bot wall: the header that says so. */
+  blockedBy: string | null;
   /** URLs of downloads the page started (all cancelled). */
   downloads: string[];
   /** `true` if the screenshot was written. */
@@ -141,6 +147,9 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
     frames: [],
     text: '',
     h1: '',
+    meta: { description: null, canonical: null, h1Count: 0 },
+    mixedContent: [],
+    blockedBy: null,
     screenshot: false,
     error: null,
     interrupted: false,
@@ -209,6 +218,7 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
     const isNavOfMain = (r: Request): boolean => r.isNavigationRequest() && r.frame() === p.mainFrame();
     p.on('request', (r) => {
       lastNet = Date.now();
+      if (r.url().startsWith('http:') && p.url().startsWith('https:') && !isNavOfMain(r) && result.mixedContent.length < MAX_KEPT) result.mixedContent.push(r.url());
       if (r.resourceType() !== 'eventsource') inflight.add(r);
     });
     p.on('requestfinished', (r) => {
@@ -305,6 +315,7 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
       result.contentType = headers['content-type'] ?? null;
       result.retryAfter = headers['retry-after'] ?? null;
       result.robotsDirectives = (headers['x-robots-tag'] ?? '').toLowerCase();
+      if (headers['cf-mitigated']) result.blockedBy = `cf-mitigated: ${headers['cf-mitigated']}`;
       result.finalUrl = mainResp.url();
       if (opts.onMainResponse?.(result.status, headers, result.respondedAt ?? Date.now())) return result;
     }
@@ -349,6 +360,7 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
     for (const href of main.opened) result.links.push({ href, text: '', source: 'popup', rel: '' });
     result.text = main.text;
     result.h1 = main.h1;
+    result.meta = { description: main.description, canonical: main.canonical, h1Count: main.h1Count };
     const origin = safeOrigin(main.href);
     for (const frame of p.frames()) {
       if (frame === p.mainFrame()) continue;

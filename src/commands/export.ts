@@ -8,6 +8,7 @@ import { OptionsError } from '../crawl/options.js';
 import { parseReportSpec, writeReport } from '../report/formats.js';
 import type { PageRecord } from '../report/record.js';
 import { SummaryCounter, type CrawlSummary } from '../report/summary.js';
+import { audit } from '../report/audit.js';
 
 /** `spacrawl export --state FILE --report FORMAT:PATH`: reports from a stored crawl, without crawling. */
 export default class Export extends Command {
@@ -41,7 +42,8 @@ export default class Export extends Command {
         await store.close();
       }
       const summary = counter.snapshot(0, 'done');
-      for (const s of specs) writeReport(s, records, summary);
+      const input = { records, summary, audit: audit(records), failOn: ['broken-link', 'server-error'], screenshotsDir: null };
+      for (const s of specs) writeReport(s, input);
       process.stderr.write(`exported ${records.length} records (${summary.pages} pages) from ${file}\n`);
       return summary;
     } catch (err) {

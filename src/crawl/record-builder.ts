@@ -26,6 +26,9 @@ export function recordFromVisit(entry: FrontierEntry, res: VisitResult, attempts
   r.dialogs = res.dialogs;
   r.downloads = res.downloads;
   r.frames = res.frames;
+  r.meta = res.meta;
+  r.mixedContent = res.mixedContent;
+  r.blockedBy = res.blockedBy;
   r.screenshot = res.screenshot ? screenshotName : null;
   r.error = res.error;
   const directives = res.robotsDirectives.split(/[\s,]+/);

@@ -1,15 +1,43 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { OptionsError } from '../crawl/options.js';
-import { SCHEMA_VERSION, type PageRecord } from './record.js';
+import type { AuditResult } from './audit.js';
+import { renderJson } from './formats/json.js';
+import { renderJsonl } from './formats/jsonl.js';
+import type { PageRecord } from './record.js';
 import type { CrawlSummary } from './summary.js';
 
-/** Report formats `--report` and `export` can write. */
-export const REPORT_FORMATS = ['jsonl', 'json'] as const;
-export type ReportFormat = (typeof REPORT_FORMATS)[number];
+/** Everything a report is made from. */
+export interface ReportInput {
+  records: readonly PageRecord[];
+  summary: CrawlSummary;
+  audit: AuditResult;
+  /** `--fail-on` rule ids (or `none` / `warnings`), for JUnit failures and the markdown verdict. */
+  failOn: readonly string[];
+  /** Absolute screenshots folder when `--screenshots` was given, else `null`. */
+  screenshotsDir: string | null;
+}
+
+/** One report format: a pure function from the crawl to the file's text. */
+export interface ReportFormatter {
+  /** File name used by `--output-dir`. */
+  fileName: string;
+  /**
+   * @param input - the crawl
+   * @param outPath - absolute path the text will be written to, or `null` for stdout (for relative links, e.g. to screenshots)
+   */
+  render(input: ReportInput, outPath: string | null): string;
+}
+
+/** The report formats, by name. Each lives in `./formats/<name>.ts`. */
+export const FORMATTERS: Record<string, ReportFormatter> = {
+  jsonl: { fileName: 'pages.jsonl', render: renderJsonl },
+  json: { fileName: 'report.json', render: renderJson },
+};
 
 /** A parsed `FORMAT[:PATH]`; `path` is `null` for stdout. */
 export interface ReportSpec {
-  format: ReportFormat;
+  format: string;
   path: string | null;
 }
 
@@ -20,29 +48,17 @@ export interface ReportSpec {
 export function parseReportSpec(spec: string): ReportSpec {
   const i = spec.indexOf(':');
   const format = (i < 0 ? spec : spec.slice(0, i)).trim().toLowerCase();
-  const path = i < 0 ? null : spec.slice(i + 1) || null;
-  if (!(REPORT_FORMATS as readonly string[]).includes(format)) {
-    throw new OptionsError(`unknown report format ${JSON.stringify(format)} (known: ${REPORT_FORMATS.join(', ')})`);
-  }
-  return { format: format as ReportFormat, path };
-}
-
-/** The text of one report. `jsonl`: one record per line; `json`: `{schemaVersion, summary, pages}`. */
-export function renderReport(format: ReportFormat, records: readonly PageRecord[], summary: CrawlSummary): string {
-  switch (format) {
-    case 'jsonl':
-      return records.map((r) => `${JSON.stringify(r)}\n`).join('');
-    case 'json':
-      return `${JSON.stringify({ schemaVersion: SCHEMA_VERSION, summary, pages: records }, null, 2)}\n`;
-  }
+  const p = i < 0 ? null : spec.slice(i + 1) || null;
+  if (!FORMATTERS[format]) throw new OptionsError(`unknown report format ${JSON.stringify(format)} (known: ${Object.keys(FORMATTERS).join(', ')})`);
+  return { format, path: p === null ? null : path.resolve(p) };
 }
 
 /**
  * Write one report to its path, or to stdout when the spec has none.
  * @throws OptionsError when the file cannot be written (one line)
  */
-export function writeReport(spec: ReportSpec, records: readonly PageRecord[], summary: CrawlSummary): void {
-  const text = renderReport(spec.format, records, summary);
+export function writeReport(spec: ReportSpec, input: ReportInput): void {
+  const text = FORMATTERS[spec.format]!.render(input, spec.path);
   if (spec.path === null) {
     process.stdout.write(text);
     return;

@@ -59,6 +59,16 @@ export interface DialogRecord {
   message: string;
 }
 
+/** Metadata of a rendered page. */
+export interface PageMeta {
+  /** Content of `<meta name="description">`, or `null` when absent. */
+  description: string | null;
+  /** `<link rel="canonical">` resolved against the page, or `null`. */
+  canonical: string | null;
+  /** Number of `<h1>` elements. */
+  h1Count: number;
+}
+
 /** Why a URL has a record but was not visited. */
 export type SkipReason = 'robots' | 'scope' | 'budget' | 'non-html' | 'trap' | 'duplicate';
 
@@ -124,6 +134,12 @@ export interface PageRecord {
   /** Navigations made for this URL. */
   attempts: number;
   soft404: boolean;
+  /** Page metadata for the audit: `<meta name="description">`, `<link rel="canonical">` (resolved), number of `<h1>`. */
+  meta: PageMeta;
+  /** `http:` subresources loaded by an `https:` page. */
+  mixedContent: string[];
+  /** For a 403: the bot-wall header that answered (e.g. `cf-mitigated: challenge`), else `null`. */
+  blockedBy: string | null;
   /** The page asked not to be indexed (`noindex` in `<meta name="robots">` or `X-Robots-Tag`). */
   noindex: boolean;
   /** The page asked that its links not be followed (`nofollow`); none were followed. */
@@ -177,6 +193,9 @@ export function blankRecord(url: string, requestedUrl: string | null, depth: num
     screenshot: null,
     attempts: 0,
     soft404: false,
+    meta: { description: null, canonical: null, h1Count: 0 },
+    mixedContent: [],
+    blockedBy: null,
     noindex: false,
     nofollow: false,
     error: null,

@@ -1,0 +1,166 @@
+import { isPage, type PageRecord } from './record.js';
+
+/** Severity of an audit rule. */
+export type Severity = 'error' | 'warning' | 'notice';
+
+/** Every audit rule, with its severity and a one-line description (for reports and `--fail-on`). */
+export const RULES = {
+  'broken-link': { severity: 'error', description: 'a link leads to a 4xx/5xx page, a network error, or a soft 404' },
+  'server-error': { severity: 'error', description: 'a page answered with a 5xx status' },
+  blocked: { severity: 'warning', description: 'a bot wall answered instead of the page (403 with cf-mitigated, or 999): not proof the link is broken' },
+  'redirect-chain': { severity: 'warning', description: 'a link goes through more than one redirect' },
+  'redirect-loop': { severity: 'error', description: 'redirects never end' },
+  'js-error': { severity: 'error', description: 'an uncaught exception on the page' },
+  'console-error': { severity: 'warning', description: 'console.error messages' },
+  'failed-request': { severity: 'warning', description: 'a script, style, image or API call failed or answered >= 400' },
+  'missing-title': { severity: 'warning', description: 'the page has no title' },
+  'duplicate-title': { severity: 'warning', description: 'the same title on different pages' },
+  'long-title': { severity: 'notice', description: 'title longer than 60 characters' },
+  'missing-description': { severity: 'notice', description: 'no <meta name="description">' },
+  'missing-h1': { severity: 'notice', description: 'no <h1>' },
+  'multiple-h1': { severity: 'notice', description: 'more than one <h1>' },
+  'canonical-mismatch': { severity: 'warning', description: '<link rel="canonical"> names another URL' },
+  noindex: { severity: 'notice', description: 'the page asks not to be indexed' },
+  'slow-page': { severity: 'warning', description: 'the page settled later than --slow ms' },
+  'mixed-content': { severity: 'error', description: 'an http: subresource on an https: page' },
+} as const satisfies Record<string, { severity: Severity; description: string }>;
+
+/** An audit rule id. */
+export type RuleId = keyof typeof RULES;
+
+/** Where a broken target was linked from. */
+export interface Referrer {
+  /** Canonical URL of the linking page. */
+  url: string;
+  /** Anchor text of the link there. */
+  text: string;
+}
+
+/** One finding. */
+export interface AuditIssue {
+  rule: RuleId;
+  severity: Severity;
+  /** The page (or link target) the finding is about. */
+  url: string;
+  /** One line saying what is wrong. */
+  message: string;
+  /** For link rules: every page linking to `url`, with its anchor text. */
+  referrers: Referrer[];
+  /** Matched an `--ignore-url` pattern or `.spacrawlignore`: reported, never fails the build. */
+  ignored: boolean;
+}
+
+/** Options of {@link audit}. */
+export interface AuditOptions {
+  /** `slow-page` threshold: settle time in ms. @default 3000 */
+  slowMs?: number;
+  /** URLs matching any of these are reported as ignored. */
+  ignore?: readonly RegExp[];
+}
+
+/** The audit of a crawl: issues in a stable order (severity, rule, URL). */
+export interface AuditResult {
+  issues: AuditIssue[];
+  /** Issue counts by rule (ignored ones not counted). */
+  counts: Partial<Record<RuleId, number>>;
+}
+
+const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, notice: 2 };
+
+/** `true` for a bot wall rather than a broken page: 403 with a `cf-mitigated` header, or the non-standard 999. */
+export function isBlockedResponse(r: PageRecord): boolean {
+  return r.status === 999 || (r.status === 403 && r.blockedBy !== null);
+}
+
+/**
+ * Compute the audit issues of a crawl from its records alone, so `export` of a stored crawl
+ * gives the same report as the crawl did. Link rules name every referrer with its anchor text,
+ * taken from the other records' `linkDetails`.
+ */
+export function audit(records: readonly PageRecord[], opts: AuditOptions = {}): AuditResult {
+  const slowMs = opts.slowMs ?? 3000;
+  const ignore = opts.ignore ?? [];
+  const issues: AuditIssue[] = [];
+  const referrers = new Map<string, Referrer[]>();
+  for (const r of records) {
+    for (const l of r.linkDetails) {
+      let list = referrers.get(l.url);
+      if (!list) {
+        list = [];
+        referrers.set(l.url, list);
+      }
+      if (!list.some((x) => x.url === r.url && x.text === l.text)) list.push({ url: r.url, text: l.text });
+    }
+  }
+  const add = (rule: RuleId, url: string, message: string, withReferrers = false): void => {
+    issues.push({
+      rule,
+      severity: RULES[rule].severity,
+      url,
+      message,
+      referrers: withReferrers ? (referrers.get(url) ?? []) : [],
+      ignored: ignore.some((re) => re.test(url)),
+    });
+  };
+
+  const titles = new Map<string, string[]>();
+  for (const r of records) {
+    if (!isPage(r)) continue;
+    const html = r.status !== null && r.status < 400 && r.error === null && r.title !== null;
+    if (r.error?.code === 'network' && /TOO_MANY_REDIRECTS/.test(r.error.message)) add('redirect-loop', r.url, `redirects never end (${r.error.message})`, true);
+    else if (isBlockedResponse(r)) add('blocked', r.url, `HTTP ${r.status}${r.blockedBy ? ` (${r.blockedBy})` : ''}: a bot wall, not necessarily broken`, true);
+    else if (r.error) add('broken-link', r.url, `${r.error.code}: ${r.error.message}`, true);
+    else if (r.status !== null && r.status >= 400) add('broken-link', r.url, `HTTP ${r.status}`, true);
+    else if (r.soft404) add('broken-link', r.url, 'soft 404: answers 200 but renders a "not found" screen', true);
+    if (r.status !== null && r.status >= 500) add('server-error', r.url, `HTTP ${r.status}`);
+    const httpHops = r.redirectChain.length;
+    if (httpHops > 1) add('redirect-chain', r.url, `${httpHops} redirects: ${[...r.redirectChain.map((h) => h.url), r.finalUrl ?? '?'].join(' → ')}`, true);
+    for (const e of r.pageErrors) add('js-error', r.url, e);
+    if (r.consoleErrors.length) add('console-error', r.url, `${r.consoleErrors.length} console error(s): ${r.consoleErrors[0]}`);
+    for (const f of r.failedRequests) add('failed-request', r.url, `${f.resourceType} ${f.url}: ${f.status ?? f.failure ?? 'failed'}`);
+    for (const m of r.mixedContent) add('mixed-content', r.url, `http: subresource on an https: page: ${m}`);
+    if (!html || r.skipped) continue;
+    if (!r.title) add('missing-title', r.url, 'the page has no title');
+    else {
+      if (r.title.length > 60) add('long-title', r.url, `title has ${r.title.length} characters: ${r.title}`);
+      titles.set(r.title, [...(titles.get(r.title) ?? []), r.url]);
+    }
+    if (r.meta.description === null || r.meta.description.trim() === '') add('missing-description', r.url, 'no <meta name="description">');
+    if (r.meta.h1Count === 0) add('missing-h1', r.url, 'no <h1>');
+    if (r.meta.h1Count > 1) add('multiple-h1', r.url, `${r.meta.h1Count} <h1> elements`);
+    if (r.meta.canonical && r.finalUrl && stripHash(r.meta.canonical) !== stripHash(r.finalUrl)) {
+      add('canonical-mismatch', r.url, `canonical is ${r.meta.canonical}, page is ${r.finalUrl}`);
+    }
+    if (r.noindex) add('noindex', r.url, 'noindex');
+    if (r.timings.settledMs !== null && r.timings.settledMs > slowMs) add('slow-page', r.url, `settled after ${r.timings.settledMs} ms (threshold ${slowMs} ms)`);
+  }
+  for (const [title, urls] of titles) {
+    if (urls.length < 2) continue;
+    for (const u of urls) add('duplicate-title', u, `title "${title}" is also used by ${urls.filter((x) => x !== u).join(', ')}`);
+  }
+  issues.sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.rule.localeCompare(b.rule) || a.url.localeCompare(b.url));
+  const counts: Partial<Record<RuleId, number>> = {};
+  for (const i of issues) if (!i.ignored) counts[i.rule] = (counts[i.rule] ?? 0) + 1;
+  return { issues, counts };
+}
+
+function stripHash(u: string): string {
+  try {
+    const x = new URL(u);
+    x.hash = '';
+    return x.href;
+  } catch {
+    return u;
+  }
+}
+
+/**
+ * The `--fail-on` decision.
+ * @param failOn - rule ids, or `none`; `warnings` adds every error- and warning-level rule
+ * @returns the non-ignored issues that fail the build
+ */
+export function failingIssues(result: AuditResult, failOn: readonly string[]): AuditIssue[] {
+  if (failOn.includes('none')) return [];
+  const wanted = new Set(failOn);
+  return result.issues.filter((i) => !i.ignored && (wanted.has(i.rule) || (wanted.has('warnings') && i.severity !== 'notice')));
+}
