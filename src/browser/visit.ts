@@ -203,7 +203,10 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
       popup.close().catch(() => {});
     });
     p.on('console', (m) => {
-      if (m.type() === 'error' && result.consoleErrors.length < MAX_KEPT) result.consoleErrors.push(m.text().slice(0, 1000));
+      // "Failed to load resource" lines repeat what failedRequests records already.
+      if (m.type() === 'error' && result.consoleErrors.length < MAX_KEPT && !m.text().startsWith('Failed to load resource')) {
+        result.consoleErrors.push(m.text().slice(0, 1000));
+      }
     });
     p.on('pageerror', (e) => {
       if (result.pageErrors.length >= MAX_KEPT) return;
@@ -228,7 +231,7 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
     p.on('requestfailed', (r) => {
       lastNet = Date.now();
       inflight.delete(r);
-      if (!isNavOfMain(r) && result.failedRequests.length < MAX_KEPT) {
+      if (!isNavOfMain(r) && result.failedRequests.length < MAX_KEPT && !isImplicitFavicon(r)) {
         result.failedRequests.push({ url: r.url(), status: null, failure: r.failure()?.errorText ?? null, resourceType: r.resourceType() });
       }
     });
@@ -244,7 +247,7 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
         result.respondedAt = Date.now();
         return;
       }
-      if (resp.status() >= 400 && result.failedRequests.length < MAX_KEPT) {
+      if (resp.status() >= 400 && result.failedRequests.length < MAX_KEPT && !isImplicitFavicon(r)) {
         result.failedRequests.push({ url: resp.url(), status: resp.status(), failure: null, resourceType: r.resourceType() });
       }
     });
@@ -441,6 +444,11 @@ async function httpChain(final: Request): Promise<RedirectHop[]> {
     hops.unshift({ url: r.url(), status: resp ? resp.status() : null, kind: 'http' });
   }
   return hops;
+}
+
+/** The browser's own `/favicon.ico` request (not one the page asked for). */
+function isImplicitFavicon(r: Request): boolean {
+  return r.resourceType() === 'other' && /\/favicon\.ico$/.test(new URL(r.url()).pathname);
 }
 
 function safeOrigin(u: string): string | null {

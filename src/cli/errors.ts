@@ -22,3 +22,13 @@ export function classifyError(err: unknown): { message: string; exit: ExitCodeVa
   if (code === 'bad-state' || code === 'state-locked' || code === 'crawl-mismatch') return { message: first(err), exit: ExitCode.Usage };
   return { message: first(err), exit: ExitCode.Infrastructure };
 }
+
+/**
+ * Leave at once with one line on stderr and `exit`, bypassing oclif's error printing (which
+ * would put a JSON error object on stdout under `--json`). Only for errors found before any
+ * output was written.
+ */
+export function failAndExit(message: string, exit: ExitCodeValue): never {
+  process.stderr.write(`spacrawl: ${message}\n`);
+  process.exit(exit);
+}

@@ -1,7 +1,8 @@
 import { Crawler } from '../crawl/crawler.js';
 import type { CrawlOptions } from '../crawl/options.js';
 import { JsonlWriter } from '../report/jsonl.js';
-import { isErrorPage, type PageRecord } from '../report/record.js';
+import type { PageRecord } from '../report/record.js';
+import { DEFAULT_FAIL_ON, finishReports, planReports, type ReportingOptions } from './reporting.js';
 import { classifyError } from './errors.js';
 import { SummaryCounter, type CrawlSummary } from '../report/summary.js';
 import { recordLine, summaryLine } from '../report/terminal.js';
@@ -21,6 +22,8 @@ export interface CrawlOutput {
   append?: boolean;
   /** Records of earlier runs of the same crawl (`--state`), counted in the summary and exit code. */
   earlier?: AsyncIterable<PageRecord>;
+  /** Reports, `--fail-on` and ignore lists; default: no reports, fail on broken links and server errors. */
+  reporting?: ReportingOptions;
 }
 
 /** Outcome of {@link runCrawl}. */
@@ -41,19 +44,30 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
     output.log.write(`${line}\n`);
   };
   const crawler = new Crawler({ ...options, onNotice: (m) => say(`note: ${m}`) }); // validates options first
+  const reporting: ReportingOptions = output.reporting ?? {
+    reports: [],
+    outputDir: null,
+    failOn: DEFAULT_FAIL_ON,
+    failOnWarnings: false,
+    ignore: [],
+    slowMs: 3000,
+    json: false,
+    screenshotsDir: options.screenshotsDir ?? null,
+  };
+  const plan = planReports(reporting);
+  const all: PageRecord[] = [];
   // Resuming: records the store has but --out lacks (the process died between the two) are
   // written first, so every page ends up in --out exactly once.
   const inOut = output.outFile && output.append ? JsonlWriter.recover(output.outFile) : new Set<string>();
   const writer = output.outFile ? new JsonlWriter(output.outFile, output.append ?? false) : null;
   const counter = new SummaryCounter();
-  let anyFinding = false;
   let earlier = 0;
   if (output.earlier) {
     let caughtUp = 0;
     for await (const r of output.earlier) {
       counter.add(r);
+      all.push(r);
       earlier++;
-      if (isErrorPage(r) || r.soft404) anyFinding = true;
       if (writer && !inOut.has(r.url)) {
         writer.write(r);
         caughtUp++;
@@ -91,7 +105,7 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
       writer?.write(r);
       written++;
       counter.add(r);
-      if (isErrorPage(r) || r.soft404) anyFinding = true; // a soft 404 is a broken link too
+      all.push(r);
       if (!output.quiet) say(recordLine(r, origin));
     }
   } catch (err) {
@@ -107,11 +121,12 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
   }
   const summary = counter.snapshot(Date.now() - t0, crawler.endReason, crawler.sitemapUrls, crawler.notes, crawler.learnedRules());
   say(summaryLine(summary));
+  const outcome = finishReports(all, summary, reporting, plan, say);
   let exitCode: ExitCodeValue = ExitCode.Ok;
   if (fatal) {
     say(`spacrawl: crawl aborted: ${fatal.message}`);
     exitCode = ExitCode.Infrastructure;
   } else if (signalExit !== null) exitCode = signalExit;
-  else if (!output.neverFailOnFindings && (anyFinding || (!crawler.seedVisited && earlier === 0))) exitCode = ExitCode.Findings;
+  else if (!output.neverFailOnFindings && (outcome.failing.length > 0 || (!crawler.seedVisited && earlier === 0))) exitCode = ExitCode.Findings;
   return { summary, exitCode };
 }

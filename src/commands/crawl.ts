@@ -1,9 +1,11 @@
+import { SpacrawlCommand } from '../cli/base-command.js';
 import path from 'node:path';
 import fs from 'node:fs';
-import { Args, Command } from '@oclif/core';
-import { classifyError } from '../cli/errors.js';
+import { Args } from '@oclif/core';
+import { classifyError, failAndExit } from '../cli/errors.js';
 import { crawlFlags } from '../cli/flags.js';
 import { runCrawl } from '../cli/run-crawl.js';
+import { planReports, readIgnoreFile, type ReportingOptions } from '../cli/reporting.js';
 import type { CrawlSummary } from '../report/summary.js';
 import { OptionsError, type CrawlOptions } from '../crawl/options.js';
 import { SqliteFrontier, type CrawlKey } from '../crawl/sqlite-frontier.js';
@@ -28,7 +30,7 @@ export function checkSeed(raw: string): string {
 }
 
 /** `spacrawl crawl <url...>`: the main job. */
-export default class Crawl extends Command {
+export default class Crawl extends SpacrawlCommand {
   static override summary = 'Crawl a site in real Chromium and report every page a person can reach';
   static override description = `Loads each page in headless Chromium, waits for it to settle (network idle and no DOM change, capped), reads the rendered links and title, and follows in-scope links breadth-first. Writes a log line per page and a summary to stderr; --out writes JSON Lines; --json prints the summary object on stdout.
 
@@ -49,7 +51,7 @@ Exit codes: 0 finished with no failing finding; 1 a page had an error or a statu
     const { argv, flags } = await this.parse(Crawl);
     try {
       const seeds = (argv as string[]).map(checkSeed);
-      const out = flags.out ? path.resolve(flags.out) : null;
+      let out = flags.out ? path.resolve(flags.out) : null;
       const shots = flags.screenshots ? path.resolve(flags.screenshots) : null;
       if (shots) checkWritableDir(shots);
       const options: CrawlOptions = {
@@ -98,7 +100,20 @@ Exit codes: 0 finished with no failing finding; 1 a page had an error or a statu
         options.frontier = store;
         earlier = store.records();
       }
+      const reporting: ReportingOptions = {
+        reports: flags.report ?? [],
+        outputDir: flags['output-dir'] ? path.resolve(flags['output-dir']) : null,
+        failOn: flags['fail-on'].split(',').map((x) => x.trim()).filter(Boolean),
+        failOnWarnings: flags['fail-on-warnings'],
+        ignore: [...(flags['ignore-url'] ?? []), ...readIgnoreFile(path.resolve('.spacrawlignore'))],
+        slowMs: flags.slow,
+        json: flags.json ?? false,
+        screenshotsDir: shots,
+      };
+      planReports(reporting); // bad report flags are usage errors, found before crawling
+      if (!out && flags['output-dir']) out = path.join(path.resolve(flags['output-dir']), 'pages.jsonl');
       const { summary, exitCode } = await runCrawl(options, {
+        reporting,
         outFile: out,
         log: process.stderr,
         quiet: flags.quiet,
@@ -109,7 +124,7 @@ Exit codes: 0 finished with no failing finding; 1 a page had an error or a statu
       return summary;
     } catch (err) {
       const { message, exit } = classifyError(err);
-      this.error(message, { exit });
+      failAndExit(message, exit);
     }
   }
 }

@@ -1,11 +1,12 @@
-import { Command, Flags } from '@oclif/core';
+import { SpacrawlCommand } from '../cli/base-command.js';
+import { Flags } from '@oclif/core';
 import { startDemoSite } from '../../fixtures/demo-site.js';
-import { classifyError } from '../cli/errors.js';
+import { classifyError, failAndExit } from '../cli/errors.js';
 import { runCrawl } from '../cli/run-crawl.js';
 import type { CrawlSummary } from '../report/summary.js';
 
 /** `spacrawl demo`: serve the bundled demo SPA on 127.0.0.1 and crawl it. */
-export default class Demo extends Command {
+export default class Demo extends SpacrawlCommand {
   static override summary = 'Serve the bundled demo single-page app on 127.0.0.1 and crawl it';
   static override description =
     'Starts the demo SPA from fixtures/ on a free loopback port, crawls it with the default settings and prints the same log and summary as `crawl`. Exits 0 whenever the crawl finishes, findings or not (the demo has a 404 on purpose).';
@@ -35,7 +36,7 @@ export default class Demo extends Command {
       return summary;
     } catch (err) {
       const { message, exit } = classifyError(err);
-      this.error(message, { exit });
+      failAndExit(message, exit);
     } finally {
       await site.close();
     }

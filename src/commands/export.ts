@@ -1,7 +1,8 @@
+import { SpacrawlCommand } from '../cli/base-command.js';
 import path from 'node:path';
 import fs from 'node:fs';
-import { Command, Flags } from '@oclif/core';
-import { classifyError } from '../cli/errors.js';
+import { Flags } from '@oclif/core';
+import { classifyError, failAndExit } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { SqliteFrontier } from '../crawl/sqlite-frontier.js';
 import { OptionsError } from '../crawl/options.js';
@@ -11,7 +12,7 @@ import { SummaryCounter, type CrawlSummary } from '../report/summary.js';
 import { audit } from '../report/audit.js';
 
 /** `spacrawl export --state FILE --report FORMAT:PATH`: reports from a stored crawl, without crawling. */
-export default class Export extends Command {
+export default class Export extends SpacrawlCommand {
   static override summary = 'Write reports from a stored crawl (--state) without crawling';
   static override description =
     'Reads every record of a durable crawl, finished or cut short, and writes the requested reports. Refused while a crawl holds the state file.';
@@ -48,7 +49,7 @@ export default class Export extends Command {
       return summary;
     } catch (err) {
       const { message, exit } = classifyError(err);
-      this.error(message, { exit: exit === ExitCode.Infrastructure ? ExitCode.Infrastructure : exit });
+      failAndExit(message, exit);
     }
   }
 }

@@ -1,12 +1,14 @@
-import { Args, Command, Flags } from '@oclif/core';
+import { SpacrawlCommand } from '../cli/base-command.js';
+import { Args, Flags } from '@oclif/core';
 import { request as playwrightRequest } from 'playwright';
 import { ExitCode } from '../cli/exit-codes.js';
+import { failAndExit } from '../cli/errors.js';
 import { checkSeed } from './crawl.js';
 import { RobotsCache, ROBOTS_TOKEN, type RobotsExplanation } from '../url/robots.js';
 import { VERSION } from '../version.js';
 
 /** `spacrawl robots <url>`: what robots.txt says about one URL for our agent. */
-export default class Robots extends Command {
+export default class Robots extends SpacrawlCommand {
   static override summary = 'Show whether robots.txt allows a URL for spacrawl, and which rule decided';
   static override description =
     'Fetches the origin\'s robots.txt the way a crawl does (RFC 9309: 4xx allows all, 5xx and network errors disallow all, redirects followed up to 5 hops, 500 KiB parsed) and prints: allowed or not, the deciding rule and its line number, the Crawl-delay, and the Sitemap lines.';
@@ -26,7 +28,7 @@ export default class Robots extends Command {
     try {
       url = checkSeed(args.url);
     } catch (err) {
-      this.error(err instanceof Error ? err.message : String(err), { exit: ExitCode.Usage });
+      failAndExit(err instanceof Error ? err.message : String(err), ExitCode.Usage);
     }
     const request = await playwrightRequest.newContext({
       userAgent: flags['user-agent'],

@@ -2,8 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { OptionsError } from '../crawl/options.js';
 import type { AuditResult } from './audit.js';
+import { renderCsv } from './formats/csv.js';
+import { renderHtml } from './formats/html.js';
 import { renderJson } from './formats/json.js';
 import { renderJsonl } from './formats/jsonl.js';
+import { renderJunit } from './formats/junit.js';
+import { renderMarkdown } from './formats/markdown.js';
+import { renderSitemap } from './formats/sitemap.js';
 import type { PageRecord } from './record.js';
 import type { CrawlSummary } from './summary.js';
 
@@ -33,6 +38,11 @@ export interface ReportFormatter {
 export const FORMATTERS: Record<string, ReportFormatter> = {
   jsonl: { fileName: 'pages.jsonl', render: renderJsonl },
   json: { fileName: 'report.json', render: renderJson },
+  csv: { fileName: 'pages.csv', render: renderCsv },
+  html: { fileName: 'index.html', render: renderHtml },
+  junit: { fileName: 'junit.xml', render: renderJunit },
+  sitemap: { fileName: 'sitemap.xml', render: renderSitemap },
+  markdown: { fileName: 'summary.md', render: renderMarkdown },
 };
 
 /** A parsed `FORMAT[:PATH]`; `path` is `null` for stdout. */

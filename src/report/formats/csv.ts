@@ -1,0 +1,42 @@
+import { stringify } from 'csv-stringify/sync';
+import type { ReportInput } from '../formats.js';
+import { isPage } from '../record.js';
+
+/** Column headers of `pages.csv`, in order. */
+export const CSV_COLUMNS = ['url', 'status', 'title', 'depth', 'referrer', 'links', 'settled_ms', 'issues', 'ignored_issues'] as const;
+
+/**
+ * `csv`: one row per page (records with `skipped: null`), header first. Unknown values are empty
+ * cells. `issues` holds the rule ids of the page's issues (space-separated, each once, in audit
+ * order: most severe first); `ignored_issues` the rule ids of its ignored ones.
+ *
+ * Cells that a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or CR —
+ * a page title is written by whoever runs the site) are prefixed with `'`, as OWASP advises.
+ */
+export function renderCsv(input: ReportInput): string {
+  const issueRules = new Map<string, { active: string[]; ignored: string[] }>();
+  for (const i of input.audit.issues) {
+    let e = issueRules.get(i.url);
+    if (!e) {
+      e = { active: [], ignored: [] };
+      issueRules.set(i.url, e);
+    }
+    const list = i.ignored ? e.ignored : e.active;
+    if (!list.includes(i.rule)) list.push(i.rule);
+  }
+  const rows = input.records.filter(isPage).map((r) => {
+    const e = issueRules.get(r.url);
+    return [
+      r.url,
+      r.status ?? '',
+      r.title ?? '',
+      r.depth,
+      r.referrer ?? '',
+      r.links.length,
+      r.timings.settledMs ?? '',
+      e ? e.active.join(' ') : '',
+      e ? e.ignored.join(' ') : '',
+    ];
+  });
+  return stringify(rows, { header: true, columns: [...CSV_COLUMNS], escape_formulas: true, record_delimiter: 'unix' });
+}

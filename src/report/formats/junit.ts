@@ -1,0 +1,82 @@
+import { create } from 'xmlbuilder2';
+import { RULES, failingIssues, type AuditIssue } from '../audit.js';
+import type { ReportInput } from '../formats.js';
+import { isPage } from '../record.js';
+
+/** One line, no control characters: for XML attributes (parsers fold newlines in attributes to spaces anyway). */
+function oneLine(s: string, max = 500): string {
+  const t = s.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+}
+
+function failureBody(i: AuditIssue): string {
+  const lines = [`${i.rule} (${i.severity}): ${RULES[i.rule].description}`, `url: ${i.url}`, i.message];
+  if (i.referrers.length) {
+    lines.push(`linked from ${i.referrers.length} page(s):`);
+    for (const r of i.referrers) lines.push(`  ${r.url}  "${r.text}"`);
+  }
+  return lines.join('\n');
+}
+
+function seconds(ms: number | null | undefined): string {
+  return ((ms ?? 0) / 1000).toFixed(3);
+}
+
+/**
+ * `junit`: JUnit XML for CI test tabs. One `<testsuite name="spacrawl">` (inside `<testsuites>`,
+ * which every JUnit reader accepts) with a `<testcase classname="spacrawl.pages" name="URL">` per
+ * page and a `<failure type="RULE" message="…">` per non-ignored issue of a `--fail-on` rule, its
+ * body naming every referrer with its anchor text. Issues of other rules are listed in the test
+ * case's `<system-out>`, so the CI tab shows them without failing the build.
+ */
+export function renderJunit(input: ReportInput): string {
+  const failing = failingIssues(input.audit, input.failOn);
+  const failingSet = new Set(failing);
+  const byUrl = new Map<string, { failures: AuditIssue[]; others: AuditIssue[] }>();
+  for (const i of input.audit.issues) {
+    let e = byUrl.get(i.url);
+    if (!e) {
+      e = { failures: [], others: [] };
+      byUrl.set(i.url, e);
+    }
+    (failingSet.has(i) ? e.failures : e.others).push(i);
+  }
+  const cases: { name: string; ms: number | null }[] = input.records.filter(isPage).map((r) => ({ name: r.url, ms: r.timings.total ?? r.timings.settledMs }));
+  // A failing issue about a URL without a page record still gets a test case, so no failure is lost.
+  const named = new Set(cases.map((c) => c.name));
+  for (const i of failing) {
+    if (!named.has(i.url)) {
+      named.add(i.url);
+      cases.push({ name: i.url, ms: null });
+    }
+  }
+  const emitted = new Set<string>();
+  const root = create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: '\uFFFD' });
+  const suites = root.ele('testsuites', {
+    name: 'spacrawl',
+    tests: String(cases.length),
+    failures: String(failing.length),
+    errors: '0',
+    time: seconds(input.summary.elapsedMs),
+  });
+  const suite = suites.ele('testsuite', {
+    name: 'spacrawl',
+    tests: String(cases.length),
+    failures: String(failing.length),
+    errors: '0',
+    skipped: '0',
+    time: seconds(input.summary.elapsedMs),
+  });
+  suite.ele('properties').ele('property', { name: 'fail-on', value: input.failOn.join(',') }).up();
+  for (const c of cases) {
+    const tc = suite.ele('testcase', { classname: 'spacrawl.pages', name: c.name, time: seconds(c.ms) });
+    // The same URL twice (should not happen) gets its failures once.
+    const e = emitted.has(c.name) ? undefined : byUrl.get(c.name);
+    emitted.add(c.name);
+    for (const i of e?.failures ?? []) tc.ele('failure', { type: i.rule, message: oneLine(i.message) }).txt(failureBody(i));
+    if (e?.others.length) {
+      tc.ele('system-out').txt(e.others.map((i) => `${i.ignored ? '[ignored] ' : ''}${i.rule} (${i.severity}): ${oneLine(i.message, 2000)}`).join('\n'));
+    }
+  }
+  return `${root.end({ prettyPrint: true })}\n`;
+}
