@@ -10,6 +10,10 @@ export interface PoolOptions {
   recycleAfter?: number;
   /** Extra Playwright context options (viewport, locale, storage state …). */
   contextOptions?: BrowserContextOptions;
+  /** Extra request headers, added only to requests for which `headerScope` says yes. */
+  headers?: Record<string, string>;
+  /** Which request URLs get `headers` (the crawl's scope). */
+  headerScope?: (url: string) => boolean;
 }
 
 interface Slot {
@@ -48,6 +52,15 @@ export class ContextPool {
       'creating a browser context',
     );
     await context.addInitScript(installMutationClock);
+    const extra = this.opts.headers;
+    const inScope = this.opts.headerScope;
+    if (extra && Object.keys(extra).length && inScope) {
+      await context.route('**/*', (route) => {
+        const req = route.request();
+        if (!inScope(req.url())) return route.fallback();
+        return route.fallback({ headers: { ...req.headers(), ...extra } });
+      });
+    }
     const slot = { context, uses: 0 };
     this.all.add(slot);
     return slot;

@@ -46,5 +46,11 @@ export const crawlFlags = {
   'fail-on-warnings': Flags.boolean({ description: 'exit 1 on every error- and warning-level rule', default: false }),
   'ignore-url': Flags.string({ description: 'findings for URLs matching this glob or /regex/ are reported as ignored and never fail the build (repeatable; also read from .spacrawlignore)', multiple: true, multipleNonGreedy: true }),
   slow: Flags.integer({ description: 'slow-page threshold: settle time in ms', default: 3000, min: 1 }),
+  'storage-state': Flags.string({ description: "Playwright storage state file (cookies, local storage), e.g. saved by your tests' login step" }),
+  header: Flags.string({ description: '"Name: value" request header, sent only to in-scope origins (repeatable)', multiple: true, multipleNonGreedy: true }),
+  viewport: Flags.string({ description: 'viewport as WIDTHxHEIGHT in CSS pixels (default 1280x800)' }),
+  device: Flags.string({ description: "emulate a Playwright device (e.g. 'iPhone 13', 'Pixel 7'): viewport, user agent, touch" }),
+  locale: Flags.string({ description: 'browser locale, e.g. de-DE' }),
+  config: Flags.string({ description: 'JSON file of flag values (default: ./spacrawl.config.json when present); command-line flags win' }),
   quiet: Flags.boolean({ char: 'q', description: 'print only the summary line', default: false }),
 };

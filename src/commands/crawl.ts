@@ -2,6 +2,8 @@ import { SpacrawlCommand } from '../cli/base-command.js';
 import path from 'node:path';
 import fs from 'node:fs';
 import { Args } from '@oclif/core';
+import { devices } from 'playwright';
+import { applyConfig } from '../cli/config.js';
 import { classifyError, failAndExit } from '../cli/errors.js';
 import { crawlFlags } from '../cli/flags.js';
 import { runCrawl } from '../cli/run-crawl.js';
@@ -48,8 +50,11 @@ Exit codes: 0 finished with no failing finding; 1 a page had an error or a statu
   static override flags = crawlFlags;
 
   async run(): Promise<CrawlSummary> {
-    const { argv, flags } = await this.parse(Crawl);
+    const parsed = await this.parse(Crawl);
+    const { argv } = parsed;
+    let flags = parsed.flags;
     try {
+      flags = await applyConfig(Crawl.flags, flags, this.argv, flags.config);
       const seeds = (argv as string[]).map(checkSeed);
       let out = flags.out ? path.resolve(flags.out) : null;
       const shots = flags.screenshots ? path.resolve(flags.screenshots) : null;
@@ -89,6 +94,11 @@ Exit codes: 0 finished with no failing finding; 1 a page had an error or a statu
         maxQueryVariants: flags['max-query-variants'],
         recycleAfter: flags['recycle-after'],
         ignoreHttpsErrors: flags['ignore-https-errors'],
+        viewport: flags.viewport ? parseViewport(flags.viewport) : null,
+        device: flags.device ? checkDevice(flags.device) : null,
+        locale: flags.locale ?? null,
+        storageState: flags['storage-state'] ? checkReadable('--storage-state', path.resolve(flags['storage-state'])) : null,
+        headers: parseHeaders(flags.header ?? []),
       };
       for (const p of [...(options.include ?? []), ...(options.exclude ?? [])]) compilePattern(p);
       for (const p of options.clickExclude ?? []) checkRegex('--click-exclude', p);
@@ -142,6 +152,54 @@ export function crawlKeyOf(o: CrawlOptions): CrawlKey {
     foldTrailingSlash: o.foldTrailingSlash ?? false,
     foldIndex: o.foldIndex ?? false,
   };
+}
+
+/**
+ * Parse `--viewport WIDTHxHEIGHT`.
+ * @throws OptionsError otherwise
+ */
+export function parseViewport(v: string): { width: number; height: number } {
+  const m = /^(\d{2,5})x(\d{2,5})$/i.exec(v.trim());
+  if (!m) throw new OptionsError(`--viewport must look like 1280x800, got ${JSON.stringify(v)}`);
+  return { width: Number(m[1]), height: Number(m[2]) };
+}
+
+/**
+ * Check a Playwright device name.
+ * @throws OptionsError for an unknown one, naming a few known ones
+ */
+export function checkDevice(name: string): string {
+  if (devices[name]) return name;
+  const near = Object.keys(devices).filter((d) => d.toLowerCase().includes(name.toLowerCase().split(' ')[0] ?? '')).slice(0, 5);
+  throw new OptionsError(`unknown --device ${JSON.stringify(name)}${near.length ? ` (did you mean ${near.map((d) => JSON.stringify(d)).join(', ')}?)` : ''}`);
+}
+
+/**
+ * Parse repeated `--header "Name: value"`.
+ * @throws OptionsError for a value without a colon or with an invalid name
+ */
+export function parseHeaders(values: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const v of values) {
+    const i = v.indexOf(':');
+    const name = i > 0 ? v.slice(0, i).trim() : '';
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new OptionsError(`--header must look like "Name: value", got ${JSON.stringify(v)}`);
+    out[name] = v.slice(i + 1).trim();
+  }
+  return out;
+}
+
+/**
+ * Check that a file exists and can be read.
+ * @throws OptionsError otherwise
+ */
+export function checkReadable(flag: string, file: string): string {
+  try {
+    fs.accessSync(file, fs.constants.R_OK);
+    return file;
+  } catch {
+    throw new OptionsError(`${flag} ${file}: no such readable file`);
+  }
 }
 
 /**

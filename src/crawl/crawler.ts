@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { request as playwrightRequest, type APIRequestContext, type Browser } from 'playwright';
+import { devices, request as playwrightRequest, type APIRequestContext, type Browser, type BrowserContextOptions } from 'playwright';
 import { browserUserAgent, defaultUserAgent, launchBrowser } from '../browser/launch.js';
 import { ContextPool } from '../browser/pool.js';
 import { visitPage, type VisitResult } from '../browser/visit.js';
@@ -40,6 +40,21 @@ export class InfrastructureError extends Error {
     super(message);
     this.name = 'InfrastructureError';
   }
+}
+
+/**
+ * Playwright context options from the crawl's options: a device's settings, then `viewport`,
+ * `locale` and `storageState` on top.
+ */
+export function contextOptionsOf(o: ResolvedCrawlOptions): BrowserContextOptions {
+  const { defaultBrowserType: _ignored, userAgent: _ua, ...device } = o.device ? (devices[o.device] ?? {}) : ({} as Record<string, never>);
+  return {
+    ...device,
+    ignoreHTTPSErrors: o.ignoreHttpsErrors,
+    ...(o.viewport ? { viewport: o.viewport } : {}),
+    ...(o.locale ? { locale: o.locale } : {}),
+    ...(o.storageState ? { storageState: o.storageState } : {}),
+  };
 }
 
 /** Swallow only a lost lease; any other store error must stop the crawl. */
@@ -207,9 +222,11 @@ export class Crawler {
     let requestCtx: APIRequestContext | null = null;
     let pool: ContextPool | null = null;
     try {
-      const userAgent = o.userAgent ?? defaultUserAgent(await browserUserAgent(this.browser), VERSION);
+      const deviceUa = o.device ? devices[o.device]?.userAgent : undefined;
+      const userAgent = o.userAgent ?? (deviceUa ? `${deviceUa} spacrawl/${VERSION}` : defaultUserAgent(await browserUserAgent(this.browser), VERSION));
       requestCtx = await playwrightRequest.newContext({
         userAgent,
+        extraHTTPHeaders: o.headers,
         ignoreHTTPSErrors: o.ignoreHttpsErrors,
         ...(o.proxy ? { proxy: { server: o.proxy } } : {}),
       });
@@ -232,7 +249,9 @@ export class Crawler {
       pool = new ContextPool(this.browser, {
         userAgent,
         recycleAfter: o.recycleAfter,
-        contextOptions: { ignoreHTTPSErrors: o.ignoreHttpsErrors },
+        contextOptions: contextOptionsOf(o),
+        headers: o.headers,
+        headerScope: (url) => this.scope.inScope(url),
       });
       this.pool = pool;
       // On a resumed durable crawl, pages already decided count against --max-pages.

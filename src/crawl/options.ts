@@ -75,6 +75,16 @@ export interface CrawlOptions {
   maxQueryVariants?: number;
   /** Accept invalid TLS certificates. @default false */
   ignoreHttpsErrors?: boolean;
+  /** Viewport in CSS pixels. @default 1280×800 (or the device's) */
+  viewport?: { width: number; height: number } | null;
+  /** A Playwright device name (`iPhone 13`, `Pixel 7` …): its viewport, user agent, touch and scale. */
+  device?: string | null;
+  /** Browser locale, e.g. `de-DE`. */
+  locale?: string | null;
+  /** Playwright storage state file (cookies, local storage), e.g. from a login step. */
+  storageState?: string | null;
+  /** Extra request headers, sent only to in-scope origins (never to CDNs or third parties). */
+  headers?: Record<string, string>;
   /** Grace period for in-flight pages on cancellation (ms). @default 3000 */
   graceMs?: number;
   /** Contexts are replaced after this many visits. @default 200 */
@@ -116,6 +126,11 @@ export interface ResolvedCrawlOptions {
   retryBaseMs: number;
   maxQueryVariants: number;
   ignoreHttpsErrors: boolean;
+  viewport: { width: number; height: number } | null;
+  device: string | null;
+  locale: string | null;
+  storageState: string | null;
+  headers: Record<string, string>;
   maxDepth: number;
   maxPages: number;
   maxTimeSeconds: number | null;
@@ -191,6 +206,11 @@ export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
     retryBaseMs: int('retry-base', o.retryBaseMs, 1_000, 0),
     maxQueryVariants: int('max-query-variants', o.maxQueryVariants, 100, 1),
     ignoreHttpsErrors: o.ignoreHttpsErrors ?? false,
+    viewport: o.viewport ?? null,
+    device: o.device ?? null,
+    locale: o.locale ?? null,
+    storageState: o.storageState ?? null,
+    headers: { ...(o.headers ?? {}) },
     maxDepth: int('max-depth', o.maxDepth, Infinity, 0),
     maxPages: int('max-pages', o.maxPages, 10_000, 1),
     maxTimeSeconds: maxTime ?? null,

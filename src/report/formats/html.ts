@@ -204,7 +204,7 @@ function pageRow(r: PageRecord, issues: readonly AuditIssue[], failing: Readonly
   cells.push(r.title ? `<td class="title">${esc(r.title)}</td>` : '<td class="title" data-v=""><span class="none">—</span></td>');
   cells.push(`<td class="depth num" data-v="${r.depth}">${r.depth}</td>`);
   cells.push(`<td class="settled num" data-v="${r.timings.settledMs ?? ''}">${r.timings.settledMs === null ? '<span class="none">—</span>' : `${r.timings.settledMs} ms`}</td>`);
-  cells.push(`<td class="issues num" data-v="${active.length}">${rules.join(' ')}</td>`);
+  cells.push(`<td class="issues" data-v="${active.length}">${rules.join(' ')}</td>`);
   return `<tr class="${error ? 'error' : 'ok'}" data-url="${esc(r.url)}" data-issues="${active.length}">${cells.join('')}</tr>`;
 }
 
@@ -247,7 +247,7 @@ export function renderHtml(input: ReportInput, outPath: string | null): string {
     '<th data-key="title" data-type="text" aria-sort="none">title</th>',
     '<th class="num" data-key="depth" data-type="num" aria-sort="none">depth</th>',
     '<th class="num" data-key="settled" data-type="num" aria-sort="none">settled</th>',
-    '<th class="num" data-key="issues" data-type="num" aria-sort="none">issues</th>',
+    '<th data-key="issues" data-type="num" aria-sort="none">issues</th>',
   ].join('');
 
   const verdict = failingList.length
