@@ -1,0 +1,239 @@
+#!/usr/bin/env node
+// spacrawl benchmark: throughput, per-page time, CPU and whole-process-tree memory, against an
+// "oracle" crawler (plain Playwright that knows exactly when a page is ready).
+//
+//   npm run bench                      sizes 100,400,2000 × concurrency 1,2,4,8,16, tree + dense
+//   npm run bench -- --quick           100 and 400 pages, concurrency 4 and 8, tree only
+//   npm run bench -- --sizes 400 --concurrency 8 --shapes tree --latency 20 --store sqlite
+//
+// Writes a markdown table to stdout and bench/results/<date>.json. Measures; asserts nothing.
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { crawl, launchBrowser } = await import(path.join(ROOT, 'dist/src/index.js'));
+const { SqliteFrontier } = await import(path.join(ROOT, 'dist/src/crawl/sqlite-frontier.js'));
+
+// ------------------------------------------------------------------ arguments
+const args = process.argv.slice(2);
+const opt = (name, def) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : def;
+};
+const quick = args.includes('--quick');
+const sizes = opt('sizes', quick ? '100,400' : '100,400,2000').split(',').map(Number);
+const concurrencies = opt('concurrency', quick ? '4,8' : '1,2,4,8,16').split(',').map(Number);
+const shapes = opt('shapes', quick ? 'tree' : 'tree,dense').split(',');
+const latency = Number(opt('latency', '20'));
+const stores = opt('store', 'memory').split(',');
+const withOracle = !args.includes('--no-oracle');
+
+// ------------------------------------------------------------------ the site
+/** Links of page i: a tree with branching 4, or a dense graph of 20 pseudo-random links. */
+function linksOf(shape, n, i) {
+  if (shape === 'tree') return [1, 2, 3, 4].map((k) => 4 * i + k).filter((k) => k < n);
+  let x = (i * 2654435761) >>> 0;
+  const out = new Set();
+  if (i + 1 < n) out.add(i + 1); // keeps every page reachable
+  while (out.size < Math.min(20, n - 1)) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    const k = x % n;
+    if (k !== i) out.add(k);
+  }
+  return [...out];
+}
+
+function startSite(shape, n) {
+  const counts = new Map();
+  const shell = (i) =>
+    `<!doctype html><html><head><meta charset="utf-8"><title>Loading</title></head><body><div id="root"></div><script>fetch('/api/${i}').then(r=>r.json()).then(d=>{document.getElementById('root').innerHTML=d.links.map(l=>'<a href="/p/'+l+'">Page '+l+'</a>').join(' ');document.title='Page ${i}';});</script></body></html>`;
+  const server = http.createServer((req, res) => {
+    const u = new URL(req.url, 'http://x');
+    const later = (fn) => setTimeout(fn, latency);
+    let m;
+    if ((m = /^\/p\/(\d+)$/.exec(u.pathname)) && Number(m[1]) < n) {
+      counts.set(u.pathname, (counts.get(u.pathname) ?? 0) + 1);
+      return later(() => { res.writeHead(200, { 'content-type': 'text/html' }); res.end(shell(Number(m[1]))); });
+    }
+    if ((m = /^\/api\/(\d+)$/.exec(u.pathname))) {
+      return later(() => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify({ links: linksOf(shape, n, Number(m[1])) })); });
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('no');
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${server.address().port}`, counts })));
+}
+
+// ------------------------------------------------------------------ process-tree sampling
+function treePids(root) {
+  const children = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push(Number(d));
+    } catch { /* gone */ }
+  }
+  const out = [root];
+  for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]) ?? []));
+  return out;
+}
+function treeStats(root) {
+  let rss = 0;
+  let cpu = 0;
+  const hz = 100;
+  for (const pid of treePids(root)) {
+    try {
+      // PSS, not RSS: Chromium's processes share most of their pages, and RSS counts them once per process.
+      const roll = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+      const pss = /^Pss:\s+(\d+) kB/m.exec(roll);
+      rss += pss ? Number(pss[1]) * 1024 : 0;
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      cpu += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / hz; // utime stime cutime cstime
+    } catch { /* gone */ }
+  }
+  return { rss, cpu };
+}
+function sampler() {
+  let peak = 0;
+  let lastCpu = 0;
+  const t = setInterval(() => {
+    const s = treeStats(process.pid);
+    peak = Math.max(peak, s.rss);
+    lastCpu = Math.max(lastCpu, s.cpu);
+  }, 100);
+  const cpu0 = treeStats(process.pid).cpu;
+  return {
+    stop() {
+      clearInterval(t);
+      const s = treeStats(process.pid);
+      return { peakMb: Math.round(Math.max(peak, s.rss) / 1048576), cpuS: Math.max(lastCpu, s.cpu) - cpu0 };
+    },
+  };
+}
+
+const pct = (xs, p) => {
+  if (!xs.length) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+
+// ------------------------------------------------------------------ the two crawlers
+async function runSpacrawl(site, conc, store) {
+  site.counts.clear();
+  const tmp = store === 'sqlite' ? fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-bench-')) : null;
+  const frontier = tmp ? SqliteFrontier.open(path.join(tmp, 'state.db'), { crawlKey: { seeds: [`${site.origin}/p/0`], scope: 'host' } }) : undefined;
+  const s = sampler();
+  const t0 = Date.now();
+  const times = [];
+  let pages = 0;
+  for await (const r of crawl({ seeds: [`${site.origin}/p/0`], concurrency: conc, ...(frontier ? { frontier } : {}) })) {
+    if (r.skipped === null && r.status === 200) {
+      pages++;
+      if (r.timings.total !== null) times.push(r.timings.total);
+    }
+  }
+  const wall = (Date.now() - t0) / 1000;
+  const st = s.stop();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  const twice = [...site.counts.values()].filter((c) => c > 1).length;
+  return { pages, wall, pps: pages / wall, p50: pct(times, 50), p95: pct(times, 95), ...st, requestedTwice: twice };
+}
+
+async function runOracle(site, conc, n) {
+  const { browser } = await launchBrowser(); // the same browser and switches as spacrawl
+  const s = sampler();
+  const t0 = Date.now();
+  const seen = new Set([0]);
+  const queue = [0];
+  const times = [];
+  let active = 0;
+  let pages = 0;
+  const contexts = await Promise.all(Array.from({ length: conc }, () => browser.newContext()));
+  await new Promise((resolve) => {
+    const pump = () => {
+      if (!queue.length && active === 0) return resolve();
+      while (queue.length && active < conc) {
+        const i = queue.shift();
+        const ctx = contexts.pop();
+        active++;
+        const t = Date.now();
+        (async () => {
+          const page = await ctx.newPage();
+          await page.goto(`${site.origin}/p/${i}`);
+          await page.waitForFunction((want) => document.title === want, `Page ${i}`);
+          const links = await page.$$eval('a[href]', (as) => as.map((a) => a.href));
+          await page.close();
+          return links;
+        })()
+          .then((links) => {
+            pages++;
+            times.push(Date.now() - t);
+            for (const l of links) {
+              const k = Number(/\/p\/(\d+)$/.exec(l)?.[1]);
+              if (Number.isInteger(k) && k < n && !seen.has(k)) {
+                seen.add(k);
+                queue.push(k);
+              }
+            }
+          })
+          .finally(() => {
+            active--;
+            contexts.push(ctx);
+            pump();
+          });
+      }
+    };
+    pump();
+  });
+  const wall = (Date.now() - t0) / 1000;
+  const st = s.stop();
+  await browser.close();
+  return { pages, wall, pps: pages / wall, p50: pct(times, 50), p95: pct(times, 95), ...st };
+}
+
+// ------------------------------------------------------------------ main
+const rows = [];
+const machine = `${os.cpus().length} cores, ${Math.round(os.totalmem() / 1073741824)} GiB, Node ${process.version}, ${os.cpus()[0]?.model ?? ''}`.trim();
+process.stderr.write(`bench on ${machine}\n`);
+for (const shape of shapes) {
+  for (const n of sizes) {
+    const site = await startSite(shape, n);
+    for (const conc of concurrencies) {
+      const oracle = withOracle ? await runOracle(site, conc, n) : null;
+      for (const store of stores) {
+        const sc = await runSpacrawl(site, conc, store);
+        const row = { shape, size: n, concurrency: conc, store, latencyMs: latency, spacrawl: sc, oracle, fraction: oracle ? sc.pps / oracle.pps : null };
+        rows.push(row);
+        process.stderr.write(
+          `${shape} ${n} c=${conc} ${store}: ${sc.pages}/${n} pages in ${sc.wall.toFixed(1)} s = ${sc.pps.toFixed(2)} p/s` +
+            `${oracle ? ` (oracle ${oracle.pps.toFixed(2)} p/s, ${(row.fraction * 100).toFixed(0)} %)` : ''}, peak ${sc.peakMb} MB, ${sc.cpuS.toFixed(1)} CPU-s\n`,
+        );
+      }
+    }
+    site.server.close();
+  }
+}
+
+const fmt = (x, d = 1) => (x === null || x === undefined ? '–' : typeof x === 'number' ? x.toFixed(d) : String(x));
+const lines = [
+  `Machine: ${machine}; server latency ${latency} ms per document and per data request.`,
+  '',
+  '| shape | pages | conc | store | found | wall s | pages/s | p50 ms | p95 ms | CPU s | CPU s/page | peak MB | oracle pages/s | fraction of oracle | fetched twice |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  ...rows.map((r) =>
+    `| ${r.shape} | ${r.size} | ${r.concurrency} | ${r.store} | ${r.spacrawl.pages} | ${fmt(r.spacrawl.wall)} | ${fmt(r.spacrawl.pps, 2)} | ${fmt(r.spacrawl.p50, 0)} | ${fmt(r.spacrawl.p95, 0)} | ${fmt(r.spacrawl.cpuS)} | ${fmt(r.spacrawl.cpuS / Math.max(1, r.spacrawl.pages), 3)} | ${r.spacrawl.peakMb} | ${fmt(r.oracle?.pps, 2)} | ${r.fraction === null ? '–' : `${(r.fraction * 100).toFixed(0)} %`} | ${r.spacrawl.requestedTwice} |`,
+  ),
+];
+process.stdout.write(`${lines.join('\n')}\n`);
+const dir = path.join(ROOT, 'bench', 'results');
+fs.mkdirSync(dir, { recursive: true });
+const file = path.join(dir, `${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}.json`);
+fs.writeFileSync(file, JSON.stringify({ machine, latencyMs: latency, rows }, null, 2));
+process.stderr.write(`wrote ${path.relative(ROOT, file)}\n`);
