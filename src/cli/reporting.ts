@@ -3,6 +3,7 @@ import path from 'node:path';
 import { OptionsError } from '../crawl/options.js';
 import { audit, failingIssues, RULES, type AuditIssue, type AuditResult } from '../report/audit.js';
 import { FORMATTERS, parseReportSpec, writeReport, type ReportInput, type ReportSpec } from '../report/formats.js';
+import { renderMarkdownCapped } from '../report/formats/markdown.js';
 import type { PageRecord } from '../report/record.js';
 import type { CrawlSummary } from '../report/summary.js';
 import { compilePattern } from '../url/scope.js';
@@ -125,15 +126,19 @@ function githubAnnotations(issues: readonly AuditIssue[], log: (line: string) =>
   }
 }
 
-/** Append the markdown summary to `$GITHUB_STEP_SUMMARY`, kept under GitHub's 1 MiB limit. */
+/** Append the markdown summary to `$GITHUB_STEP_SUMMARY`, keeping the whole file under GitHub's 1 MiB limit. */
 function githubStepSummary(file: string, input: ReportInput, specs: readonly ReportSpec[]): void {
-  const md = FORMATTERS.markdown;
-  if (!md) return;
-  const pointer = specs.find((s) => s.format === 'html' && s.path)?.path ?? specs.find((s) => s.path)?.path ?? 'the crawl report';
-  const capped = (md as { renderCapped?: (i: ReportInput, max: number, p: string) => string }).renderCapped;
-  const text = capped ? capped(input, 1024 * 1024 - 1024, `Full report: ${pointer}`) : md.render(input, null).slice(0, 1000 * 1024);
+  const where = specs.find((s) => s.format === 'html' && s.path)?.path ?? specs.find((s) => s.path)?.path ?? 'the crawl report';
+  let used = 0;
   try {
-    fs.appendFileSync(file, `${text}\n`);
+    used = fs.statSync(file).size;
+  } catch {
+    used = 0;
+  }
+  const budget = 1024 * 1024 - used - 2;
+  if (budget < 512) return;
+  try {
+    fs.appendFileSync(file, `${renderMarkdownCapped(input, budget, where)}\n`);
   } catch {
     // the step summary is a convenience; the exit code and the reports still stand
   }

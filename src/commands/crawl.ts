@@ -57,7 +57,11 @@ Exit codes: 0 finished with no failing finding; 1 a page had an error or a statu
       flags = await applyConfig(Crawl.flags, flags, this.argv, flags.config);
       const seeds = (argv as string[]).map(checkSeed);
       let out = flags.out ? path.resolve(flags.out) : null;
-      const shots = flags.screenshots ? path.resolve(flags.screenshots) : null;
+      const shots = flags.screenshots
+        ? path.resolve(flags.screenshots)
+        : flags['output-dir']
+          ? path.join(path.resolve(flags['output-dir']), 'screenshots')
+          : null;
       if (shots) checkWritableDir(shots);
       const options: CrawlOptions = {
         seeds,

@@ -11,9 +11,11 @@ export const HTML_MAX_REFERRERS = 100;
 
 const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, notice: 2 };
 
+const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
 /** Escape text for HTML element content and double-quoted attribute values. */
 export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return s.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }
 
 const esc = escapeHtml;
@@ -139,7 +141,7 @@ const SCRIPT_HASH = `sha256-${createHash('sha256').update(JS).digest('base64')}`
  * Content-Security-Policy of the report: nothing loads from anywhere but local images, and only
  * our own script (by hash) runs, so even a page title that slipped through escaping could not.
  */
-const CSP = `default-src 'none'; img-src 'self' file: data: http: https:; style-src 'unsafe-inline'; script-src '${SCRIPT_HASH}'; base-uri 'none'; form-action 'none'`;
+const CSP = `default-src 'none'; img-src 'self' file: data:; style-src 'unsafe-inline'; script-src '${SCRIPT_HASH}'; base-uri 'none'; form-action 'none'`;
 
 function stat(key: string, label: string, value: number | string, bad = false): string {
   return `<div class="stat${bad ? ' bad' : ''}"><dt>${esc(label)}</dt><dd data-count="${esc(key)}">${esc(String(value))}</dd></div>`;

@@ -1,7 +1,8 @@
-import { create } from 'xmlbuilder2';
+import { XMLBuilder } from 'fast-xml-parser';
 import { RULES, failingIssues, type AuditIssue } from '../audit.js';
 import type { ReportInput } from '../formats.js';
 import { isPage } from '../record.js';
+import { xmlSafe } from './sitemap.js';
 
 /** One line, no control characters: for XML attributes (parsers fold newlines in attributes to spaces anyway). */
 function oneLine(s: string, max = 500): string {
@@ -28,6 +29,9 @@ function seconds(ms: number | null | undefined): string {
  * page and a `<failure type="RULE" message="…">` per non-ignored issue of a `--fail-on` rule, its
  * body naming every referrer with its anchor text. Issues of other rules are listed in the test
  * case's `<system-out>`, so the CI tab shows them without failing the build.
+ *
+ * Written with fast-xml-parser's `XMLBuilder` (it escapes every attribute and text node); text
+ * from pages first goes through {@link xmlSafe}, since XML 1.0 cannot carry control characters.
  */
 export function renderJunit(input: ReportInput): string {
   const failing = failingIssues(input.audit, input.failOn);
@@ -51,32 +55,36 @@ export function renderJunit(input: ReportInput): string {
     }
   }
   const emitted = new Set<string>();
-  const root = create({ version: '1.0', encoding: 'UTF-8', invalidCharReplacement: '\uFFFD' });
-  const suites = root.ele('testsuites', {
-    name: 'spacrawl',
-    tests: String(cases.length),
-    failures: String(failing.length),
-    errors: '0',
-    time: seconds(input.summary.elapsedMs),
-  });
-  const suite = suites.ele('testsuite', {
-    name: 'spacrawl',
-    tests: String(cases.length),
-    failures: String(failing.length),
-    errors: '0',
-    skipped: '0',
-    time: seconds(input.summary.elapsedMs),
-  });
-  suite.ele('properties').ele('property', { name: 'fail-on', value: input.failOn.join(',') }).up();
-  for (const c of cases) {
-    const tc = suite.ele('testcase', { classname: 'spacrawl.pages', name: c.name, time: seconds(c.ms) });
+  const testcase = cases.map((c) => {
     // The same URL twice (should not happen) gets its failures once.
     const e = emitted.has(c.name) ? undefined : byUrl.get(c.name);
     emitted.add(c.name);
-    for (const i of e?.failures ?? []) tc.ele('failure', { type: i.rule, message: oneLine(i.message) }).txt(failureBody(i));
-    if (e?.others.length) {
-      tc.ele('system-out').txt(e.others.map((i) => `${i.ignored ? '[ignored] ' : ''}${i.rule} (${i.severity}): ${oneLine(i.message, 2000)}`).join('\n'));
+    const tc: Record<string, unknown> = { '@_classname': 'spacrawl.pages', '@_name': xmlSafe(c.name), '@_time': seconds(c.ms) };
+    if (e?.failures.length) {
+      tc.failure = e.failures.map((i) => ({ '@_type': i.rule, '@_message': xmlSafe(oneLine(i.message)), '#text': xmlSafe(failureBody(i)) }));
     }
-  }
-  return `${root.end({ prettyPrint: true })}\n`;
+    if (e?.others.length) {
+      tc['system-out'] = xmlSafe(e.others.map((i) => `${i.ignored ? '[ignored] ' : ''}${i.rule} (${i.severity}): ${oneLine(i.message, 2000)}`).join('\n'));
+    }
+    return tc;
+  });
+  const counts = { '@_tests': String(cases.length), '@_failures': String(failing.length), '@_errors': '0' };
+  const doc = {
+    '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
+    testsuites: {
+      '@_name': 'spacrawl',
+      ...counts,
+      '@_time': seconds(input.summary.elapsedMs),
+      testsuite: {
+        '@_name': 'spacrawl',
+        ...counts,
+        '@_skipped': '0',
+        '@_time': seconds(input.summary.elapsedMs),
+        properties: { property: { '@_name': 'fail-on', '@_value': xmlSafe(input.failOn.join(',')) } },
+        testcase,
+      },
+    },
+  };
+  const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', format: true, suppressEmptyNode: true });
+  return builder.build(doc) as string;
 }

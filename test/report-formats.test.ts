@@ -1,0 +1,362 @@
+import path from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { describe, expect, it } from 'vitest';
+import { audit, failingIssues } from '../src/report/audit.js';
+import { FORMATTERS, parseReportSpec, type ReportInput } from '../src/report/formats.js';
+import { CSV_COLUMNS, renderCsv } from '../src/report/formats/csv.js';
+import { escapeHtml, renderHtml, screenshotHref } from '../src/report/formats/html.js';
+import { renderJson } from '../src/report/formats/json.js';
+import { renderJunit } from '../src/report/formats/junit.js';
+import { formatElapsed, renderMarkdown, renderMarkdownCapped } from '../src/report/formats/markdown.js';
+import { renderSitemap } from '../src/report/formats/sitemap.js';
+import { blankRecord, type LinkDetail, type PageRecord } from '../src/report/record.js';
+import { SummaryCounter } from '../src/report/summary.js';
+
+const O = 'https://site.test';
+const u = (p: string): string => `${O}${p}`;
+const HTML = 'text/html; charset=utf-8';
+const TRICKY_TITLE = 'About, "us" <b>bold</b>\nsecond line';
+const XSS_TITLE = '<script>alert(1)</script> | @octocat *and* a title long enough to pass sixty characters';
+const FORMULA_TITLE = '=HYPERLINK("https://evil.test","click")';
+
+/** A visited HTML page that passes every content rule unless `patch` says otherwise. */
+function page(p: string, patch: Partial<PageRecord> = {}, referrer: string | null = '/'): PageRecord {
+  const r = blankRecord(u(p), u(p), referrer === null ? 0 : 1, referrer === null ? null : u(referrer));
+  return {
+    ...r,
+    finalUrl: u(p),
+    status: 200,
+    contentType: HTML,
+    title: `Page ${p}`,
+    settled: true,
+    attempts: 1,
+    timings: { ttfb: 10, domContentLoaded: 20, load: 30, settledMs: 100 + p.length, total: 200 },
+    meta: { description: 'a page', canonical: null, h1Count: 1 },
+    ...patch,
+  };
+}
+
+const link = (p: string, text: string): LinkDetail => ({ url: u(p), text, source: 'anchor', nofollow: false });
+
+function buildRecords(): PageRecord[] {
+  const home = page(
+    '/',
+    {
+      title: 'Home',
+      linkDetails: [
+        link('/about', 'About us'),
+        link('/missing', 'Missing page'),
+        link('/boom', 'Boom'),
+        link('/gone', 'Old post'),
+        link('/private', 'Private'),
+        link('/redirected', 'Moved'),
+        link('/offsite', 'Elsewhere'),
+        link('/doc.pdf', 'PDF'),
+        link('/timeout', 'Slow'),
+        link('/xss', 'Weird'),
+        link('/formula', 'Formula'),
+        link('/admin', 'Admin'),
+        link('/untitled', ''),
+        link('/search?q=a&b=c', 'Search'),
+      ],
+      screenshot: 'home.png',
+    },
+    null,
+  );
+  home.links = home.linkDetails.map((l) => l.url);
+  const about = page('/about', { title: TRICKY_TITLE, linkDetails: [link('/missing', 'see the "missing" one'), link('/new-place', 'New place')] });
+  about.links = about.linkDetails.map((l) => l.url);
+  const admin = blankRecord(u('/admin'), u('/admin'), 1, u('/'));
+  admin.skipped = 'robots';
+  return [
+    home,
+    about,
+    page('/missing', { status: 404, title: 'Not found' }),
+    page('/boom', { status: 500, title: 'Server error' }),
+    page('/gone', { soft404: true, title: 'Oops' }),
+    page('/private', { noindex: true, title: 'Private' }),
+    page('/redirected', { finalUrl: u('/new-place'), redirectChain: [{ url: u('/redirected'), status: 301, kind: 'http' }], title: 'New place' }),
+    page('/new-place', { title: 'New place' }, '/about'),
+    page('/offsite', { finalUrl: 'https://other.test/landing', redirectChain: [{ url: u('/offsite'), status: 302, kind: 'http' }], title: 'Other' }),
+    page('/doc.pdf', { contentType: 'application/pdf', title: null }),
+    page('/timeout', { status: null, contentType: null, title: null, finalUrl: null, error: { code: 'timeout', message: 'navigation timed out after 30000 ms' } }),
+    page('/xss', { title: XSS_TITLE }),
+    page('/formula', { title: FORMULA_TITLE }),
+    page('/search?q=a&b=c', { title: 'Search' }),
+    page('/untitled', { title: '' }),
+    admin,
+  ];
+}
+
+function buildInput(records = buildRecords(), failOn: string[] = ['broken-link', 'server-error']): ReportInput {
+  const counter = new SummaryCounter();
+  for (const r of records) counter.add(r);
+  return {
+    records,
+    summary: counter.snapshot(4321, 'done'),
+    audit: audit(records, { ignore: [/\/timeout$/] }),
+    failOn,
+    screenshotsDir: null,
+  };
+}
+
+const input = buildInput();
+const PAGES = input.records.filter((r) => r.skipped === null).map((r) => r.url);
+const sortedSet = (xs: Iterable<string>): string[] => [...new Set(xs)].sort();
+
+describe('the fixture audit (what every format must show)', () => {
+  it('finds exactly the expected issues', () => {
+    expect(input.audit.issues.map((i) => `${i.rule} ${i.url.replace(O, '')}${i.ignored ? ' (ignored)' : ''}`).sort()).toEqual(
+      [
+        'broken-link /missing',
+        'broken-link /boom',
+        'broken-link /gone',
+        'broken-link /timeout (ignored)',
+        'server-error /boom',
+        'noindex /private',
+        'duplicate-title /redirected',
+        'duplicate-title /new-place',
+        'long-title /xss',
+        'missing-title /untitled',
+      ].sort(),
+    );
+    expect(input.summary).toMatchObject({ pages: 15, ok: 12, errors: 3, soft404: 1, robotsSkipped: 1 });
+  });
+});
+
+describe('registry', () => {
+  it('registers every format under its --output-dir file name', () => {
+    expect(Object.fromEntries(Object.entries(FORMATTERS).map(([k, f]) => [k, f.fileName]))).toEqual({
+      jsonl: 'pages.jsonl',
+      json: 'report.json',
+      csv: 'pages.csv',
+      html: 'index.html',
+      junit: 'junit.xml',
+      sitemap: 'sitemap.xml',
+      markdown: 'summary.md',
+    });
+    for (const name of ['csv', 'html', 'junit', 'sitemap', 'markdown']) expect(parseReportSpec(`${name}:out/x`).format).toBe(name);
+  });
+});
+
+describe('csv', () => {
+  const text = renderCsv(input);
+  const rows = parseCsv(text, { columns: true, skip_empty_lines: true }) as Record<string, string>[];
+
+  it('has the header row and one row per page (skipped records left out)', () => {
+    expect(text.split('\n')[0]).toBe(CSV_COLUMNS.join(','));
+    expect(rows.map((r) => r.url).sort()).toEqual([...PAGES].sort());
+    expect(rows.map((r) => r.url)).not.toContain(u('/admin'));
+  });
+
+  it('round-trips titles with commas, quotes, newlines and markup', () => {
+    const about = rows.find((r) => r.url === u('/about'))!;
+    expect(about.title).toBe(TRICKY_TITLE);
+    expect(rows.find((r) => r.url === u('/xss'))!.title).toBe(XSS_TITLE);
+  });
+
+  it('defuses spreadsheet formulas in titles', () => {
+    expect(rows.find((r) => r.url === u('/formula'))!.title).toBe(`'${FORMULA_TITLE}`);
+  });
+
+  it('fills every column: status, depth, referrer, links, settled ms, issue ids', () => {
+    const home = rows.find((r) => r.url === u('/'))!;
+    expect(home).toEqual({
+      url: u('/'),
+      status: '200',
+      title: 'Home',
+      depth: '0',
+      referrer: '',
+      links: '14',
+      settled_ms: '101',
+      issues: '',
+      ignored_issues: '',
+    });
+    expect(rows.find((r) => r.url === u('/boom'))!.issues.split(' ').sort()).toEqual(['broken-link', 'server-error']);
+    expect(rows.find((r) => r.url === u('/missing'))).toMatchObject({ status: '404', referrer: u('/'), issues: 'broken-link' });
+    expect(rows.find((r) => r.url === u('/timeout'))).toMatchObject({ status: '', issues: '', ignored_issues: 'broken-link' });
+    // Every issue of a page appears in its row, and nothing else does.
+    const fromCsv = rows.flatMap((r) => [...r.issues.split(' '), ...r.ignored_issues.split(' ')].filter(Boolean).map((rule) => `${rule} ${r.url}`));
+    expect(fromCsv.sort()).toEqual(sortedSet(input.audit.issues.map((i) => `${i.rule} ${i.url}`)));
+  });
+});
+
+describe('junit', () => {
+  const text = renderJunit(input);
+  const parser = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '@_',
+    isArray: (name) => ['testsuite', 'testcase', 'failure'].includes(name),
+  });
+  const doc = parser.parse(text);
+  const suite = doc.testsuites.testsuite[0];
+  const cases = suite.testcase as { '@_name': string; '@_classname': string; failure?: { '@_type': string; '@_message': string; '#text': string }[] }[];
+
+  it('is well-formed XML with one testsuite named spacrawl', () => {
+    expect(XMLValidator.validate(text)).toBe(true);
+    expect(doc.testsuites.testsuite).toHaveLength(1);
+    expect(suite['@_name']).toBe('spacrawl');
+  });
+
+  it('has a testcase per page and a failure per non-ignored --fail-on issue', () => {
+    expect(cases.map((c) => c['@_name']).sort()).toEqual([...PAGES].sort());
+    expect(new Set(cases.map((c) => c['@_classname']))).toEqual(new Set(['spacrawl.pages']));
+    const failures = cases.flatMap((c) => (c.failure ?? []).map((f) => `${f['@_type']} ${c['@_name'].replace(O, '')}`));
+    expect(failures.sort()).toEqual(['broken-link /boom', 'broken-link /gone', 'broken-link /missing', 'server-error /boom']);
+    expect(suite['@_tests']).toBe(String(PAGES.length));
+    expect(suite['@_failures']).toBe('4');
+    expect(doc.testsuites['@_failures']).toBe('4');
+  });
+
+  it('names every referrer and its anchor text in the failure body', () => {
+    const f = cases.find((c) => c['@_name'] === u('/missing'))!.failure![0]!;
+    expect(f['@_message']).toBe('HTTP 404');
+    expect(f['#text']).toContain(`${u('/')}  "Missing page"`);
+    expect(f['#text']).toContain(`${u('/about')}  "see the "missing" one"`);
+  });
+
+  it('follows --fail-on: none fails nothing, warnings adds warning-level rules', () => {
+    const none = parser.parse(renderJunit({ ...input, failOn: ['none'] }));
+    expect(none.testsuites.testsuite[0]['@_failures']).toBe('0');
+    const warn = parser.parse(renderJunit({ ...input, failOn: ['warnings'] }));
+    const types = (warn.testsuites.testsuite[0].testcase as typeof cases).flatMap((c) => (c.failure ?? []).map((f) => f['@_type']));
+    expect(sortedSet(types)).toEqual(['broken-link', 'duplicate-title', 'missing-title', 'server-error']);
+    expect(types).toHaveLength(failingIssues(input.audit, ['warnings']).length);
+  });
+});
+
+describe('sitemap', () => {
+  const text = renderSitemap(input);
+  const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', isArray: (n) => n === 'url' }).parse(text);
+
+  it('lists the 200 HTML pages that are not noindex, soft 404s or errors, by final URL, each once', () => {
+    expect(XMLValidator.validate(text)).toBe(true);
+    expect(doc.urlset['@_xmlns']).toBe('http://www.sitemaps.org/schemas/sitemap/0.9');
+    const locs = (doc.urlset.url as { loc: string }[]).map((x) => x.loc);
+    expect(locs).toHaveLength(new Set(locs).size);
+    expect(locs.sort()).toEqual(['/', '/about', '/formula', '/new-place', '/search?q=a&b=c', '/untitled', '/xss'].map(u).sort());
+    expect(text).toContain('<loc>https://site.test/search?q=a&amp;b=c</loc>');
+  });
+});
+
+describe('json', () => {
+  it('carries the summary, every issue and every record', () => {
+    const doc = JSON.parse(renderJson(input)) as { schemaVersion: number; summary: { pages: number }; issues: { rule: string; url: string }[]; pages: PageRecord[] };
+    expect(doc.schemaVersion).toBe(1);
+    expect(doc.summary.pages).toBe(PAGES.length);
+    expect(doc.pages.map((p) => p.url)).toEqual(input.records.map((r) => r.url));
+    expect(doc.issues.map((i) => `${i.rule} ${i.url}`)).toEqual(input.audit.issues.map((i) => `${i.rule} ${i.url}`));
+  });
+});
+
+describe('markdown', () => {
+  const text = renderMarkdown(input);
+  const tableRules = (md: string): string[] =>
+    md
+      .split('\n')
+      .filter((l) => /^\| \*{0,2}`[a-z0-9-]+`/.test(l))
+      .map((l) => /`([a-z0-9-]+)`/.exec(l)![1]!);
+
+  it('has the verdict, the totals and an issue table of exactly the rules found', () => {
+    expect(text).toContain('**❌ Fails** under `--fail-on broken-link, server-error`: 4 issues.');
+    expect(text).toContain(`| 15 | 12 | 3 | 1 | 1 | ${input.summary.uniqueUrls} | ${formatElapsed(4321)} |`);
+    expect(sortedSet(tableRules(text))).toEqual(['broken-link', 'duplicate-title', 'long-title', 'missing-title', 'noindex', 'server-error']);
+    expect(text).toMatch(/\| \*\*`broken-link`\*\* ❌ \| error \| 3 \| 1 \|/);
+    expect(text).toMatch(/\| `noindex` \| notice \| 1 \| 0 \|/);
+  });
+
+  it('lists the most severe issues first with URL and first referrer, never the ignored ones', () => {
+    const items = text.split('\n').filter((l) => l.startsWith('- `'));
+    expect(items).toHaveLength(input.audit.issues.filter((i) => !i.ignored).length);
+    expect(items.slice(0, 4).every((l) => /^- `(broken-link|server-error)`/.test(l))).toBe(true);
+    expect(items.find((l) => l.includes('/missing'))).toContain('linked from [https://site.test/](<https://site.test/>) (“Missing page”) and 1 more');
+    expect(text).not.toContain('/timeout');
+  });
+
+  it('escapes page text: no raw HTML, no table breaks, no @mentions', () => {
+    expect(text).not.toContain('<script>');
+    expect(text).toContain('&lt;script&gt;');
+    expect(text).not.toMatch(/@octocat/);
+    expect(text).toContain('\\| @\u200boctocat');
+  });
+
+  it('says so when everything passes', () => {
+    const ok = renderMarkdown({ ...input, failOn: ['none'] });
+    expect(ok).toContain('**✅ Passes** under `--fail-on none`.');
+  });
+
+  it('lists at most 20 issues', () => {
+    const many = buildRecords();
+    for (let n = 0; n < 30; n++) many.push(page(`/broken-${n}`, { status: 404 }));
+    const md = renderMarkdown(buildInput(many));
+    expect(md.split('\n').filter((l) => l.startsWith('- `'))).toHaveLength(20);
+    expect(md).toContain('### The 20 most severe of');
+  });
+
+  it('renderMarkdownCapped stays within the byte cap and ends with the pointer', () => {
+    const big = buildRecords();
+    for (let n = 0; n < 300; n++) big.push(page(`/é-${n}`, { title: `Ünïcödé title number ${n} 🎉 that is far longer than sixty characters in total` }));
+    const bigInput = buildInput(big, ['warnings']);
+    const full = renderMarkdown(bigInput);
+    expect(renderMarkdownCapped(bigInput, Buffer.byteLength(full) + 10, 'x')).toBe(full);
+    expect(Buffer.byteLength(full)).toBeGreaterThan(3000);
+    for (const cap of [64, 500, 1234, Math.floor(Buffer.byteLength(full) / 2), Buffer.byteLength(full) - 1]) {
+      const capped = renderMarkdownCapped(bigInput, cap, 'the “spacrawl-report” artifact');
+      expect(Buffer.byteLength(capped, 'utf8')).toBeLessThanOrEqual(cap);
+      expect(capped).not.toContain('\uFFFD');
+      if (cap >= 200) {
+        const lines = capped.trimEnd().split('\n');
+        expect(lines.at(-1)).toBe('_Summary truncated; the full report is in the “spacrawl-report” artifact._');
+        expect(lines.at(-2)).toBe('');
+        expect(capped.startsWith('## spacrawl')).toBe(true);
+      }
+    }
+  });
+});
+
+describe('html (static checks; the browser test is test/e2e/report.pw.ts)', () => {
+  it('escapes page text and runs only its own script', () => {
+    const html = renderHtml(input, '/tmp/r/index.html');
+    expect(html.match(/<script/g)).toHaveLength(1);
+    expect(html).toContain(escapeHtml(XSS_TITLE));
+    expect(html).not.toContain('<b>bold</b>');
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\/(?!site\.test)/);
+    expect(html).toContain('<input id="filter"');
+    expect(html).toContain('<span id="shown">15</span>');
+  });
+
+  it('links screenshots relative to the report folder', () => {
+    const html = renderHtml({ ...input, screenshotsDir: '/tmp/out/screenshots' }, '/tmp/out/index.html');
+    expect(html).toContain('<img class="thumb" src="screenshots/home.png" loading="lazy"');
+    expect(screenshotHref('/tmp/a b/shots', 'x#1.png', '/tmp/reports/r.html')).toBe('../a%20b/shots/x%231.png');
+    expect(screenshotHref('/tmp/shots', 'x.png', null)).toBe('file:///tmp/shots/x.png');
+    expect(path.isAbsolute(screenshotHref('/tmp/shots', 'x.png', '/tmp/r.html'))).toBe(false);
+  });
+});
+
+describe('edge cases', () => {
+  const xmlParser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', isArray: (n) => ['testcase', 'failure', 'url'].includes(n) });
+
+  it('keeps XML well-formed when page text has control characters or lone surrogates', () => {
+    const records = buildRecords();
+    const bad = 'bell\u0007 nul\u0000 half\uD800 ok';
+    records.push(page('/ctrl', { status: 404, title: bad }));
+    records[0]!.linkDetails.push(link('/ctrl', `anchor ${bad}`));
+    const i = buildInput(records);
+    for (const text of [renderJunit(i), renderSitemap(i)]) expect(XMLValidator.validate(text)).toBe(true);
+    const tc = (xmlParser.parse(renderJunit(i)).testsuites.testsuite.testcase as { '@_name': string; failure?: { '#text': string }[] }[]).find((c) => c['@_name'] === u('/ctrl'))!;
+    expect(tc.failure![0]!['#text']).toContain('anchor bell\uFFFD nul\uFFFD half\uFFFD ok');
+  });
+
+  it('renders an empty crawl in every format', () => {
+    const empty = buildInput([]);
+    for (const [name, f] of Object.entries(FORMATTERS)) expect({ name, type: typeof f.render(empty, '/tmp/x/out') }).toEqual({ name, type: 'string' });
+    expect(XMLValidator.validate(renderSitemap(empty))).toBe(true);
+    expect(XMLValidator.validate(renderJunit(empty))).toBe(true);
+    expect(xmlParser.parse(renderJunit(empty)).testsuites['@_tests']).toBe('0');
+    expect(renderCsv(empty)).toBe(`${CSV_COLUMNS.join(',')}\n`);
+    expect(renderMarkdown(empty)).toContain('No issues found.');
+    expect(renderHtml(empty, null)).toContain('<span id="shown">0</span>');
+  });
+});
