@@ -103,7 +103,7 @@ export function audit(records: readonly PageRecord[], opts: AuditOptions = {}): 
     });
   };
 
-  const titles = new Map<string, string[]>();
+  const titles = new Map<string, { url: string; page: string }[]>();
   for (const r of records) {
     if (!isPage(r)) continue;
     const html = r.status !== null && r.status < 400 && r.error === null && r.title !== null;
@@ -123,7 +123,11 @@ export function audit(records: readonly PageRecord[], opts: AuditOptions = {}): 
     if (!r.title) add('missing-title', r.url, 'the page has no title');
     else {
       if (r.title.length > 60) add('long-title', r.url, `title has ${r.title.length} characters: ${r.title}`);
-      titles.set(r.title, [...(titles.get(r.title) ?? []), r.url]);
+      // Keyed by the page reached: a redirect's record and its target's are one page.
+      const page = r.finalUrl ?? r.url;
+      const list = titles.get(r.title) ?? [];
+      if (!list.some((x) => x.page === page)) list.push({ url: r.url, page });
+      titles.set(r.title, list);
     }
     if (r.meta.description === null || r.meta.description.trim() === '') add('missing-description', r.url, 'no <meta name="description">');
     if (r.meta.h1Count === 0) add('missing-h1', r.url, 'no <h1>');
@@ -134,9 +138,9 @@ export function audit(records: readonly PageRecord[], opts: AuditOptions = {}): 
     if (r.noindex) add('noindex', r.url, 'noindex');
     if (r.timings.settledMs !== null && r.timings.settledMs > slowMs) add('slow-page', r.url, `settled after ${r.timings.settledMs} ms (threshold ${slowMs} ms)`);
   }
-  for (const [title, urls] of titles) {
-    if (urls.length < 2) continue;
-    for (const u of urls) add('duplicate-title', u, `title "${title}" is also used by ${urls.filter((x) => x !== u).join(', ')}`);
+  for (const [title, pages] of titles) {
+    if (pages.length < 2) continue;
+    for (const p of pages) add('duplicate-title', p.url, `title "${title}" is also used by ${pages.filter((x) => x !== p).map((x) => x.page).join(', ')}`);
   }
   issues.sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.rule.localeCompare(b.rule) || a.url.localeCompare(b.url));
   const counts: Partial<Record<RuleId, number>> = {};
