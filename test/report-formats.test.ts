@@ -115,13 +115,22 @@ describe('the fixture audit (what every format must show)', () => {
         'broken-link /timeout (ignored)',
         'server-error /boom',
         'noindex /private',
-        'duplicate-title /redirected',
-        'duplicate-title /new-place',
         'long-title /xss',
         'missing-title /untitled',
       ].sort(),
     );
     expect(input.summary).toMatchObject({ pages: 15, ok: 12, errors: 3, soft404: 1, robotsSkipped: 1 });
+  });
+});
+
+describe('duplicate-title', () => {
+  it('flags two different pages with one title, but not a redirect and the page it lands on', () => {
+    const a = page('/a', { title: 'Same' });
+    const b = page('/b', { title: 'Same' });
+    const old = page('/old', { title: 'Moved', finalUrl: u('/moved'), redirectChain: [{ url: u('/old'), status: 301, kind: 'http' }] });
+    const moved = page('/moved', { title: 'Moved' });
+    const found = audit([a, b, old, moved]).issues.filter((i) => i.rule === 'duplicate-title').map((i) => i.url.replace(O, ''));
+    expect(found.sort()).toEqual(['/a', '/b']);
   });
 });
 
@@ -221,7 +230,7 @@ describe('junit', () => {
     expect(none.testsuites.testsuite[0]['@_failures']).toBe('0');
     const warn = parser.parse(renderJunit({ ...input, failOn: ['warnings'] }));
     const types = (warn.testsuites.testsuite[0].testcase as typeof cases).flatMap((c) => (c.failure ?? []).map((f) => f['@_type']));
-    expect(sortedSet(types)).toEqual(['broken-link', 'duplicate-title', 'missing-title', 'server-error']);
+    expect(sortedSet(types)).toEqual(['broken-link', 'missing-title', 'server-error']);
     expect(types).toHaveLength(failingIssues(input.audit, ['warnings']).length);
   });
 });
@@ -261,7 +270,7 @@ describe('markdown', () => {
   it('has the verdict, the totals and an issue table of exactly the rules found', () => {
     expect(text).toContain('**❌ Fails** under `--fail-on broken-link, server-error`: 4 issues.');
     expect(text).toContain(`| 15 | 12 | 3 | 1 | 1 | ${input.summary.uniqueUrls} | ${formatElapsed(4321)} |`);
-    expect(sortedSet(tableRules(text))).toEqual(['broken-link', 'duplicate-title', 'long-title', 'missing-title', 'noindex', 'server-error']);
+    expect(sortedSet(tableRules(text))).toEqual(['broken-link', 'long-title', 'missing-title', 'noindex', 'server-error']);
     expect(text).toMatch(/\| \*\*`broken-link`\*\* ❌ \| error \| 3 \| 1 \|/);
     expect(text).toMatch(/\| `noindex` \| notice \| 1 \| 0 \|/);
   });
