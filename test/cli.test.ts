@@ -1,0 +1,247 @@
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PAGES } from '../fixtures/demo-site.js';
+import { startTreeSite, TREE_MISSING_PATH, TREE_PRIVATE_PATH, treePath, treeVisitedPaths, type TreeSite } from '../fixtures/sites/tree.js';
+import { pathOf, recordProblems, sorted } from './helpers/records.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = path.join(REPO, 'bin', 'run.js');
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+interface Run {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Wall time from spawn to exit (ms). */
+  ms: number;
+}
+
+interface RunOptions {
+  env?: Record<string, string>;
+  /** Kill the child (SIGKILL) after this long; the test then fails on the exit code. */
+  killAfterMs?: number;
+  /** Called with the child and a way to read stderr so far, right after spawning. */
+  onSpawn?: (child: ReturnType<typeof spawn>, stderrSoFar: () => string) => void;
+}
+
+/** Run `node bin/run.js ...args` and collect its exit code and output. */
+function run(args: string[], opts: RunOptions = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const t0 = Date.now();
+    const env = { ...process.env, ...opts.env };
+    delete env.SPACRAWL_DEBUG;
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8');
+    child.stderr.setEncoding('utf8');
+    child.stdout.on('data', (c: string) => (stdout += c));
+    child.stderr.on('data', (c: string) => (stderr += c));
+    const killer = setTimeout(() => child.kill('SIGKILL'), opts.killAfterMs ?? 90_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(killer);
+      resolve({ code, signal, stdout, stderr, ms: Date.now() - t0 });
+    });
+    opts.onSpawn?.(child, () => stderr);
+  });
+}
+
+/** Non-empty lines of a text. */
+const lines = (s: string): string[] => s.split('\n').filter((l) => l.trim() !== '');
+
+/** Assert a usage failure: exit 2, one non-empty line on stderr, nothing on stdout. */
+function expectUsageError(r: Run, mentions?: RegExp): void {
+  expect({ code: r.code, stdout: r.stdout, stderrLines: lines(r.stderr).length }).toEqual({ code: 2, stdout: '', stderrLines: 1 });
+  expect(r.stderr.endsWith('\n')).toBe(true);
+  if (mentions) expect(r.stderr).toMatch(mentions);
+}
+
+/** Parse a JSON Lines file; fails the test on any line that is not JSON. */
+function readJsonl(file: string): Record<string, unknown>[] {
+  const text = fs.readFileSync(file, 'utf8');
+  if (text.length > 0) expect(text.endsWith('\n')).toBe(true);
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l, i) => {
+      try {
+        return JSON.parse(l) as Record<string, unknown>;
+      } catch {
+        throw new Error(`line ${i + 1} of ${file} is not JSON: ${l.slice(0, 200)}`);
+      }
+    });
+}
+
+let tmp: string;
+let tree: TreeSite;
+let slow: TreeSite;
+
+beforeAll(async () => {
+  // The CLI runs from dist/: build it once from the current sources.
+  try {
+    execFileSync(process.execPath, [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: REPO, stdio: 'pipe' });
+  } catch (err) {
+    const e = err as { stdout?: Buffer; stderr?: Buffer };
+    throw new Error(`tsc -p tsconfig.json failed:\n${e.stdout?.toString() ?? ''}${e.stderr?.toString() ?? ''}`);
+  }
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-cli-'));
+  tree = await startTreeSite();
+  // Documents take 800 ms: a crawl that is still busy when a signal or a time budget arrives.
+  slow = await startTreeSite({ docDelayMs: 800 });
+}, 120_000);
+
+afterAll(async () => {
+  await tree?.close();
+  await slow?.close();
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('usage errors exit 2 with one line on stderr and nothing on stdout', () => {
+  it('crawl not-a-url', async () => {
+    expectUsageError(await run(['crawl', 'not-a-url']), /not-a-url/);
+  });
+
+  it('crawl ftp://x/', async () => {
+    expectUsageError(await run(['crawl', 'ftp://x/']), /ftp/);
+  });
+
+  it('--concurrency 0', async () => {
+    tree.server.reset();
+    expectUsageError(await run(['crawl', tree.url('/'), '--concurrency', '0']), /concurrency/);
+    expect(tree.server.log).toHaveLength(0);
+  });
+
+  it('an unwritable --out', async () => {
+    tree.server.reset();
+    expectUsageError(await run(['crawl', tree.url('/'), '--out', '/proc/nope/x.jsonl']), /\/proc\/nope\/x\.jsonl/);
+    expect(tree.server.log).toHaveLength(0);
+  });
+
+  it('SPACRAWL_BROWSER pointing at nothing', async () => {
+    tree.server.reset();
+    expectUsageError(await run(['crawl', tree.url('/')], { env: { SPACRAWL_BROWSER: '/nonexistent' } }), /\/nonexistent/);
+    expect(tree.server.log).toHaveLength(0);
+  });
+});
+
+describe('a crawl of the tree', () => {
+  it('--json --out F: exit 1 (a 404), one JSON summary on stdout, every line of F is a record', async () => {
+    tree.server.reset();
+    const out = path.join(tmp, 'tree.jsonl');
+    const r = await run(['crawl', tree.url('/'), '--json', '--out', out, '--concurrency', '8'], { killAfterMs: 170_000 });
+    expect(r.code).toBe(1);
+    const summary = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(typeof summary).toBe('object');
+    expect(Array.isArray(summary)).toBe(false);
+    expect(summary).toMatchObject({ pages: 64, ok: 63, errors: 1, robotsSkipped: 1, endReason: 'done' });
+    expect(typeof summary.schemaVersion).toBe('number');
+    expect(typeof summary.elapsedMs).toBe('number');
+    // 65 record URLs plus the one off-site link.
+    expect(summary.uniqueUrls).toBe(66);
+
+    const records = readJsonl(out);
+    expect(records).toHaveLength(65);
+    expect(records.filter((x) => 'schemaVersion' in x)).toEqual([]);
+    expect(records.flatMap((x) => recordProblems(x).map((p) => `${String(x.url)}: ${p}`))).toEqual([]);
+    expect(sorted(records.map((x) => pathOf(x.url as string)))).toEqual(sorted([...treeVisitedPaths(), TREE_PRIVATE_PATH]));
+    expect(records.find((x) => pathOf(x.url as string) === TREE_MISSING_PATH)).toMatchObject({ status: 404, error: null });
+    expect(tree.offsite.log).toHaveLength(0);
+    expect(tree.server.log.filter((l) => l.path.startsWith('/private'))).toEqual([]);
+    // Logs go to stderr, never to stdout.
+    expect(lines(r.stderr).length).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('SIGINT: exits 130 within 5 s of the signal, leaving a valid JSON Lines file', async () => {
+    slow.server.reset();
+    const out = path.join(tmp, 'sigint.jsonl');
+    let signalAt = 0;
+    const t0 = Date.now();
+    const r = await run(['crawl', slow.url('/'), '--concurrency', '2', '--out', out, '--json'], {
+      onSpawn: (child, stderrSoFar) => {
+        // ~1.5 s in, and not before the first page is done (browser start varies under load).
+        const tick = setInterval(() => {
+          const firstRecord = /^\d{3} /m.test(stderrSoFar());
+          if ((Date.now() - t0 >= 1500 && firstRecord) || Date.now() - t0 > 30_000) {
+            clearInterval(tick);
+            signalAt = Date.now();
+            child.kill('SIGINT');
+          }
+        }, 50);
+        child.on('close', () => clearInterval(tick));
+      },
+    });
+    expect(signalAt).toBeGreaterThan(0);
+    const exitedAfter = t0 + r.ms - signalAt;
+    expect({ code: r.code, signal: r.signal }).toEqual({ code: 130, signal: null });
+    expect(exitedAfter).toBeLessThan(5000);
+    const records = readJsonl(out);
+    expect(records.length).toBeGreaterThanOrEqual(1);
+    expect(records.flatMap((x) => recordProblems(x).map((p) => `${String(x.url)}: ${p}`))).toEqual([]);
+    expect(new Set(records.map((x) => x.url)).size).toBe(records.length);
+    const summary = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(summary.endReason).toBe('interrupted');
+    expect(summary.pages).toBe(records.filter((x) => x.skipped === null).length);
+    // No page starts after the signal: only the (at most 2) pages already in flight may still
+    // send their document request, and none later than the 3 s grace period.
+    const late = slow.server.documents().filter((d) => d.at > signalAt);
+    expect(late.length).toBeLessThanOrEqual(2);
+    expect(late.filter((d) => d.at > signalAt + 3000)).toEqual([]);
+    // The slow tree has far more pages than a few seconds allow: the crawl really was cut short.
+    expect(records.filter((x) => x.skipped === null).length).toBeLessThan(20);
+  });
+
+  it('--max-time 2: stops like Ctrl-C but with the normal exit code, well within 2 s + grace', async () => {
+    slow.server.reset();
+    const out = path.join(tmp, 'maxtime.jsonl');
+    const r = await run(['crawl', slow.url('/'), '--max-time', '2', '--json', '--out', out, '--concurrency', '2']);
+    expect(r.ms).toBeLessThan(9000);
+    const summary = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(summary.endReason).toBe('max-time');
+    const records = readJsonl(out);
+    const pages = records.filter((x) => x.skipped === null);
+    expect(summary.pages).toBe(pages.length);
+    // Every page of the slow tree is a 200: exit 0 once the seed was crawled, 1 if the budget
+    // ran out before even that (possible on a loaded machine); never 130.
+    const seedDone = pages.some((x) => pathOf(x.url as string) === '/' && x.status === 200);
+    expect(r.code).toBe(seedDone ? 0 : 1);
+    expect(pages.length).toBeLessThan(20);
+  });
+
+  it('--screenshots DIR: one distinct PNG inside DIR per visited page', async () => {
+    const dir = path.join(tmp, 'shots');
+    const out = path.join(tmp, 'shots.jsonl');
+    const r = await run(['crawl', tree.url('/'), '--max-depth', '1', '--screenshots', dir, '--out', out]);
+    expect(r.code).toBe(0);
+    const records = readJsonl(out);
+    const pages = records.filter((x) => x.skipped === null);
+    expect(sorted(pages.map((x) => pathOf(x.url as string)))).toEqual(sorted([0, 1, 2].map(treePath)));
+    const names = pages.map((x) => x.screenshot);
+    for (const name of names) {
+      expect(typeof name).toBe('string');
+      const file = path.resolve(dir, name as string);
+      expect(path.dirname(file)).toBe(path.resolve(dir));
+      expect(fs.existsSync(file)).toBe(true);
+      expect(fs.readFileSync(file).subarray(0, 8).equals(PNG_SIGNATURE)).toBe(true);
+    }
+    expect(new Set(names).size).toBe(names.length);
+    // Nothing else in the folder, and no screenshot for URLs that were not visited.
+    expect(sorted(fs.readdirSync(dir))).toEqual(sorted(names as string[]));
+    expect(records.filter((x) => x.skipped !== null && x.screenshot !== null)).toEqual([]);
+  });
+});
+
+describe('spacrawl demo', () => {
+  it('--json exits 0 and counts every demo page', async () => {
+    const r = await run(['demo', '--json']);
+    expect(r.code).toBe(0);
+    const summary = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(summary.pages).toBe(DEMO_PAGES.length);
+    expect(summary).toMatchObject({ errors: 1, robotsSkipped: 1, endReason: 'done' });
+  });
+});

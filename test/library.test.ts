@@ -1,0 +1,71 @@
+import type { Browser } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PAGES, startDemoSite } from '../fixtures/demo-site.js';
+import type { FixtureServer } from '../fixtures/server.js';
+import { crawl, launchBrowser, type PageRecord } from '../src/index.js';
+import { collect, expectWellFormed, pagesOf, pathOf, sorted } from './helpers/records.js';
+
+let browser: Browser;
+let site: FixtureServer;
+let records: PageRecord[];
+
+beforeAll(async () => {
+  browser = (await launchBrowser()).browser;
+  site = await startDemoSite();
+  records = await collect(crawl({ seeds: [`${site.origin}/`], browser }));
+}, 120_000);
+
+afterAll(async () => {
+  await site?.close();
+  await browser?.close();
+});
+
+const rec = (path: string): PageRecord | undefined => records.find((r) => pathOf(r.url) === path);
+
+describe('crawl() on the demo site', () => {
+  it('visits exactly the pages of DEMO_PAGES, once each', () => {
+    expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(sorted(DEMO_PAGES));
+    expect(new Set(records.map((r) => r.url)).size).toBe(records.length);
+    // One navigation per page; /pricing is also loaded once more as the target of /old-pricing's 301.
+    for (const p of DEMO_PAGES) {
+      expect({ p, n: site.documents().filter((d) => d.path === p).length }).toEqual({ p, n: p === '/pricing' ? 2 : 1 });
+    }
+    expect(site.documents()).toHaveLength(DEMO_PAGES.length + 1);
+  });
+
+  it('has exactly one non-page record: /admin, skipped for robots.txt and never requested', () => {
+    expect(records.filter((r) => r.skipped !== null).map((r) => ({ path: pathOf(r.url), skipped: r.skipped }))).toEqual([
+      { path: '/admin', skipped: 'robots' },
+    ]);
+    expect(site.log.filter((l) => l.path === '/admin')).toEqual([]);
+  });
+
+  it('reports /blog/missing-post as status 404 with error null, found on /blog/hello', () => {
+    expect(rec('/blog/missing-post')).toMatchObject({ status: 404, error: null, skipped: null, referrer: `${site.origin}/blog/hello` });
+    const errors = pagesOf(records).filter((r) => r.error !== null || (r.status !== null && r.status >= 400));
+    expect(errors.map((r) => pathOf(r.url))).toEqual(['/blog/missing-post']);
+  });
+
+  it('follows /old-pricing to /pricing with one HTTP 301 hop', () => {
+    const r = rec('/old-pricing')!;
+    expect(r.finalUrl).toBe(`${site.origin}/pricing`);
+    expect(r.status).toBe(200);
+    expect(r.redirectChain).toEqual([{ url: `${site.origin}/old-pricing`, status: 301, kind: 'http' }]);
+    expect(site.count('/old-pricing')).toBe(1);
+  });
+
+  it('lists the off-site profile in externalLinks of /about and gives it no record', () => {
+    expect(rec('/about')!.externalLinks).toEqual(['https://example.com/acme']);
+    expect(records.some((r) => !r.url.startsWith(site.origin))).toBe(false);
+  });
+
+  it('reads the polling /live page at the settle cap without an error', () => {
+    expect(rec('/live')).toMatchObject({ status: 200, settled: false, error: null });
+    const quiet = pagesOf(records).filter((r) => pathOf(r.url) !== '/live');
+    expect(quiet.filter((r) => !r.settled).map((r) => pathOf(r.url))).toEqual([]);
+  });
+
+  it('gives every record every PageRecord field with the right type', () => {
+    expectWellFormed(records);
+  });
+});

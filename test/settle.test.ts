@@ -1,0 +1,115 @@
+import type { Browser } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FixtureServer } from '../fixtures/server.js';
+import { startSettleSite } from '../fixtures/sites/settle.js';
+import { launchBrowser } from '../src/browser/launch.js';
+import { crawl } from '../src/crawl/crawler.js';
+import type { CrawlOptions } from '../src/crawl/options.js';
+import type { PageRecord } from '../src/report/record.js';
+import { detailsOf, expectWellFormed, pagesOf, pathOf, sorted } from './helpers/records.js';
+
+let browser: Browser;
+let site: FixtureServer;
+
+beforeAll(async () => {
+  browser = (await launchBrowser()).browser;
+  site = await startSettleSite();
+});
+
+afterAll(async () => {
+  await site?.close();
+  await browser?.close();
+});
+
+/** Crawl from one path of the settle site; returns the records and when each arrived (ms since epoch). */
+async function crawlFrom(path: string, opts: Partial<CrawlOptions> = {}): Promise<{ records: PageRecord[]; arrivals: number[] }> {
+  site.reset();
+  const records: PageRecord[] = [];
+  const arrivals: number[] = [];
+  for await (const r of crawl({ seeds: [`${site.origin}${path}`], maxDepth: 1, ...opts, browser })) {
+    records.push(r);
+    arrivals.push(Date.now());
+  }
+  return { records, arrivals };
+}
+
+const docs = (path: string): number => site.documents().filter((r) => r.path === path).length;
+
+describe('settle', () => {
+  it('reads a page that polls forever at the settle cap: settled false, no error, within cap + 1 s', async () => {
+    const settleTimeoutMs = 2000;
+    const t0 = Date.now();
+    const { records, arrivals } = await crawlFrom('/poll', { settleTimeoutMs, maxDepth: 0 });
+    const wall = Date.now() - t0;
+    expect(records).toHaveLength(1);
+    const r = records[0]!;
+    expect(r).toMatchObject({ status: 200, settled: false, error: null, skipped: null, title: 'Polling' });
+    // The cap was really waited for, and not much longer.
+    const timings = `timings ${JSON.stringify(r.timings)}`;
+    expect(r.timings.total, timings).not.toBeNull();
+    expect(r.timings.total!, timings).toBeGreaterThanOrEqual(settleTimeoutMs);
+    expect(r.timings.total!, timings).toBeLessThanOrEqual(settleTimeoutMs + 1000);
+    expect(r.timings.settledMs!, timings).toBeGreaterThanOrEqual(settleTimeoutMs);
+    expect(r.timings.settledMs!, timings).toBeLessThanOrEqual(r.timings.total!);
+    // Wall time from the document request to the record, as the server and the caller see it.
+    const docAt = site.documents().find((d) => d.path === '/poll')!.at;
+    expect(arrivals[0]! - docAt, timings).toBeGreaterThanOrEqual(settleTimeoutMs - 100);
+    expect(arrivals[0]! - docAt, timings).toBeLessThanOrEqual(settleTimeoutMs + 1000);
+    expect(wall).toBeGreaterThanOrEqual(settleTimeoutMs);
+    // It really polled the whole time (every 200 ms over 2 s)…
+    const ticks = site.log.filter((l) => l.path === '/api/tick');
+    expect(ticks.length).toBeGreaterThanOrEqual(7);
+    expect(ticks.length).toBeLessThanOrEqual(Math.ceil((settleTimeoutMs + 1000) / 200) + 1);
+    // …and stopped once the page was closed.
+    const before = ticks.length;
+    await new Promise((r) => setTimeout(r, 600));
+    expect(site.log.filter((l) => l.path === '/api/tick').length).toBe(before);
+    expectWellFormed(records);
+  });
+
+  it('finds a link added by script 200 ms after the last network response', async () => {
+    const { records } = await crawlFrom('/late');
+    const page = records.find((r) => pathOf(r.url) === '/late')!;
+    expect(page).toMatchObject({ status: 200, settled: true, error: null, title: 'Late link' });
+    expect(page.links).toEqual([`${site.origin}/late-target`]);
+    expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(['/late', '/late-target']);
+    expect(docs('/late-target')).toBe(1);
+    expect(site.log.filter((l) => l.path === '/api/late')).toHaveLength(1);
+    expectWellFormed(records);
+  });
+
+  it('waits for the DOM to go quiet, not only the network: a link added after 1.2 s of DOM changes is found', async () => {
+    const { records } = await crawlFrom('/late-dom');
+    const page = records.find((r) => pathOf(r.url) === '/late-dom')!;
+    expect(page).toMatchObject({ status: 200, settled: true, error: null });
+    expect(page.links).toEqual([`${site.origin}/late-dom-target`]);
+    expect(docs('/late-dom-target')).toBe(1);
+    expect(records).toHaveLength(2);
+  });
+
+  it('finds a link inside an open shadow root (source "shadow") and the light-DOM one (source "anchor")', async () => {
+    const { records } = await crawlFrom('/shadow');
+    const page = records.find((r) => pathOf(r.url) === '/shadow')!;
+    expect(page.status).toBe(200);
+    expect(detailsOf(page)).toEqual([
+      { url: `${site.origin}/light-target`, text: 'In light', source: 'anchor' },
+      { url: `${site.origin}/shadow-target`, text: 'In shadow', source: 'shadow' },
+    ]);
+    expect(sorted(page.links)).toEqual(sorted([`${site.origin}/light-target`, `${site.origin}/shadow-target`]));
+    expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(['/light-target', '/shadow', '/shadow-target']);
+    for (const r of pagesOf(records)) expect({ p: pathOf(r.url), s: r.status }).toEqual({ p: pathOf(r.url), s: 200 });
+    expect(docs('/shadow-target')).toBe(1);
+  });
+
+  it('honours <base href> when resolving links', async () => {
+    const { records } = await crawlFrom('/static/index.html');
+    const page = records.find((r) => pathOf(r.url) === '/static/index.html')!;
+    expect(page.links).toEqual([`${site.origin}/static/guide.html`, `${site.origin}/static/docs/sub.html`]);
+    expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(['/static/docs/sub.html', '/static/guide.html', '/static/index.html']);
+    for (const r of pagesOf(records)) expect({ p: pathOf(r.url), s: r.status }).toEqual({ p: pathOf(r.url), s: 200 });
+    // Resolved against the page URL instead of the base, the links would have gone here:
+    for (const wrong of ['/guide.html', '/static/sub.html', '/static/docs/guide.html']) expect(site.count(wrong)).toBe(0);
+    expect(docs('/static/guide.html')).toBe(1);
+    expect(docs('/static/docs/sub.html')).toBe(1);
+  });
+});
