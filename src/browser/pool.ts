@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright';
 import { installMutationClock } from './page-scripts.js';
+import { openTab, type VisitTab } from './visit.js';
 import { withTimeout } from './timeout.js';
 
 /** Settings shared by every context of a {@link ContextPool}. */
@@ -18,13 +19,16 @@ export interface PoolOptions {
 
 interface Slot {
   context: BrowserContext;
+  /** The slot's reusable tab, opened on first use. */
+  tab: VisitTab | null;
   uses: number;
 }
 
 /**
- * Reusable browser contexts, one per concurrency slot: a context is created on first use,
- * handed to one visit at a time, and replaced after `recycleAfter` visits or when a visit
- * reports it broken. Service workers are blocked (cached responses would hide network
+ * Reusable browser contexts, one per concurrency slot, each with one reusable tab: created on
+ * first use, handed to one visit at a time, and replaced (context and tab) after `recycleAfter`
+ * visits or when a visit reports the tab broken (stuck, crashed, unable to navigate). Reusing the
+ * tab spares a renderer start per page. Service workers are blocked (cached responses would hide network
  * activity) and downloads are refused.
  */
 export class ContextPool {
@@ -61,14 +65,27 @@ export class ContextPool {
         return route.fallback({ headers: { ...req.headers(), ...extra } });
       });
     }
-    const slot = { context, uses: 0 };
+    const slot: Slot = { context, tab: null, uses: 0 };
     this.all.add(slot);
     return slot;
   }
 
-  /** Borrow a context for one visit; give it back with {@link ContextPool.release}. */
-  async acquire(): Promise<Slot> {
-    return this.free.pop() ?? (await this.create());
+  /**
+   * Borrow a slot (a context and its tab) for one visit; give it back with
+   * {@link ContextPool.release}.
+   * @throws when the browser cannot open a context or a page (e.g. it died)
+   */
+  async acquire(): Promise<Slot & { tab: VisitTab }> {
+    const slot = this.free.pop() ?? (await this.create());
+    if (!slot.tab) {
+      try {
+        slot.tab = await openTab(slot.context);
+      } catch (err) {
+        this.release(slot, true);
+        throw err;
+      }
+    }
+    return slot as Slot & { tab: VisitTab };
   }
 
   /**

@@ -123,7 +123,7 @@ export function navigationError(err: unknown, timeoutMs: number): RecordError {
  * under its own timeout and the whole visit under a hard deadline, so a stuck page always
  * frees its slot.
  */
-export async function visitPage(context: BrowserContext, requestedUrl: string, opts: VisitOptions): Promise<VisitResult> {
+export async function visitPage(tab: VisitTab, requestedUrl: string, opts: VisitOptions): Promise<VisitResult> {
   const t0 = Date.now();
   const result: VisitResult = {
     finalUrl: null,
@@ -173,15 +173,19 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
   if (opts.signal?.aborted) onCancel();
   opts.signal?.addEventListener('abort', onCancel, { once: true });
 
-  let page: Page | null = null;
-  let cdp: CDPSession | null = null;
+  const p = tab.page;
+  // Every listener of this visit is removed at the end: the tab is reused by the next visit.
+  const detach: (() => void)[] = [];
+  const on = ((event: 'load', handler: () => void) => {
+    p.on(event, handler);
+    detach.push(() => p.off(event, handler));
+    return p;
+  }) as Page['on'];
   try {
-    page = await step(withTimeout(context.newPage(), 15_000, 'opening a page'));
-    const p = page;
 
     // --- what the page does -------------------------------------------------------------
     let dialogCount = 0;
-    p.on('dialog', (d) => {
+    on('dialog', (d) => {
       dialogCount++;
       const type = d.type() as DialogRecord['type'];
       if (result.dialogs.length < 10) result.dialogs.push({ type, message: d.message().slice(0, 500) });
@@ -192,23 +196,23 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
       }
     });
     // Downloads are refused by the context (acceptDownloads: false); note what was attempted.
-    p.on('download', (d) => {
+    on('download', (d) => {
       if (result.downloads.length < MAX_KEPT) result.downloads.push(d.url());
       d.cancel().catch(() => {});
     });
-    p.on('crash', () => abort({ code: 'page-crashed', message: 'the page renderer crashed' }));
+    on('crash', () => abort({ code: 'page-crashed', message: 'the page renderer crashed' }));
     // window.open is answered in the page (see installMutationClock); a popup that opens anyway
     // (e.g. <a target=_blank> clicked by the page) is closed.
-    p.on('popup', (popup) => {
+    on('popup', (popup) => {
       popup.close().catch(() => {});
     });
-    p.on('console', (m) => {
+    on('console', (m) => {
       // "Failed to load resource" lines repeat what failedRequests records already.
       if (m.type() === 'error' && result.consoleErrors.length < MAX_KEPT && !m.text().startsWith('Failed to load resource')) {
         result.consoleErrors.push(m.text().slice(0, 1000));
       }
     });
-    p.on('pageerror', (e) => {
+    on('pageerror', (e) => {
       if (result.pageErrors.length >= MAX_KEPT) return;
       const top = (e.stack ?? '').split('\n').find((l) => l.trim().startsWith('at '));
       result.pageErrors.push(`${e.name}: ${e.message}${top ? ` (${top.trim()})` : ''}`.slice(0, 1000));
@@ -219,16 +223,16 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
     const inflight = new Set<Request>();
     let lastNet = Date.now();
     const isNavOfMain = (r: Request): boolean => r.isNavigationRequest() && r.frame() === p.mainFrame();
-    p.on('request', (r) => {
+    on('request', (r) => {
       lastNet = Date.now();
       if (r.url().startsWith('http:') && p.url().startsWith('https:') && !isNavOfMain(r) && result.mixedContent.length < MAX_KEPT) result.mixedContent.push(r.url());
       if (r.resourceType() !== 'eventsource') inflight.add(r);
     });
-    p.on('requestfinished', (r) => {
+    on('requestfinished', (r) => {
       lastNet = Date.now();
       inflight.delete(r);
     });
-    p.on('requestfailed', (r) => {
+    on('requestfailed', (r) => {
       lastNet = Date.now();
       inflight.delete(r);
       if (!isNavOfMain(r) && result.failedRequests.length < MAX_KEPT && !isImplicitFavicon(r)) {
@@ -236,7 +240,7 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
       }
     });
     let mainResponse: Response | null = null;
-    p.on('response', (resp) => {
+    on('response', (resp) => {
       const r = resp.request();
       // A request stops counting once its response headers are in: Chromium reports the end
       // of a fetch() body only after the page reads it, and many apps never do.
@@ -254,13 +258,9 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
 
     // Decide HTML or not from the main document's response headers, before the body is read.
     let nonHtml: { status: number; contentType: string | null; url: string; retryAfter: string | null } | null = null;
-    cdp = await step(withTimeout(context.newCDPSession(p), 10_000, 'opening a CDP session'));
-    const tree = (await step(withTimeout(cdp.send('Page.getFrameTree'), 10_000, 'reading the frame tree'))) as {
-      frameTree: { frame: { id: string } };
-    };
-    const mainFrameId = tree.frameTree.frame.id;
-    const session = cdp;
-    session.on('Fetch.requestPaused', (ev) => {
+    const session = tab.cdp;
+    const mainFrameId = tab.mainFrameId;
+    const onPaused = (ev: PausedResponse): void => {
       const status = ev.responseStatusCode;
       const headers = ev.responseHeaders ?? [];
       const header = (n: string): string | null => headers.find((h) => h.name.toLowerCase() === n)?.value ?? null;
@@ -281,14 +281,13 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
           body: '',
         })
         .catch(() => {});
+    };
+    session.on('Fetch.requestPaused', onPaused);
+    tab.intercepting = true;
+    detach.push(() => {
+      tab.intercepting = false;
+      session.off('Fetch.requestPaused', onPaused);
     });
-    await step(
-      withTimeout(
-        session.send('Fetch.enable', { patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Response' }] }),
-        10_000,
-        'enabling response interception',
-      ),
-    );
 
     // --- navigate ---------------------------------------------------------------------------
     let navError: RecordError | null = null;
@@ -413,15 +412,58 @@ export async function visitPage(context: BrowserContext, requestedUrl: string, o
     clearTimeout(deadlineTimer);
     opts.signal?.removeEventListener('abort', onCancel);
     result.timings.total = Date.now() - t0;
-    if (cdp) cdp.detach().catch(() => {});
-    if (page) {
+    // Leave the tab on an empty document (stops the page's timers and connections) while this
+    // visit's dialog handler can still accept a beforeunload; a tab that cannot is discarded.
+    if (!result.contextBroken) {
       try {
-        await withTimeout(page.close({ runBeforeUnload: false }), 5_000, 'closing the page');
+        await withTimeout(p.goto('about:blank', { waitUntil: 'commit', timeout: 5_000 }), 6_000, 'leaving the page');
       } catch {
         result.contextBroken = true;
       }
     }
+    for (const d of detach) d();
   }
+}
+
+/** The part of CDP's `Fetch.requestPaused` event the visit reads. */
+interface PausedResponse {
+  requestId: string;
+  frameId: string;
+  responseStatusCode?: number;
+  responseHeaders?: { name: string; value: string }[];
+  request: { url: string };
+}
+
+/** A reusable browser tab: a page, its CDP session, and response interception for the main frame. */
+export interface VisitTab {
+  page: Page;
+  cdp: CDPSession;
+  /** CDP id of the page's main frame (stable for the page's life). */
+  mainFrameId: string;
+  /** `true` while a visit answers the paused document responses itself. */
+  intercepting: boolean;
+}
+
+/**
+ * Open a tab in `context` for {@link visitPage}: a page with a CDP session that pauses every
+ * document response (so non-HTML targets can be decided from their headers).
+ * @throws CallTimeoutError or a Playwright error when the browser does not answer
+ */
+export async function openTab(context: BrowserContext): Promise<VisitTab> {
+  const page = await withTimeout(context.newPage(), 15_000, 'opening a page');
+  const cdp = await withTimeout(context.newCDPSession(page), 10_000, 'opening a CDP session');
+  const tree = (await withTimeout(cdp.send('Page.getFrameTree'), 10_000, 'reading the frame tree')) as { frameTree: { frame: { id: string } } };
+  await withTimeout(
+    cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Response' }] }),
+    10_000,
+    'enabling response interception',
+  );
+  // Fetch pauses every document response; with no visit listening, let them through.
+  const tab: VisitTab = { page, cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false };
+  cdp.on('Fetch.requestPaused', (ev) => {
+    if (!tab.intercepting) cdp.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
+  });
+  return tab;
 }
 
 async function readFrame(frame: Frame): Promise<ExtractResult | null> {

@@ -152,7 +152,7 @@ export class Crawler {
     try {
       await this.ensureBrowser(this.pool);
       const slot = await this.pool.acquire();
-      const res = await visitPage(slot.context, url, {
+      const res = await visitPage(slot.tab, url, {
         navigationTimeoutMs: this.options.timeoutMs,
         settleTimeoutMs: this.options.settleTimeoutMs,
         quietMs: this.options.quietMs,
@@ -513,7 +513,7 @@ export class Crawler {
       await this.ensureBrowser(pool);
       slot = await pool.acquire();
     }
-    const res: VisitResult = await visitPage(slot.context, e.requestedUrl, {
+    const res: VisitResult = await visitPage(slot.tab, e.requestedUrl, {
       navigationTimeoutMs: o.timeoutMs,
       settleTimeoutMs: o.settleTimeoutMs,
       quietMs: o.quietMs,
