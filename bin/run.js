@@ -11,15 +11,8 @@ async function main() {
     if (err instanceof Errors.ExitError) {
       process.exitCode = err.oclif.exit;
     } else {
-      // oclif puts the detail of a flag error on a second line; keep it, drop the help hint.
-      const message = String(err && err.message ? err.message : err)
-        .split('\n')
-        .map((l) => l.trim())
-        .filter((l) => l && !/^See more help/.test(l))
-        .slice(0, 2)
-        .join(' ')
-        .replace(/^Error: /, '')
-        .replace(/^Parsing (--\S+)\s+/, '$1: ');
+      const { oneLine } = await import('../dist/src/cli/errors.js');
+      const message = oneLine(err);
       const exit = err && err.oclif && typeof err.oclif.exit === 'number' ? err.oclif.exit : 2;
       process.stderr.write(`spacrawl: ${message}\n`);
       if (process.env.SPACRAWL_DEBUG && err && err.stack) process.stderr.write(`${err.stack}\n`);

@@ -236,7 +236,7 @@ describe('hostile pages', () => {
   it('a calendar with endless ?month= links stops at --max-query-variants with skipped: trap', async () => {
     const s = await site({
       '/': { body: html('Home', '<a href="/calendar?month=1">calendar</a>') },
-      '/calendar': { body: html('Calendar', '<script>const m = Number(new URLSearchParams(location.search).get("month")); document.write(`<a href="/calendar?month=${m + 1}">next</a>`)</script>') },
+      '/calendar': { body: html('Calendar', '<script>const m = Number(new URLSearchParams(location.search).get("month")); document.write(`<h1>Month ${m}</h1><a href="/calendar?month=${m + 1}">next</a>`)</script>') },
     });
     const recs = await run({ seeds: [`${s.origin}/`], maxQueryVariants: 5 });
     const visited = recs.filter((r) => r.skipped === null && r.url.includes('/calendar'));

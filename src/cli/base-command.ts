@@ -1,5 +1,5 @@
 import { Command, Errors } from '@oclif/core';
-import { failAndExit } from './errors.js';
+import { failAndExit, oneLine } from './errors.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 
 /**
@@ -10,14 +10,7 @@ import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 export abstract class SpacrawlCommand extends Command {
   protected override async catch(err: Error & { oclif?: { exit?: number } }): Promise<void> {
     if (err instanceof Errors.ExitError) throw err;
-    const message = String(err.message ?? err)
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => l && !/^See more help/.test(l))
-      .slice(0, 2)
-      .join(' ')
-      .replace(/^Error: /, '')
-      .replace(/^Parsing (--\S+)\s+/, '$1: ');
+    const message = oneLine(err);
     const exit = (typeof err.oclif?.exit === 'number' && err.oclif.exit !== 1 ? err.oclif.exit : ExitCode.Usage) as ExitCodeValue;
     failAndExit(message, exit);
   }

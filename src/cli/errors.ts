@@ -32,3 +32,20 @@ export function failAndExit(message: string, exit: ExitCodeValue): never {
   process.stderr.write(`spacrawl: ${message}\n`);
   process.exit(exit);
 }
+
+/**
+ * One line from an error message: oclif puts a flag error's detail on a second line, so the
+ * first two non-empty lines are joined and the "See more help" hint is dropped.
+ * @example oneLine(new Error('Parsing --concurrency \n\tExpected an integer…')) === '--concurrency: Expected an integer…'
+ */
+export function oneLine(err: unknown): string {
+  const raw = err instanceof Error ? err.message : String(err);
+  return raw
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/^See more help/.test(l))
+    .slice(0, 2)
+    .join(' ')
+    .replace(/^Error: /, '')
+    .replace(/^Parsing (--\S+)\s+/, '$1: ');
+}
