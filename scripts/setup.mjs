@@ -26,9 +26,19 @@ const mtime = (f) => (fs.existsSync(f) ? fs.statSync(f).mtimeMs : 0);
 const stamp = path.join(ROOT, 'node_modules', '.package-lock.json');
 if (!fs.existsSync(stamp) || mtime(path.join(ROOT, 'package-lock.json')) > mtime(stamp)) {
   say('installing npm packages');
-  run(fs.existsSync(path.join(ROOT, 'package-lock.json')) ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund', {
-    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
-  });
+  const env = { PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' };
+  try {
+    run(fs.existsSync(path.join(ROOT, 'package-lock.json')) ? 'npm ci --no-audit --no-fund' : 'npm install --no-audit --no-fund', env);
+  } catch {
+    // A registry mirror can lack an optional package the lock file names; npm install copes.
+    say('npm ci failed; trying npm install');
+    try {
+      run('npm install --no-audit --no-fund', env);
+    } catch {
+      say('could not install the npm packages (see npm\'s messages above)');
+      process.exit(2);
+    }
+  }
 }
 
 // 2. TypeScript build.
@@ -36,7 +46,12 @@ const built = path.join(ROOT, 'dist', 'src', 'index.js');
 const sources = Math.max(newest(path.join(ROOT, 'src')), newest(path.join(ROOT, 'fixtures')), mtime(path.join(ROOT, 'tsconfig.json')));
 if (!fs.existsSync(built) || sources > mtime(built)) {
   say('building (tsc)');
-  run('npx tsc -p tsconfig.json');
+  try {
+    run('npx tsc -p tsconfig.json');
+  } catch {
+    say('the TypeScript build failed (see the errors above)');
+    process.exit(2);
+  }
   fs.utimesSync(built, new Date(), new Date());
 }
 
@@ -54,7 +69,11 @@ if (!haveBrowser()) {
   const hasApt = spawnSync('sh', ['-c', 'command -v apt-get'], { stdio: 'ignore' }).status === 0;
   if (isRoot && hasApt) {
     say('no Chromium found: installing Debian package "chromium" (apt-get)');
-    run('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium', { DEBIAN_FRONTEND: 'noninteractive' });
+    try {
+      run('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium', { DEBIAN_FRONTEND: 'noninteractive' });
+    } catch {
+      say('apt-get could not install chromium');
+    }
   }
   const found = haveBrowser();
   if (!found) {

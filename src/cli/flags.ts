@@ -40,8 +40,8 @@ export const crawlFlags = {
   'ignore-https-errors': Flags.boolean({ description: 'accept invalid TLS certificates', default: false }),
   state: Flags.string({ description: 'keep the frontier and the records in this SQLite file: run the same command again to resume after Ctrl-C, a crash or kill -9' }),
   force: Flags.boolean({ description: 'with --state: resume even if the seeds or scope differ from the stored crawl (the stored ones are replaced)', default: false }),
-  report: Flags.string({ description: 'write a report: FORMAT[:PATH] with FORMAT jsonl, json, csv, html, junit, sitemap, markdown; no PATH = stdout (repeatable)', multiple: true, multipleNonGreedy: true }),
-  'output-dir': Flags.string({ description: 'write every report format into this folder under conventional names (report.json, pages.jsonl, pages.csv, index.html, junit.xml, sitemap.xml, summary.md)' }),
+  report: Flags.string({ description: 'write a report: FORMAT[:PATH] with FORMAT jsonl, json, csv, html, junit, sitemap, markdown; no PATH = stdout (repeatable; only one report may use stdout, and none with --json)', multiple: true, multipleNonGreedy: true }),
+  'output-dir': Flags.string({ description: 'write every report format into this folder under conventional names (report.json, pages.jsonl, pages.csv, index.html, junit.xml, sitemap.xml, summary.md) plus screenshots/' }),
   'fail-on': Flags.string({ description: 'exit 1 when an issue of these rules is found (comma-separated rule ids, or none)', default: 'broken-link,server-error' }),
   'fail-on-warnings': Flags.boolean({ description: 'exit 1 on every error- and warning-level rule', default: false }),
   'ignore-url': Flags.string({ description: 'findings for URLs matching this glob or /regex/ are reported as ignored and never fail the build (repeatable; also read from .spacrawlignore)', multiple: true, multipleNonGreedy: true }),
@@ -52,5 +52,5 @@ export const crawlFlags = {
   device: Flags.string({ description: "emulate a Playwright device (e.g. 'iPhone 13', 'Pixel 7'): viewport, user agent, touch" }),
   locale: Flags.string({ description: 'browser locale, e.g. de-DE' }),
   config: Flags.string({ description: 'JSON file of flag values (default: ./spacrawl.config.json when present); command-line flags win' }),
-  quiet: Flags.boolean({ char: 'q', description: 'print only the summary line', default: false }),
+  quiet: Flags.boolean({ char: 'q', description: 'print only the summary line and the issue table', default: false }),
 };
