@@ -412,8 +412,10 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     clearTimeout(deadlineTimer);
     opts.signal?.removeEventListener('abort', onCancel);
     result.timings.total = Date.now() - t0;
-    // Leave the tab on an empty document (stops the page's timers and connections) while this
-    // visit's dialog handler can still accept a beforeunload; a tab that cannot is discarded.
+    // Stop recording first (leaving the page aborts its pending requests: not its failures), then
+    // leave the tab on an empty document, which stops the page's timers and connections, while
+    // this visit's dialog handler can still accept a beforeunload. A tab that cannot is discarded.
+    for (const d of detach.splice(1)) d();
     if (!result.contextBroken) {
       try {
         await withTimeout(p.goto('about:blank', { waitUntil: 'commit', timeout: 5_000 }), 6_000, 'leaving the page');
