@@ -236,6 +236,41 @@ describe('a crawl of the tree', () => {
   });
 });
 
+describe('CI output and --fail-on', () => {
+  it('on GitHub Actions: ::error annotations on stdout, the step summary appended, a JUnit failure for the 404', async () => {
+    const summaryFile = path.join(tmp, 'step-summary.md');
+    fs.writeFileSync(summaryFile, '# earlier step\n');
+    const junit = path.join(tmp, 'junit.xml');
+    const r = await run(['crawl', tree.url('/'), '--concurrency', '8', '--report', `junit:${junit}`, '-q'], {
+      env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summaryFile },
+      killAfterMs: 170_000,
+    });
+    expect(r.code).toBe(1);
+    const annotations = lines(r.stdout).filter((l) => l.startsWith('::'));
+    expect(annotations).toHaveLength(lines(r.stdout).length);
+    expect(annotations.filter((l) => l.startsWith('::error title=spacrawl broken-link::'))).toHaveLength(1);
+    expect(annotations.find((l) => l.includes('broken-link'))).toContain(TREE_MISSING_PATH);
+    const md = fs.readFileSync(summaryFile, 'utf8');
+    expect(md.startsWith('# earlier step\n')).toBe(true);
+    expect(md).toContain('broken-link');
+    expect(Buffer.byteLength(md)).toBeLessThan(1024 * 1024);
+    const xml = fs.readFileSync(junit, 'utf8');
+    expect((xml.match(/<failure /g) ?? []).length).toBe(1);
+    expect(r.stdout).not.toMatch(/\u001b\[/); // no ANSI codes when not a TTY
+    expect(r.stderr).not.toMatch(/\u001b\[/);
+  }, 180_000);
+
+  it('--ignore-url keeps the known 404 reported but passing; --fail-on none never fails', async () => {
+    const report = path.join(tmp, 'ignored.json');
+    const ignored = await run(['crawl', tree.url('/'), '--concurrency', '8', '--ignore-url', '**/p/999', '--report', `json:${report}`, '-q'], { killAfterMs: 170_000 });
+    expect(ignored.code).toBe(0);
+    const issues = (JSON.parse(fs.readFileSync(report, 'utf8')) as { issues: { rule: string; url: string; ignored: boolean }[] }).issues;
+    expect(issues.filter((i) => i.rule === 'broken-link').map((i) => [pathOf(i.url), i.ignored])).toEqual([[TREE_MISSING_PATH, true]]);
+    const none = await run(['crawl', tree.url('/'), '--concurrency', '8', '--fail-on', 'none', '-q'], { killAfterMs: 170_000 });
+    expect(none.code).toBe(0);
+  }, 360_000);
+});
+
 describe('spacrawl demo', () => {
   it('--json exits 0 and counts every demo page', async () => {
     const r = await run(['demo', '--json']);

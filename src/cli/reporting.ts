@@ -107,7 +107,11 @@ export function finishReports(
   }
   const ignored = result.issues.filter((i) => i.ignored).length;
   if (ignored) log(`  (${ignored} ignored by --ignore-url / .spacrawlignore)`);
-  if (process.env.GITHUB_ACTIONS === 'true') githubAnnotations(result.issues.filter((i) => !i.ignored), log);
+  if (process.env.GITHUB_ACTIONS === 'true') {
+    // Annotations are stdout lines; when stdout carries data (--json, a report) they would corrupt it.
+    if (o.json || plan.specs.some((s) => s.path === null)) log('GitHub annotations skipped: stdout carries the --json summary or a report');
+    else githubAnnotations(result.issues.filter((i) => !i.ignored), log);
+  }
   const stepSummary = process.env.GITHUB_STEP_SUMMARY;
   if (stepSummary) githubStepSummary(stepSummary, input, plan.specs);
   return { audit: result, failing };
