@@ -1,6 +1,7 @@
 import type { BrowserContext, CDPSession, Frame, Page, Request, Response } from 'playwright';
 import type { DialogRecord, FailedRequest, PageTimings, RecordError, RedirectHop } from '../report/record.js';
 import type { LinkSource, PageMeta } from '../report/record.js';
+import { toRequestUrl } from '../url/normalize.js';
 import { exploreClicks, scrollForLinks, type ClickOptions, type ScrollOptions } from './explore.js';
 import { extractPage, settleState, type ExtractResult, type RawLink } from './page-scripts.js';
 import { sleep, withTimeout } from './timeout.js';
@@ -503,9 +504,11 @@ function safeOrigin(u: string): string | null {
   }
 }
 
+/** The URL as the page's identity: a plain fragment dropped, a hash route kept (see `toRequestUrl`). */
 function stripFragment(u: string): string {
-  const i = u.indexOf('#');
-  const hash = i >= 0 ? u.slice(i + 1) : '';
-  // Hash routes (#/x, #!x) are part of the page's identity; plain fragments are not.
-  return hash.startsWith('/') || hash.startsWith('!') ? u : i >= 0 ? u.slice(0, i) : u;
+  try {
+    return toRequestUrl(u);
+  } catch {
+    return u;
+  }
 }

@@ -10,6 +10,8 @@
  * @module
  */
 
+import { isHashRoute } from '../url/normalize.js';
+
 /** Identical renderings needed before a parameter is learned as irrelevant. */
 export const DUST_LEARN_AFTER = 3;
 
@@ -31,7 +33,7 @@ function parse(url: string): Parts | null {
   const params = new Map<string, string>();
   for (const [k, v] of u.searchParams) params.set(`q:${k}`, v);
   let hashPath = '';
-  if (u.hash.startsWith('#/') || u.hash.startsWith('#!')) {
+  if (isHashRoute(u.hash)) {
     const h = u.hash.slice(1);
     const qi = h.indexOf('?');
     hashPath = qi >= 0 ? h.slice(0, qi) : h;
