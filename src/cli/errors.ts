@@ -18,8 +18,9 @@ export function classifyError(err: unknown): { message: string; exit: ExitCodeVa
     return { message: first(err), exit: ExitCode.Usage };
   }
   const code = (err as { code?: unknown } | null)?.code;
-  // State-file problems found at open are usage errors; a store failing mid-crawl is infrastructure.
-  if (code === 'bad-state' || code === 'state-locked' || code === 'crawl-mismatch') return { message: first(err), exit: ExitCode.Usage };
+  // State-file and crawl-id problems found at open are usage errors; a store failing (or Redis
+  // unreachable) is infrastructure.
+  if (code === 'bad-state' || code === 'state-locked' || code === 'crawl-mismatch' || code === 'no-such-crawl') return { message: first(err), exit: ExitCode.Usage };
   return { message: first(err), exit: ExitCode.Infrastructure };
 }
 

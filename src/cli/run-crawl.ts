@@ -20,6 +20,11 @@ export interface CrawlOutput {
   neverFailOnFindings?: boolean;
   /** Append to `outFile` instead of truncating it (resuming a `--state` crawl). */
   append?: boolean;
+  /**
+   * The frontier is shared with other workers (`--redis`): this run reports its own share of
+   * the pages, and not visiting a seed (another worker did) is not a failure.
+   */
+  shared?: boolean;
   /** Records of earlier runs of the same crawl (`--state`), counted in the summary and exit code. */
   earlier?: AsyncIterable<PageRecord>;
   /** Reports, `--fail-on` and ignore lists; default: no reports, fail on broken links and server errors. */
@@ -127,6 +132,6 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
     say(`spacrawl: crawl aborted: ${fatal.message}`);
     exitCode = ExitCode.Infrastructure;
   } else if (signalExit !== null) exitCode = signalExit;
-  else if (!output.neverFailOnFindings && (outcome.failing.length > 0 || (!crawler.seedVisited && earlier === 0))) exitCode = ExitCode.Findings;
+  else if (!output.neverFailOnFindings && (outcome.failing.length > 0 || (!crawler.seedVisited && earlier === 0 && !output.shared))) exitCode = ExitCode.Findings;
   return { summary, exitCode };
 }

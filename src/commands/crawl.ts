@@ -10,7 +10,11 @@ import { runCrawl } from '../cli/run-crawl.js';
 import { planReports, readIgnoreFile, type ReportingOptions } from '../cli/reporting.js';
 import type { CrawlSummary } from '../report/summary.js';
 import { OptionsError, type CrawlOptions } from '../crawl/options.js';
-import { SqliteFrontier, type CrawlKey } from '../crawl/sqlite-frontier.js';
+import { SqliteFrontier } from '../crawl/sqlite-frontier.js';
+import { applyCrawlKey, crawlKeyOf } from '../crawl/crawl-key.js';
+import { checkRedisTarget, RedisFrontier } from '../crawl/redis-frontier.js';
+
+export { crawlKeyOf } from '../crawl/crawl-key.js';
 import type { PageRecord } from '../report/record.js';
 import { InvalidUrlError } from '../url/normalize.js';
 import { compilePattern, type ScopeMode } from '../url/scope.js';
@@ -45,7 +49,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
   static override strict = false;
   static override enableJsonFlag = true;
   static override args = {
-    url: Args.string({ description: 'seed URL(s): absolute http:// or https:// URLs', required: true }),
+    url: Args.string({ description: 'seed URL(s): absolute http:// or https:// URLs (optional for a worker joining a --redis crawl)', required: false }),
   };
   static override flags = crawlFlags;
 
@@ -56,6 +60,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
     try {
       flags = await applyConfig(Crawl.flags, flags, this.argv, flags.config);
       const seeds = (argv as string[]).map(checkSeed);
+      checkSharedFlags(flags, seeds.length);
       let out = flags.out ? path.resolve(flags.out) : null;
       const shots = flags.screenshots
         ? path.resolve(flags.screenshots)
@@ -63,7 +68,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
           ? path.join(path.resolve(flags['output-dir']), 'screenshots')
           : null;
       if (shots) checkWritableDir(shots);
-      const options: CrawlOptions = {
+      let options: CrawlOptions = {
         seeds,
         concurrency: flags.concurrency,
         maxPages: flags['max-pages'],
@@ -125,6 +130,22 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         screenshotsDir: shots,
       };
       planReports(reporting); // bad report flags are usage errors, found before crawling
+      // After every usage check, so that a usage error leaves a shared crawl untouched.
+      if (flags.redis) {
+        const store = await RedisFrontier.open(flags.redis, {
+          crawlId: flags['crawl-id']!,
+          crawlKey: seeds.length ? crawlKeyOf(options) : null,
+          force: flags.force,
+          leaseTtlMs: flags['lease-ttl'] * 1000,
+          retryMs: flags['redis-timeout'] * 1000,
+          maxPages: flags['max-pages'],
+        });
+        if (!seeds.length) {
+          options = applyCrawlKey(options, store.crawlKey);
+          process.stderr.write(`joining crawl ${store.crawlId}: ${options.seeds.join(' ')}\n`);
+        }
+        options.frontier = store;
+      }
       if (!out && flags['output-dir']) out = path.join(path.resolve(flags['output-dir']), 'pages.jsonl');
       const { summary, exitCode } = await runCrawl(options, {
         reporting,
@@ -132,6 +153,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         log: process.stderr,
         quiet: flags.quiet,
         append: Boolean(flags.state),
+        shared: Boolean(flags.redis),
         ...(earlier ? { earlier } : {}),
       });
       process.exitCode = exitCode;
@@ -143,19 +165,17 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
   }
 }
 
-/** What identifies a durable crawl: resuming with other values is refused unless `--force`. */
-export function crawlKeyOf(o: CrawlOptions): CrawlKey {
-  return {
-    seeds: o.seeds,
-    scope: o.scope ?? 'host',
-    include: o.include ?? [],
-    exclude: o.exclude ?? [],
-    hashRoutes: o.hashRoutes ?? 'auto',
-    keepParams: o.keepParams ?? false,
-    stripParams: o.stripParams ?? [],
-    foldTrailingSlash: o.foldTrailingSlash ?? false,
-    foldIndex: o.foldIndex ?? false,
-  };
+/**
+ * Check the flags of a shared (`--redis`) crawl against each other and the seeds.
+ * @throws OptionsError for `--redis` without `--crawl-id` (or the reverse), `--redis` with
+ * `--state`, a bad Redis URL or crawl id, or no seed without `--redis`
+ */
+export function checkSharedFlags(flags: { redis?: string | undefined; 'crawl-id'?: string | undefined; state?: string | undefined }, seedCount: number): void {
+  if (flags.redis && flags.state) throw new OptionsError('--redis and --state cannot be used together (one frontier per crawl)');
+  if (flags.redis && !flags['crawl-id']) throw new OptionsError('--redis needs --crawl-id NAME (the shared crawl to join)');
+  if (flags['crawl-id'] && !flags.redis) throw new OptionsError('--crawl-id needs --redis URL');
+  if (flags.redis) checkRedisTarget(flags.redis, flags['crawl-id']!);
+  else if (seedCount === 0) throw new OptionsError('give at least one seed URL, e.g. spacrawl crawl https://example.com/');
 }
 
 /**

@@ -5,6 +5,8 @@ import { Flags } from '@oclif/core';
 import { classifyError, failAndExit } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { SqliteFrontier } from '../crawl/sqlite-frontier.js';
+import { RedisFrontier } from '../crawl/redis-frontier.js';
+import type { Frontier } from '../crawl/frontier.js';
 import { OptionsError } from '../crawl/options.js';
 import { parseReportSpec, writeReport } from '../report/formats.js';
 import type { PageRecord } from '../report/record.js';
@@ -13,13 +15,19 @@ import { audit } from '../report/audit.js';
 
 /** `spacrawl export --state FILE --report FORMAT:PATH`: reports from a stored crawl, without crawling. */
 export default class Export extends SpacrawlCommand {
-  static override summary = 'Write reports from a stored crawl (--state) without crawling';
+  static override summary = 'Write reports from a stored crawl (--state or --redis) without crawling';
   static override description =
-    'Reads every record of a durable crawl, finished or cut short, and writes the requested reports. Refused while a crawl holds the state file.';
-  static override examples = ['<%= config.bin %> export --state crawl.db --report jsonl:pages.jsonl --report json:report.json'];
+    'Reads every record of a durable crawl (--state, refused while a crawl holds the file) or of a shared crawl (--redis with --crawl-id: the records of every worker, also while they run), finished or cut short, and writes the requested reports.';
+  static override examples = [
+    '<%= config.bin %> export --state crawl.db --report jsonl:pages.jsonl --report json:report.json',
+    '<%= config.bin %> export --redis redis://127.0.0.1:6379 --crawl-id docs --report html:report.html',
+  ];
   static override enableJsonFlag = true;
   static override flags = {
-    state: Flags.string({ description: 'the SQLite state file of a crawl', required: true }),
+    state: Flags.string({ description: 'the SQLite state file of a crawl', exactlyOne: ['state', 'redis'] }),
+    redis: Flags.string({ description: 'the Redis of a shared crawl (with --crawl-id)', dependsOn: ['crawl-id'] }),
+    'crawl-id': Flags.string({ description: 'with --redis: the name of the shared crawl' }),
+    'redis-timeout': Flags.integer({ description: 'with --redis: seconds to keep trying to reach Redis before exiting 3', default: 30, min: 1 }),
     report: Flags.string({ description: 'FORMAT[:PATH] to write (jsonl, json); no PATH = stdout (repeatable)', multiple: true, multipleNonGreedy: true, required: true }),
   };
 
@@ -29,9 +37,17 @@ export default class Export extends SpacrawlCommand {
       const specs = flags.report.map(parseReportSpec);
       if (specs.filter((s) => s.path === null).length > 1) throw new OptionsError('only one report may go to stdout');
       if (this.jsonEnabled() && specs.some((s) => s.path === null)) throw new OptionsError('--json prints the summary on stdout: give every --report a PATH');
-      const file = path.resolve(flags.state);
-      if (!fs.existsSync(file)) throw new OptionsError(`no state file at ${file}`);
-      const store = SqliteFrontier.open(file, { crawlKey: { seeds: [], scope: '' }, keepKey: true });
+      let store: Frontier;
+      let source: string;
+      if (flags.redis) {
+        store = await RedisFrontier.open(flags.redis, { crawlId: flags['crawl-id']!, crawlKey: null, heartbeat: false, retryMs: flags['redis-timeout'] * 1000 });
+        source = `crawl ${flags['crawl-id']!}`;
+      } else {
+        const file = path.resolve(flags.state!);
+        if (!fs.existsSync(file)) throw new OptionsError(`no state file at ${file}`);
+        store = SqliteFrontier.open(file, { crawlKey: { seeds: [], scope: '' }, keepKey: true });
+        source = file;
+      }
       const records: PageRecord[] = [];
       const counter = new SummaryCounter();
       try {
@@ -45,7 +61,7 @@ export default class Export extends SpacrawlCommand {
       const summary = counter.snapshot(0, 'done');
       const input = { records, summary, audit: audit(records), failOn: ['broken-link', 'server-error'], screenshotsDir: null };
       for (const s of specs) writeReport(s, input);
-      process.stderr.write(`exported ${records.length} records (${summary.pages} pages) from ${file}\n`);
+      process.stderr.write(`exported ${records.length} records (${summary.pages} pages) from ${source}\n`);
       return summary;
     } catch (err) {
       const { message, exit } = classifyError(err);

@@ -2,6 +2,7 @@ import Crawl from './crawl.js';
 import Demo from './demo.js';
 import Export from './export.js';
 import Robots from './robots.js';
+import Status from './status.js';
 
 /** oclif's explicit command table (package.json `oclif.commands`). */
 export const COMMANDS = {
@@ -9,4 +10,5 @@ export const COMMANDS = {
   demo: Demo,
   export: Export,
   robots: Robots,
+  status: Status,
 };

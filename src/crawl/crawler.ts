@@ -14,7 +14,7 @@ import { Scope } from '../url/scope.js';
 import { readSitemaps } from '../url/sitemap.js';
 import { VERSION } from '../version.js';
 import { Channel } from './channel.js';
-import { StaleLeaseError, type Frontier, type FrontierEntry, type Lease } from './frontier.js';
+import { isShared, StaleLeaseError, type Frontier, type FrontierEntry, type Lease, type SharedFrontier } from './frontier.js';
 import { classifyLinks, type Candidate } from './link-pipeline.js';
 import { MemoryFrontier } from './memory-frontier.js';
 import { resolveOptions, type CrawlOptions, type ResolvedCrawlOptions } from './options.js';
@@ -32,6 +32,12 @@ export const MAX_CRAWL_DELAY_MS = 30_000;
 
 /** Leases held back at most while their host waits (politeness, Retry-After). */
 const PARK_LIMIT = 256;
+
+/**
+ * With a shared frontier: how often a worker with nothing to do asks again while other
+ * workers still hold leases (they may add links, or die and leave their leases to expire) (ms).
+ */
+const SHARED_POLL_MS = 250;
 
 /** Thrown when the crawl cannot go on (a browser that cannot be relaunched); the CLI exits 3. */
 export class InfrastructureError extends Error {
@@ -91,6 +97,12 @@ export class Crawler {
 
   private readonly input: CrawlOptions;
   private readonly frontier: Frontier;
+  /** The frontier when other workers share it (Redis), else `null`. */
+  private readonly shared: SharedFrontier | null;
+  /** Leases this worker holds (visiting or parked): renewed while a shared frontier is used. */
+  private readonly held = new Set<Lease>();
+  /** A shared store's failure inside a visit (politeness), re-thrown after the visit. */
+  private storeFailure: unknown = null;
   private readonly out = new Channel<PageRecord>();
   private readonly stop = new AbortController();
   private readonly cancelVisits = new AbortController();
@@ -120,7 +132,11 @@ export class Crawler {
     this.input = options;
     this.options = resolveOptions(options);
     this.frontier = options.frontier ?? new MemoryFrontier();
-    this.politeness = new Politeness({ ratePerSecond: this.options.rate, perHostConcurrency: this.options.perHostConcurrency });
+    this.shared = isShared(this.frontier) ? this.frontier : null;
+    this.politeness = new Politeness(
+      { ratePerSecond: this.options.rate, perHostConcurrency: this.options.perHostConcurrency },
+      this.shared?.politeness ?? null,
+    );
     this.traps = new TrapDetector({ maxQueryVariants: this.options.maxQueryVariants, maxPathSegments: 30 });
     this.limit = pLimit(this.options.concurrency);
     this.soft404 = this.options.soft404
@@ -158,7 +174,7 @@ export class Crawler {
         quietMs: this.options.quietMs,
         screenshotPath: null,
         maxDialogs: 10,
-        beforeNavigate: () => this.politeness.beforeNavigate(host),
+        beforeNavigate: () => this.beforeNavigate(host),
         signal: this.cancelVisits.signal,
       });
       this.pool.release(slot, res.contextBroken);
@@ -234,6 +250,7 @@ export class Crawler {
         this.robots = new RobotsCache({
           request: requestCtx,
           agent: o.robotsAgent,
+          ...(this.shared ? { shared: this.shared.robots } : {}),
           onProblem: (origin, outcome) => this.notice(`robots.txt of ${origin} unusable (${outcome.detail}): treating the whole origin as disallowed`),
           onOutcome: (origin, outcome) => {
             if (outcome.crawlDelayMs === null) return;
@@ -254,8 +271,9 @@ export class Crawler {
         headerScope: (url) => this.scope.inScope(url),
       });
       this.pool = pool;
-      // On a resumed durable crawl, pages already decided count against --max-pages.
-      this.started = (await this.frontier.counts()).done;
+      // On a resumed durable crawl, pages already decided count against --max-pages (a shared
+      // frontier keeps the crawl-wide budget itself).
+      if (!this.shared) this.started = (await this.frontier.counts()).done;
       await this.offer(seeds, 0, null);
       if (o.sitemap) await this.seedFromSitemaps(requestCtx, seeds);
       await this.loop(pool);
@@ -291,78 +309,139 @@ export class Crawler {
     const stopped = new Promise<void>((r) => this.stop.signal.addEventListener('abort', () => r(), { once: true }));
     let frontierDry = false;
     let budgetSpent = false;
+    /** With a shared frontier: URLs still queued when the crawl-wide budget ran out. */
+    let sharedLeft = 0;
+    const renewTimer = this.shared ? setInterval(() => void this.renewHeld(), Math.max(100, this.shared.leaseTtlMs / 3)) : null;
+    try {
 
-    const launch = (lease: Lease, host: string): void => {
-      const url = lease.entry.url;
-      if (!this.attempts.has(url)) this.started++;
-      this.politeness.start(host);
-      const job: Promise<void> = limit(() => this.process(pool, lease, host))
-        .catch((err: unknown) => {
-          // process() records page failures itself; anything here is infrastructure.
-          this.fatal = this.fatal ?? err;
-          this.cancel('interrupted');
-        })
-        .finally(() => {
-          this.politeness.finish(host);
-          active.delete(job);
-        });
-      active.add(job);
-    };
+      const launch = (lease: Lease, host: string): void => {
+        const url = lease.entry.url;
+        if (!this.attempts.has(url)) this.started++;
+        this.politeness.start(host);
+        const job: Promise<void> = limit(() => this.process(pool, lease, host))
+          .catch((err: unknown) => {
+            // process() records page failures itself; anything here is infrastructure.
+            this.fatal = this.fatal ?? err;
+            this.cancel('interrupted');
+          })
+          .finally(() => {
+            this.politeness.finish(host);
+            active.delete(job);
+          });
+        active.add(job);
+      };
 
-    for (;;) {
-      if (this.stopReason) break;
-      if (active.size >= o.concurrency) {
-        await Promise.race([...active, stopped]);
-        continue;
-      }
-      const now = Date.now();
-      const ready = this.takeReadyParked(now);
-      if (typeof ready !== 'number') {
-        launch(ready.lease, ready.host);
-        continue;
-      }
-      let waitFor = ready;
-      if (this.started >= o.maxPages) budgetSpent = true;
-      if (!budgetSpent && !frontierDry && this.parked.length < PARK_LIMIT) {
-        const lease = await this.frontier.next();
-        if (lease) {
-          const host = Politeness.key(lease.entry.requestedUrl);
-          if (this.politeness.waitMs(host) <= 0) launch(lease, host);
-          else this.parked.push({ lease, host, readyAt: 0 });
+      for (;;) {
+        if (this.stopReason) break;
+        if (active.size >= o.concurrency) {
+          await Promise.race([...active, stopped]);
           continue;
         }
-        frontierDry = true;
+        const now = Date.now();
+        const ready = this.takeReadyParked(now);
+        if (typeof ready !== 'number') {
+          launch(ready.lease, ready.host);
+          continue;
+        }
+        let waitFor = ready;
+        if (!this.shared && this.started >= o.maxPages) budgetSpent = true;
+        // A shared frontier keeps the budget itself (and still hands out dead workers' leases).
+        if ((!budgetSpent || this.shared) && !frontierDry && this.parked.length < PARK_LIMIT) {
+          const lease = await this.frontier.next();
+          if (lease) {
+            this.held.add(lease);
+            const host = Politeness.key(lease.entry.requestedUrl);
+            if (this.politeness.waitMs(host) <= 0) launch(lease, host);
+            else this.parked.push({ lease, host, readyAt: 0 });
+            continue;
+          }
+          frontierDry = true;
+        }
+        if (active.size === 0 && this.parked.length === 0) {
+          if (!this.shared) break;
+          // Other workers may still add links, or die and leave their leases to expire here.
+          if (await this.shared.budgetSpent()) budgetSpent = true;
+          const c = await this.frontier.counts();
+          if (c.inFlight === 0 && (c.queued === 0 || budgetSpent)) {
+            sharedLeft = c.queued;
+            break;
+          }
+          waitFor = Math.min(waitFor, SHARED_POLL_MS);
+        }
+        // Wait for a page to finish (it may queue links or free a host) or a parked host to open.
+        const waits: Promise<unknown>[] = [...active, stopped];
+        let timer: NodeJS.Timeout | undefined;
+        if (Number.isFinite(waitFor)) waits.push(new Promise<void>((r) => (timer = setTimeout(r, Math.max(5, waitFor)))));
+        await Promise.race(waits);
+        clearTimeout(timer);
+        frontierDry = false;
+        waitFor = Infinity;
       }
-      if (active.size === 0 && this.parked.length === 0) break;
-      // Wait for a page to finish (it may queue links or free a host) or a parked host to open.
-      const waits: Promise<unknown>[] = [...active, stopped];
-      let timer: NodeJS.Timeout | undefined;
-      if (Number.isFinite(waitFor)) waits.push(new Promise<void>((r) => (timer = setTimeout(r, Math.max(5, waitFor)))));
-      await Promise.race(waits);
-      clearTimeout(timer);
-      frontierDry = false;
-      waitFor = Infinity;
-    }
 
-    if (this.stopReason) {
-      // Grace period for the pages in flight, then cut them short (their leases go back).
-      const all = Promise.all(active);
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([all, new Promise<void>((r) => (timer = setTimeout(r, o.graceMs)))]);
-      clearTimeout(timer);
-      this.cancelVisits.abort();
-      await all;
-      for (const p of this.parked.splice(0)) await this.frontier.release(p.lease).catch(ignoreStale);
-      this.endReason = this.stopReason;
-      if (this.fatal) throw this.fatal instanceof Error ? this.fatal : new InfrastructureError(String(this.fatal));
-      return;
+      if (this.stopReason) {
+        // Grace period for the pages in flight, then cut them short (their leases go back).
+        const all = Promise.all(active);
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([all, new Promise<void>((r) => (timer = setTimeout(r, o.graceMs)))]);
+        clearTimeout(timer);
+        this.cancelVisits.abort();
+        await all;
+        for (const p of this.parked.splice(0)) {
+          this.held.delete(p.lease);
+          // After a store failure the leases cannot be given back; they expire.
+          await this.frontier.release(p.lease).catch((err: unknown) => {
+            if (!this.fatal) ignoreStale(err);
+          });
+        }
+        this.endReason = this.stopReason;
+        if (this.fatal) throw this.fatal instanceof Error ? this.fatal : new InfrastructureError(String(this.fatal));
+        return;
+      }
+      await Promise.all(active);
+      if (budgetSpent) {
+        const left = await this.frontier.drain();
+        for (const e of left) this.emitSkipped(e, 'budget');
+        this.endReason = left.length > 0 || sharedLeft > 0 ? 'max-pages' : 'done';
+      } else this.endReason = 'done';
+    } finally {
+      if (renewTimer) clearInterval(renewTimer);
     }
-    await Promise.all(active);
-    if (budgetSpent) {
-      const left = await this.frontier.drain();
-      for (const e of left) this.emitSkipped(e, 'budget');
-      this.endReason = left.length > 0 ? 'max-pages' : 'done';
-    } else this.endReason = 'done';
+  }
+
+  /**
+   * Renew every lease this worker holds (shared frontier). A lease lost meanwhile (it expired
+   * and another worker took it) is dropped: that worker records the page.
+   */
+  private async renewHeld(): Promise<void> {
+    for (const lease of [...this.held]) {
+      try {
+        await this.frontier.renew(lease);
+      } catch (err) {
+        if (err instanceof StaleLeaseError) {
+          this.held.delete(lease);
+          continue;
+        }
+        this.fatal = this.fatal ?? err;
+        this.cancel('interrupted');
+        return;
+      }
+    }
+  }
+
+  /**
+   * Complete a lease; when it was lost to another worker (it expired), the page is left to
+   * that worker and nothing is emitted.
+   * @returns the new discovered entries, or `null` when the lease was lost
+   */
+  private async finishLease(lease: Lease, r: PageRecord, discovered: readonly FrontierEntry[]): Promise<FrontierEntry[] | null> {
+    this.held.delete(lease);
+    try {
+      return await this.frontier.complete(lease, r, discovered);
+    } catch (err) {
+      if (!(err instanceof StaleLeaseError)) throw err;
+      this.notice(`the lease on ${lease.entry.url} expired before the page was recorded; another worker visits it again`);
+      return null;
+    }
   }
 
   private fatal: unknown = null;
@@ -445,6 +524,16 @@ export class Crawler {
     }
   }
 
+  /** The politeness gate before a navigation; a shared store's failure is kept to stop the crawl. */
+  private async beforeNavigate(host: string): Promise<void> {
+    try {
+      await this.politeness.beforeNavigate(host);
+    } catch (err) {
+      this.storeFailure = this.storeFailure ?? err;
+      throw err;
+    }
+  }
+
   /** Click discovery settings for a page on `origin`. */
   private clickOptions(origin: string): ClickOptions {
     const o = this.options;
@@ -498,8 +587,7 @@ export class Crawler {
       const r = blankRecord(e.url, e.requestedUrl, e.depth, e.referrer);
       r.skipped = 'duplicate';
       r.duplicateOf = dup;
-      await this.frontier.complete(lease, r, []);
-      this.emit(r);
+      if (await this.finishLease(lease, r, [])) this.emit(r);
       return;
     }
 
@@ -521,7 +609,7 @@ export class Crawler {
       maxDialogs: 10,
       click: o.click === 'off' ? null : this.clickOptions(new URL(e.requestedUrl).origin),
       scroll: o.scroll ? { maxSteps: 30, stepMs: 250 } : null,
-      beforeNavigate: () => this.politeness.beforeNavigate(host),
+      beforeNavigate: () => this.beforeNavigate(host),
       onMainResponse: (status, headers, at) => {
         if (!RETRYABLE_STATUS.has(status)) return false;
         // Apply Retry-After to the host at once, before other visits to it start.
@@ -532,8 +620,10 @@ export class Crawler {
       signal: this.cancelVisits.signal,
     });
     pool.release(slot, res.contextBroken);
+    if (this.storeFailure) throw this.storeFailure;
     if (res.interrupted) {
       this.attempts.set(e.url, attempt - 1);
+      this.held.delete(lease);
       await this.frontier.release(lease).catch(ignoreStale);
       return;
     }
@@ -597,7 +687,8 @@ export class Crawler {
       if (!r.nofollow || o.followNofollow) discovered = await this.decide(classified.candidates, e.depth + 1, e.url);
     }
     // The record and the links it found go to the frontier in one step (fenced by the lease).
-    const fresh = await this.frontier.complete(lease, r, discovered);
+    const fresh = await this.finishLease(lease, r, discovered);
+    if (!fresh) return;
     this.emit(r);
     this.emitFreshSkips(fresh);
   }

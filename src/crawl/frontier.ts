@@ -1,4 +1,6 @@
 import type { PageRecord, RecordError, SkipReason } from '../report/record.js';
+import type { PolitenessStore } from './politeness.js';
+import type { RobotsStore } from '../url/robots.js';
 
 /** A URL the crawl knows about, as it enters the frontier. */
 export interface FrontierEntry {
@@ -95,4 +97,27 @@ export class StaleLeaseError extends Error {
     super(`lease for ${url} is no longer held`);
     this.name = 'StaleLeaseError';
   }
+}
+
+/**
+ * A {@link Frontier} that several worker processes share (Redis). Beyond the base contract:
+ * `next()` also hands out leases whose holder let them expire (a dead worker's), and returns
+ * `null` once the crawl-wide page budget is spent; workers renew their leases every third of
+ * {@link SharedFrontier.leaseTtlMs}; politeness and robots.txt go through the stores it gives.
+ */
+export interface SharedFrontier extends Frontier {
+  readonly shared: true;
+  /** Lease expiry (ms): a lease not renewed within this time may be taken over by another worker. */
+  readonly leaseTtlMs: number;
+  /** `true` once the crawl-wide `--max-pages` budget is spent (queued URLs can no longer be claimed). */
+  budgetSpent(): Promise<boolean>;
+  /** Crawl-wide politeness state. */
+  readonly politeness: PolitenessStore;
+  /** Crawl-wide robots.txt cache. */
+  readonly robots: RobotsStore;
+}
+
+/** `true` when `f` is shared by several workers. */
+export function isShared(f: Frontier): f is SharedFrontier {
+  return (f as Partial<SharedFrontier>).shared === true;
 }

@@ -6,6 +6,34 @@ export interface PolitenessOptions {
   perHostConcurrency: number | null;
 }
 
+/**
+ * Politeness state shared by every worker of one crawl (Redis), so that `--rate`,
+ * `--per-host-concurrency`, `Crawl-delay` and `Retry-After` hold for the crawl as a whole.
+ * Times are computed on the store's clock, so workers' clocks need not agree. Errors of the
+ * store propagate (the crawl stops with exit 3).
+ */
+export interface PolitenessStore {
+  /**
+   * Atomically reserve the host's next navigation time: `gapMs` after the previous reservation
+   * by any worker, and not inside a pause.
+   * @returns how long to wait before navigating (ms, >= 0)
+   */
+  reserve(key: string, gapMs: number): Promise<number>;
+  /** Hold every worker's navigations to `key` for `ms` from now (`Retry-After`). */
+  pause(key: string, ms: number): Promise<void>;
+  /**
+   * Take one of the host's `cap` in-flight slots, crawl-wide, for `member` (a slot of a worker
+   * that dies is freed when its lease expiry passes).
+   * @returns `false` when every slot is taken
+   */
+  acquire(key: string, cap: number, member: string): Promise<boolean>;
+  /** Give back the slot taken for `member`. */
+  release(key: string, member: string): Promise<void>;
+}
+
+/** How often a navigation waiting for a crawl-wide per-host slot asks again (ms). */
+const SHARED_SLOT_POLL_MS = 50;
+
 interface HostState {
   /** Earliest time (ms since epoch) the next navigation may start. */
   nextStart: number;
@@ -16,6 +44,8 @@ interface HostState {
   inFlight: number;
   /** When the last navigation request to this host went out (ms since epoch). */
   lastNavigation?: number;
+  /** Crawl-wide in-flight slots this process holds (with a shared store). */
+  sharedSlots: string[];
 }
 
 /**
@@ -29,7 +59,17 @@ export class Politeness {
   private readonly hosts = new Map<string, HostState>();
   private readonly rateGapMs: number;
 
-  constructor(private readonly opts: PolitenessOptions) {
+  private slotSeq = 0;
+
+  /**
+   * @param opts - rate and per-host cap
+   * @param store - shared state of a distributed crawl: then the gap, the cap and pauses hold
+   * across every worker, not only this process
+   */
+  constructor(
+    private readonly opts: PolitenessOptions,
+    private readonly store: PolitenessStore | null = null,
+  ) {
     this.rateGapMs = opts.ratePerSecond && opts.ratePerSecond > 0 ? 1000 / opts.ratePerSecond : 0;
   }
 
@@ -43,7 +83,7 @@ export class Politeness {
   private state(key: string): HostState {
     let s = this.hosts.get(key);
     if (!s) {
-      s = { nextStart: 0, pausedUntil: 0, crawlDelayMs: 0, inFlight: 0 };
+      s = { nextStart: 0, pausedUntil: 0, crawlDelayMs: 0, inFlight: 0, sharedSlots: [] };
       this.hosts.set(key, s);
     }
     return s;
@@ -79,10 +119,25 @@ export class Politeness {
    * Called right before the navigation request goes out: reserves the next free navigation time
    * of `key` (a gap after the previous one, and not inside a Retry-After pause) and waits for it,
    * so the spacing holds on the wire, not only in the scheduler (page set-up time varies).
+   * With a shared store, the slot (and a crawl-wide per-host in-flight slot) is taken there.
+   * @throws whatever the shared store throws
    */
   async beforeNavigate(key: string): Promise<void> {
     const s = this.state(key);
     const gap = Math.max(this.rateGapMs, s.crawlDelayMs);
+    if (this.store) {
+      const cap = this.opts.perHostConcurrency;
+      if (cap !== null) {
+        const member = `${process.pid}:${++this.slotSeq}`;
+        while (!(await this.store.acquire(key, cap, member))) await new Promise((r) => setTimeout(r, SHARED_SLOT_POLL_MS));
+        s.sharedSlots.push(member);
+      }
+      const wait = await this.store.reserve(key, gap);
+      s.lastNavigation = Date.now() + wait;
+      s.nextStart = Math.max(s.nextStart, s.lastNavigation + gap);
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      return;
+    }
     // Reserve the slot before sleeping, so two visits waiting together still go out a gap apart.
     const slot = Math.max(Date.now(), (s.lastNavigation ?? 0) + gap, s.pausedUntil);
     s.lastNavigation = slot;
@@ -95,11 +150,16 @@ export class Politeness {
   finish(key: string): void {
     const s = this.state(key);
     s.inFlight = Math.max(0, s.inFlight - 1);
+    const member = s.sharedSlots.shift();
+    // A slot that cannot be given back (store down) expires with the lease expiry.
+    if (member !== undefined) this.store?.release(key, member).catch(() => {});
   }
 
   /** Hold every navigation to `key` until `until` (ms since epoch), e.g. for `Retry-After`. */
   pause(key: string, until: number): void {
     const s = this.state(key);
     s.pausedUntil = Math.max(s.pausedUntil, until);
+    // Best effort: a store that is down stops the crawl through its other calls.
+    this.store?.pause(key, until - Date.now()).catch(() => {});
   }
 }

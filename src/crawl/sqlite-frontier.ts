@@ -22,19 +22,13 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { blankRecord, type PageRecord, type RecordError, type SkipReason } from '../report/record.js';
 import { StaleLeaseError, type Frontier, type FrontierCounts, type FrontierEntry, type Lease } from './frontier.js';
+import { keyDiff, normalizeKey, stableStringify, type CrawlKey } from './crawl-key.js';
+
+export type { CrawlKey } from './crawl-key.js';
 
 /** Version of the state file's tables; a file with a higher version is refused. */
 export const STATE_SCHEMA_VERSION = 1;
 
-/** What identifies a crawl: a state file is resumed only by the same crawl (unless forced). */
-export interface CrawlKey {
-  /** Seed URLs (compared as a set: order and repeats do not matter). */
-  seeds: string[];
-  /** Scope mode (`host`, `subdomains`, `domain`) or any string describing the scope. */
-  scope: string;
-  /** Anything else that must match on resume (include/exclude patterns …); compared as JSON. */
-  [k: string]: unknown;
-}
 
 /** Options of {@link SqliteFrontier.open}. */
 export interface SqliteFrontierOptions {
@@ -640,26 +634,6 @@ function oneLine(s: string): string {
   return s.replace(/\s+/g, ' ').trim();
 }
 
-/** The crawl key in comparable form: seeds as a sorted set, object keys sorted. */
-function normalizeKey(k: CrawlKey): Record<string, unknown> {
-  return { ...k, seeds: [...new Set(k.seeds)].sort() };
-}
-
-/** JSON with object keys sorted at every level (so equal keys give equal strings). */
-function stableStringify(v: unknown): string {
-  return JSON.stringify(sortKeys(v));
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v !== null && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) out[k] = sortKeys((v as Record<string, unknown>)[k]);
-    return out;
-  }
-  return v;
-}
-
 function parseKey(file: string, stored: string): Record<string, unknown> {
   try {
     const v: unknown = JSON.parse(stored);
@@ -668,33 +642,4 @@ function parseKey(file: string, stored: string): Record<string, unknown> {
     // fall through
   }
   throw new StateFileError(file, 'has an unreadable crawl key');
-}
-
-/** What differs between the stored and the given crawl key, or `null` if they match. */
-function keyDiff(stored: Record<string, unknown>, now: Record<string, unknown>): { fields: string[]; details: string } | null {
-  const fields: string[] = [];
-  const parts: string[] = [];
-  const names = [...new Set([...Object.keys(stored), ...Object.keys(now)])].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
-  for (const name of names) {
-    const a = stored[name];
-    const b = now[name];
-    if (stableStringify(a) === stableStringify(b)) continue;
-    fields.push(name);
-    parts.push(`${name} differ${name.endsWith('s') ? '' : 's'} (stored: ${show(a)}; now: ${show(b)})`);
-  }
-  return fields.length ? { fields, details: parts.join(', ') } : null;
-}
-
-function rank(name: string): number {
-  return name === 'seeds' ? 0 : name === 'scope' ? 1 : 2;
-}
-
-function show(v: unknown): string {
-  let s: string;
-  if (v === undefined) s = '(none)';
-  else if (Array.isArray(v) && v.every((x) => typeof x === 'string')) s = v.length ? v.join(' ') : '(none)';
-  else if (typeof v === 'string') s = v;
-  else s = JSON.stringify(v);
-  s = oneLine(s);
-  return s.length > 160 ? `${s.slice(0, 157)}...` : s;
 }

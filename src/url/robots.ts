@@ -75,6 +75,28 @@ export interface RobotsOptions {
   onProblem?: (origin: string, outcome: RobotsOutcome) => void;
   /** Called once per origin with the outcome of its fetch (e.g. to apply `Crawl-delay`). */
   onOutcome?: (origin: string, outcome: RobotsOutcome) => void;
+  /**
+   * A cache shared with other workers of the same crawl (Redis): a robots.txt fetched by one
+   * worker is not fetched again by the others. Failed fetches (network errors, 5xx) are not
+   * shared: each worker tries them itself. Errors of the store propagate.
+   */
+  shared?: RobotsStore;
+}
+
+/** A robots.txt fetch as it is shared between workers. */
+export interface RobotsFetch {
+  /** HTTP status of the final response. */
+  status: number;
+  /** The body (up to {@link ROBOTS_MAX_BYTES}) for a 2xx, else `null`. */
+  text: string | null;
+}
+
+/** Where {@link RobotsCache} shares fetched robots.txt files between workers. */
+export interface RobotsStore {
+  /** The fetch stored for `origin`, or `null`. */
+  get(origin: string): Promise<RobotsFetch | null>;
+  /** Store the fetch of `origin` (first writer wins). */
+  set(origin: string, fetched: RobotsFetch): Promise<void>;
 }
 
 /**
@@ -169,28 +191,35 @@ export class RobotsCache {
       }
       return { outcome, isAllowed: () => true, lineOf: () => -1, text: '' };
     };
-    let resp;
-    try {
-      resp = await this.opts.request.get(robotsUrl, {
-        timeout: this.opts.timeoutMs ?? 10_000,
-        maxRedirects: 5,
-        failOnStatusCode: false,
-      });
-    } catch (err) {
-      const msg = (err instanceof Error ? err.message.split('\n')[0]! : String(err)).replace(/^apiRequestContext\.\w+:\s*/, '');
-      return blanket('disallow-all', null, msg);
+    let fetched = this.opts.shared ? await this.opts.shared.get(origin) : null;
+    if (!fetched) {
+      let resp;
+      try {
+        resp = await this.opts.request.get(robotsUrl, {
+          timeout: this.opts.timeoutMs ?? 10_000,
+          maxRedirects: 5,
+          failOnStatusCode: false,
+        });
+      } catch (err) {
+        const msg = (err instanceof Error ? err.message.split('\n')[0]! : String(err)).replace(/^apiRequestContext\.\w+:\s*/, '');
+        return blanket('disallow-all', null, msg);
+      }
+      const status = resp.status();
+      if (status >= 500) return blanket('disallow-all', status, `HTTP ${status}`);
+      let text: string | null = null;
+      if (status >= 200 && status < 300) {
+        try {
+          text = (await resp.body()).subarray(0, ROBOTS_MAX_BYTES).toString('utf8');
+        } catch (err) {
+          return blanket('disallow-all', status, err instanceof Error ? err.message : String(err));
+        }
+      }
+      fetched = { status, text };
+      await this.opts.shared?.set(origin, fetched);
     }
-    const status = resp.status();
-    if (status >= 500) return blanket('disallow-all', status, `HTTP ${status}`);
-    if (status >= 400) return blanket('allow-all', status, `HTTP ${status}`);
-    if (status < 200 || status >= 300) return blanket('allow-all', status, `HTTP ${status}`);
-    let body: Buffer;
-    try {
-      body = await resp.body();
-    } catch (err) {
-      return blanket('disallow-all', status, err instanceof Error ? err.message : String(err));
-    }
-    const text = body.subarray(0, ROBOTS_MAX_BYTES).toString('utf8');
+    const { status } = fetched;
+    if (fetched.text === null) return blanket('allow-all', status, `HTTP ${status}`);
+    const text = fetched.text;
     // robots-parser answers `undefined` for URLs outside the file's origin; the URL is then
     // governed by that other origin's robots.txt, which isAllowed() never mixes up.
     const robots = robotsParser(robotsUrl, text);
