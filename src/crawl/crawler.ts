@@ -311,6 +311,9 @@ export class Crawler {
     let budgetSpent = false;
     /** With a shared frontier: URLs still queued when the crawl-wide budget ran out. */
     let sharedLeft = 0;
+    // A worker of a shared crawl holds back no more than it can start soon, so that URLs of a
+    // host that must wait stay claimable by the other workers.
+    const parkLimit = this.shared ? o.concurrency : PARK_LIMIT;
     const renewTimer = this.shared ? setInterval(() => void this.renewHeld(), Math.max(100, this.shared.leaseTtlMs / 3)) : null;
     try {
 
@@ -346,7 +349,7 @@ export class Crawler {
         let waitFor = ready;
         if (!this.shared && this.started >= o.maxPages) budgetSpent = true;
         // A shared frontier keeps the budget itself (and still hands out dead workers' leases).
-        if ((!budgetSpent || this.shared) && !frontierDry && this.parked.length < PARK_LIMIT) {
+        if ((!budgetSpent || this.shared) && !frontierDry && this.parked.length < parkLimit) {
           const lease = await this.frontier.next();
           if (lease) {
             this.held.add(lease);
