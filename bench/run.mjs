@@ -5,9 +5,16 @@
 //   npm run bench                      sizes 100,400,2000 × concurrency 1,2,4,8,16, tree + dense
 //   npm run bench -- --quick           100 and 400 pages, concurrency 4 and 8, tree only
 //   npm run bench -- --sizes 400 --concurrency 8 --shapes tree --latency 20 --store sqlite
+//   npm run bench -- --sizes 2000 --concurrency 4 --shapes tree --workers 1,2,3 [--redis URL]
+//
+// --workers N,…: also crawl with N CLI worker processes (each at --concurrency) sharing one
+// Redis frontier (a redis-server is started on a free port when --redis is not given). The full
+// run adds workers 1,2,3 on the largest tree when redis-server is installed.
 //
 // Writes a markdown table to stdout and bench/results/<date>.json. Measures; asserts nothing.
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +37,9 @@ const shapes = opt('shapes', quick ? 'tree' : 'tree,dense').split(',');
 const latency = Number(opt('latency', '20'));
 const stores = opt('store', 'memory').split(',');
 const withOracle = !args.includes('--no-oracle');
+const haveRedisServer = spawnSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' }).status === 0;
+const workerCounts = opt('workers', quick || !haveRedisServer ? '' : '1,2,3').split(',').filter(Boolean).map(Number);
+let redisUrl = opt('redis', null);
 
 // ------------------------------------------------------------------ the site
 /** Links of page i: a tree with branching 4, or a dense graph of 20 pseudo-random links. */
@@ -202,6 +212,62 @@ async function runOracle(site, conc, n) {
   return { pages, wall, pps: pages / wall, p50: pct(times, 50), p95: pct(times, 95), ...st };
 }
 
+/** Start a throwaway redis-server on a free loopback port; returns its URL and a stop function. */
+async function startRedisServer() {
+  const port = await new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = srv.address().port;
+      srv.close(() => resolve(p));
+    });
+  });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-bench-redis-'));
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', ''], { stdio: 'ignore' });
+  for (let i = 0; i < 100; i++) {
+    const ok = await new Promise((resolve) => {
+      const c = net.connect(port, '127.0.0.1', () => { c.destroy(); resolve(true); }).on('error', () => resolve(false));
+    });
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { url: `redis://127.0.0.1:${port}`, stop: () => { child.kill('SIGTERM'); fs.rmSync(dir, { recursive: true, force: true }); } };
+}
+
+/** `workers` CLI worker processes at concurrency `conc` sharing one Redis frontier. */
+async function runDistributed(site, workers, conc) {
+  site.counts.clear();
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-bench-w-'));
+  const id = `bench-${process.pid}-${Date.now()}`;
+  const s = sampler();
+  const t0 = Date.now();
+  const codes = await Promise.all(
+    Array.from({ length: workers }, (_, k) =>
+      new Promise((resolve) => {
+        const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'run.js'), 'crawl', `${site.origin}/p/0`, '--redis', redisUrl, '--crawl-id', id, '--concurrency', String(conc), '-q', '--out', path.join(tmp, `w${k}.jsonl`)], { stdio: ['ignore', 'ignore', 'inherit'] });
+        child.on('close', resolve);
+      }),
+    ),
+  );
+  const wall = (Date.now() - t0) / 1000;
+  const st = s.stop();
+  const times = [];
+  let pages = 0;
+  for (let k = 0; k < workers; k++) {
+    const file = path.join(tmp, `w${k}.jsonl`);
+    if (!fs.existsSync(file)) continue;
+    for (const line of fs.readFileSync(file, 'utf8').split('\n').filter(Boolean)) {
+      const r = JSON.parse(line);
+      if (r.skipped === null && r.status === 200) {
+        pages++;
+        if (r.timings.total !== null) times.push(r.timings.total);
+      }
+    }
+  }
+  fs.rmSync(tmp, { recursive: true, force: true });
+  if (codes.some((c) => c !== 0)) process.stderr.write(`  worker exit codes: ${codes.join(', ')}\n`);
+  const twice = [...site.counts.values()].filter((c) => c > 1).length;
+  return { pages, wall, pps: pages / wall, p50: pct(times, 50), p95: pct(times, 95), ...st, requestedTwice: twice };
+}
+
 // ------------------------------------------------------------------ main
 const rows = [];
 const machine = `${os.cpus().length} cores, ${Math.round(os.totalmem() / 1073741824)} GiB, Node ${process.version}, ${os.cpus()[0]?.model ?? ''}`.trim();
@@ -219,6 +285,24 @@ for (const shape of shapes) {
           `${shape} ${n} c=${conc} ${store}: ${sc.pages}/${n} pages in ${sc.wall.toFixed(1)} s = ${sc.pps.toFixed(2)} p/s` +
             `${oracle ? ` (oracle ${oracle.pps.toFixed(2)} p/s, ${(row.fraction * 100).toFixed(0)} %)` : ''}, peak ${sc.peakMb} MB, ${sc.cpuS.toFixed(1)} CPU-s\n`,
         );
+      }
+      // Distributed rows: the largest tree only in the full run, every size when asked for.
+      if (workerCounts.length && shape === 'tree' && (opt('workers', null) !== null || n === Math.max(...sizes))) {
+        let local = null;
+        if (!redisUrl) {
+          local = await startRedisServer();
+          redisUrl = local.url;
+        }
+        for (const w of workerCounts) {
+          const sc = await runDistributed(site, w, conc);
+          const row = { shape, size: n, concurrency: conc, store: `redis x${w}`, latencyMs: latency, spacrawl: sc, oracle, fraction: oracle ? sc.pps / oracle.pps : null };
+          rows.push(row);
+          process.stderr.write(`${shape} ${n} c=${conc} redis x${w}: ${sc.pages}/${n} pages in ${sc.wall.toFixed(1)} s = ${sc.pps.toFixed(2)} p/s, peak ${sc.peakMb} MB, ${(sc.cpuS / Math.max(1, sc.pages)).toFixed(3)} CPU-s/page\n`);
+        }
+        if (local) {
+          local.stop();
+          redisUrl = null;
+        }
       }
     }
     site.server.close();

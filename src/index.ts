@@ -12,7 +12,17 @@
 export { crawl, Crawler } from './crawl/crawler.js';
 export { resolveOptions, OptionsError, type CrawlOptions, type ResolvedCrawlOptions } from './crawl/options.js';
 export { MemoryFrontier } from './crawl/memory-frontier.js';
-export { StaleLeaseError, type Frontier, type FrontierEntry, type FrontierCounts, type Lease } from './crawl/frontier.js';
+export { StaleLeaseError, isShared, type Frontier, type SharedFrontier, type FrontierEntry, type FrontierCounts, type Lease } from './crawl/frontier.js';
+export { SqliteFrontier, type SqliteFrontierOptions } from './crawl/sqlite-frontier.js';
+export {
+  RedisFrontier,
+  RedisStoreError,
+  RedisCrawlMismatchError,
+  NoSuchCrawlError,
+  type RedisFrontierOptions,
+  type CrawlStatus,
+} from './crawl/redis-frontier.js';
+export { crawlKeyOf, type CrawlKey } from './crawl/crawl-key.js';
 export {
   SCHEMA_VERSION,
   blankRecord,
