@@ -155,3 +155,21 @@ export function extractPage(): ExtractResult {
     },
   };
 }
+
+/**
+ * The `id`s and `name` attributes of the elements of the document (not of shadow roots or
+ * frames: a URL fragment cannot point into them), each once, in document order, at most
+ * `max`. What a `#fragment` link may point to (`--check-fragments`).
+ */
+export function readAnchors(max: number): string[] {
+  const seen = new Set<string>();
+  const all = document.querySelectorAll('[id], [name]');
+  for (let i = 0; i < all.length && seen.size < max; i++) {
+    const el = all[i] as Element;
+    const id = el.getAttribute('id');
+    if (id) seen.add(id);
+    const name = el.getAttribute('name');
+    if (name && seen.size < max) seen.add(name);
+  }
+  return [...seen];
+}

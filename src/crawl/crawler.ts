@@ -15,7 +15,8 @@ import { readSitemaps } from '../url/sitemap.js';
 import { VERSION } from '../version.js';
 import { Channel } from './channel.js';
 import { StaleLeaseError, type Frontier, type FrontierEntry, type Lease } from './frontier.js';
-import { classifyLinks, type Candidate } from './link-pipeline.js';
+import { classifyLinks, fragmentLinksOf, type Candidate } from './link-pipeline.js';
+import { applyLinkChecks, LinkChecker } from './link-checks.js';
 import { MemoryFrontier } from './memory-frontier.js';
 import { resolveOptions, type CrawlOptions, type ResolvedCrawlOptions } from './options.js';
 import { Politeness } from './politeness.js';
@@ -108,6 +109,8 @@ export class Crawler {
   private running = false;
   private readonly limit: ReturnType<typeof pLimit>;
   private pool: ContextPool | null = null;
+  /** Requests outside pages for links (`--check-external`, https probes of `http://` links). */
+  private linkChecker: LinkChecker | null = null;
   private readonly soft404: SoftNotFound | null;
   private readonly dust: DustLearner | null;
   /** `origin|signature` of every clickable clicked (`--click auto` clicks each once per site). */
@@ -230,6 +233,10 @@ export class Crawler {
         ignoreHTTPSErrors: o.ignoreHttpsErrors,
         ...(o.proxy ? { proxy: { server: o.proxy } } : {}),
       });
+      this.linkChecker = await LinkChecker.create(
+        { userAgent, proxy: o.proxy, ignoreHttpsErrors: o.ignoreHttpsErrors },
+        { timeoutMs: o.timeoutMs, headersFor: (url) => (this.scope.inScope(url) ? o.headers : {}) },
+      );
       if (!o.ignoreRobots) {
         this.robots = new RobotsCache({
           request: requestCtx,
@@ -264,6 +271,7 @@ export class Crawler {
       this.input.signal?.removeEventListener('abort', onExternalAbort);
       await pool?.close();
       await requestCtx?.dispose().catch(() => {});
+      await this.linkChecker?.close();
       if (this.ownBrowser) await this.browser?.close().catch(() => {});
       await this.frontier.close();
     }
@@ -521,6 +529,7 @@ export class Crawler {
       maxDialogs: 10,
       click: o.click === 'off' ? null : this.clickOptions(new URL(e.requestedUrl).origin),
       scroll: o.scroll ? { maxSteps: 30, stepMs: 250 } : null,
+      collectAnchors: o.checkFragments,
       beforeNavigate: () => this.politeness.beforeNavigate(host),
       onMainResponse: (status, headers, at) => {
         if (!RETRYABLE_STATUS.has(status)) return false;
@@ -593,8 +602,15 @@ export class Crawler {
       r.linkDetails = classified.linkDetails;
       r.externalLinks = classified.externalLinks;
       r.linkSources = classified.linkSources;
+      if (o.checkFragments) r.fragmentLinks = fragmentLinksOf(res.links, this.scope, o.normalize);
       // <meta name="robots" content="nofollow"> / X-Robots-Tag: nofollow: links recorded, none followed.
       if (!r.nofollow || o.followNofollow) discovered = await this.decide(classified.candidates, e.depth + 1, e.url);
+    }
+    // Off-site links and https probes are checked before the record is stored, so it is self-contained.
+    if (followLinks && this.linkChecker && !(await applyLinkChecks(this.linkChecker, r, o.checkExternal, this.cancelVisits.signal))) {
+      this.attempts.set(e.url, attempt - 1);
+      await this.frontier.release(lease).catch(ignoreStale);
+      return;
     }
     // The record and the links it found go to the frontier in one step (fenced by the lease).
     const fresh = await this.frontier.complete(lease, r, discovered);
