@@ -14,7 +14,7 @@ import { Scope } from '../url/scope.js';
 import { readSitemaps } from '../url/sitemap.js';
 import { VERSION } from '../version.js';
 import { Channel } from './channel.js';
-import { StaleLeaseError, type Frontier, type FrontierEntry, type Lease } from './frontier.js';
+import { StaleLeaseError, type Frontier, type FrontierCounts, type FrontierEntry, type Lease } from './frontier.js';
 import { classifyLinks, fragmentLinksOf, type Candidate } from './link-pipeline.js';
 import { applyLinkChecks, LinkChecker } from './link-checks.js';
 import { MemoryFrontier } from './memory-frontier.js';
@@ -172,6 +172,11 @@ export class Crawler {
     } finally {
       this.politeness.finish(host);
     }
+  }
+
+  /** Sizes of the frontier (queued, in flight, done), for progress displays. May reject once the crawl has ended. */
+  frontierCounts(): Promise<FrontierCounts> {
+    return this.frontier.counts();
   }
 
   /** Ask the crawl to end: no new pages start; in-flight pages get the grace period. */
