@@ -157,13 +157,14 @@ export function extractPage(): ExtractResult {
 }
 
 /**
- * The `id`s and `name` attributes of the elements of the document (not of shadow roots or
- * frames: a URL fragment cannot point into them), each once, in document order, at most
- * `max`. What a `#fragment` link may point to (`--check-fragments`).
+ * What a `#fragment` link may point to (`--check-fragments`), as the HTML standard's "indicated
+ * part of the document" defines it: the `id` of any element, and the `name` of `<a>` elements
+ * (not of `<meta>` or form fields), in the document (not in shadow roots or frames, which a
+ * fragment cannot reach). Each once, in document order, at most `max`.
  */
 export function readAnchors(max: number): string[] {
   const seen = new Set<string>();
-  const all = document.querySelectorAll('[id], [name]');
+  const all = document.querySelectorAll('[id], a[name]');
   for (let i = 0; i < all.length && seen.size < max; i++) {
     const el = all[i] as Element;
     const id = el.getAttribute('id');

@@ -24,7 +24,7 @@ export const RULES = {
   'slow-page': { severity: 'warning', description: 'the page settled later than --slow ms' },
   'mixed-content': { severity: 'error', description: 'an http: subresource on an https: page' },
   'insecure-link': { severity: 'notice', description: 'an http:// link on an https: page whose https:// form answers the same: link to that instead' },
-  'broken-fragment': { severity: 'warning', description: 'a #fragment link whose target page has no element with that id or name (--check-fragments)' },
+  'broken-fragment': { severity: 'warning', description: 'a #fragment link whose rendered target page has no element with that id, nor an <a> with that name (--check-fragments)' },
 } as const satisfies Record<string, { severity: Severity; description: string }>;
 
 /** An audit rule id. */
@@ -221,7 +221,7 @@ function linkCheckIssues(
     add('insecure-link', url, `http:// link on an https: page; ${e.check.url} answers ${e.check.status} too: link to it instead`, false, e.refs);
   }
   for (const [key, e] of fragments) {
-    add('broken-fragment', key, `${e.url} has no element with id or name "${e.fragment}"`, false, e.refs);
+    add('broken-fragment', key, `${e.url} has no element with id "${e.fragment}" (nor an <a name="${e.fragment}">)`, false, e.refs);
   }
 }
 

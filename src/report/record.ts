@@ -191,8 +191,8 @@ export interface PageRecord {
    */
   linkChecks: LinkCheck[];
   /**
-   * With `--check-fragments`: every `id`, and every `name` attribute, of the rendered document
-   * (shadow roots and frames excluded: a fragment cannot point into them), each once, at most
+   * With `--check-fragments`: every `id`, and the `name` of every `<a>`, in the rendered document
+   * (what a `#fragment` may point to; shadow roots and frames excluded), each once, at most
    * 10000. `null` without the flag, and for pages that were not rendered.
    */
   anchors: string[] | null;
