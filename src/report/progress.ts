@@ -7,6 +7,7 @@ import { recordLine } from './terminal.js';
 export interface LogStream extends NodeJS.WritableStream {
   isTTY?: boolean;
   columns?: number;
+  rows?: number;
 }
 
 /** Environment variables the terminal log reads (`CI`, `NO_COLOR`, `FORCE_COLOR`, `TERM`). */
@@ -56,12 +57,14 @@ export function colorEnabled(stream: LogStream, env: LogEnv): boolean {
 }
 
 /**
- * Whether to draw the live progress line: only on a TTY that is not `TERM=dumb`, not under `CI`,
- * not with `--no-progress` or `--quiet`. Otherwise the log is plain lines: no ANSI cursor
- * codes and no redraws (colour is decided separately by {@link colorEnabled}).
+ * Whether to draw the live progress line: only on a TTY that is not `TERM=dumb` and has a size
+ * (a pseudo-terminal of 0 rows or columns cannot show it), not under `CI`, not with
+ * `--no-progress` or `--quiet`. Otherwise the log is plain lines: no ANSI cursor codes and no
+ * redraws (colour is decided separately by {@link colorEnabled}).
  */
 export function liveProgressEnabled(stream: LogStream, env: LogEnv, progress: boolean, quiet: boolean): boolean {
-  return progress && !quiet && stream.isTTY === true && !isCI(env) && env.TERM !== 'dumb';
+  const sized = stream.rows !== 0 && stream.columns !== 0;
+  return progress && !quiet && stream.isTTY === true && sized && !isCI(env) && env.TERM !== 'dumb';
 }
 
 /** `m:ss` (or `h:mm:ss`) for an elapsed time in ms. */
@@ -110,10 +113,11 @@ export class TerminalLog {
 
   /** Write a line that stays (above the live line, if any). */
   line(text: string): void {
-    if (this.update) {
-      this.update.persist(text);
-      if (this.current) this.update(this.current);
-    } else this.opts.stream.write(`${text}\n`);
+    // Written as is (log-update's persist() would wrap and clip it to the terminal): the live
+    // line is erased first and drawn again below.
+    if (this.update && this.current) this.update.clear();
+    this.opts.stream.write(`${text}\n`);
+    if (this.update && this.current) this.update(this.current);
   }
 
   /**
