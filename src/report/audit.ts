@@ -161,7 +161,7 @@ function isBlockedCheck(c: LinkCheck): boolean {
  * - `broken-link` / `blocked` for off-site links (`linkChecks` of kind `link` whose URL is in the
  *   page's `externalLinks`), one issue per URL, with every referrer;
  * - `insecure-link`: an `http://` link of an `https:` page whose check and whose `https://` form's
- *   check answered the same status; referrers are the `https:` pages with that link;
+ *   check answered the same status below 400; referrers are the `https:` pages with that link;
  * - `broken-fragment`: a `fragmentLinks` entry whose target record was rendered (`anchors` is not
  *   `null`, no error, status < 400, not a soft 404) and has no such id or name. `#top` needs none
  *   (browsers scroll to the top). The issue's URL is the target with its fragment.
@@ -189,7 +189,8 @@ function linkCheckIssues(
       if (offsite.has(c.url) && !external.has(c.url)) external.set(c.url, c);
       if (!secure || !c.url.startsWith('http:') || c.status === null) continue;
       const upgraded = httpsForms.get(`https:${c.url.slice('http:'.length)}`);
-      if (!upgraded || upgraded.status !== c.status) continue;
+      // The same answer, and a working one: an upgrade of a broken link is no fix.
+      if (!upgraded || upgraded.status !== c.status || c.status >= 400) continue;
       let e = insecure.get(c.url);
       if (!e) {
         e = { check: upgraded, refs: [] };
