@@ -182,6 +182,13 @@ describe('the crawl command, stderr piped', () => {
     });
   }
 
+  it('--quiet with --verbose is a usage error: exit 2, one line', async () => {
+    const r = await crawl(['-q', '--verbose']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/--verbose|--quiet/);
+  });
+
   it('--verbose prints settle timings and the skipped URL, with no ANSI codes', async () => {
     const r = await crawl(['--verbose']);
     expect(r.code).toBe(0);
