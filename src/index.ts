@@ -37,7 +37,10 @@ export {
   type DialogRecord,
   type SkipReason,
   type RecordError,
+  type LinkCheck,
+  type FragmentLink,
 } from './report/record.js';
+export { audit, RULES, type AuditIssue, type AuditResult, type RuleId, type Severity } from './report/audit.js';
 export { SummaryCounter, type CrawlSummary, type EndReason } from './report/summary.js';
 export { normalize, toRequestUrl, isHashRoute, InvalidUrlError, type NormalizeOptions, type HashRouteMode } from './url/normalize.js';
 export { Scope, type ScopeMode, type ScopeOptions } from './url/scope.js';

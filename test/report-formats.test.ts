@@ -65,7 +65,29 @@ function buildRecords(): PageRecord[] {
     null,
   );
   home.links = home.linkDetails.map((l) => l.url);
-  const about = page('/about', { title: TRICKY_TITLE, linkDetails: [link('/missing', 'see the "missing" one'), link('/new-place', 'New place')] });
+  // What --check-external, https probes and --check-fragments add: an off-site 404, an off-site
+  // bot wall, an http:// link whose https:// form answers the same, and a missing fragment.
+  home.linkDetails.push(
+    { url: 'https://ext.test/gone', text: 'Gone elsewhere', source: 'anchor', nofollow: false },
+    { url: 'https://ext.test/wall', text: 'Walled', source: 'anchor', nofollow: false },
+    { url: 'http://site.test/plain', text: 'Plain http', source: 'anchor', nofollow: false },
+  );
+  home.externalLinks = ['https://ext.test/gone', 'https://ext.test/wall'];
+  home.linkChecks = [
+    { url: 'https://ext.test/gone', kind: 'link', method: 'GET', status: 404, blockedBy: null, error: null },
+    { url: 'https://ext.test/wall', kind: 'link', method: 'GET', status: 403, blockedBy: 'cf-mitigated: challenge', error: null },
+    { url: 'http://site.test/plain', kind: 'link', method: 'HEAD', status: 200, blockedBy: null, error: null },
+    { url: 'https://site.test/plain', kind: 'https-form', method: 'HEAD', status: 200, blockedBy: null, error: null },
+  ];
+  home.fragmentLinks = [
+    { url: u('/about'), fragment: 'team', text: 'Team' },
+    { url: u('/about'), fragment: 'history', text: 'History' },
+  ];
+  const about = page('/about', {
+    title: TRICKY_TITLE,
+    anchors: ['team'],
+    linkDetails: [link('/missing', 'see the "missing" one'), link('/new-place', 'New place')],
+  });
   about.links = about.linkDetails.map((l) => l.url);
   const admin = blankRecord(u('/admin'), u('/admin'), 1, u('/'));
   admin.skipped = 'robots';
@@ -110,6 +132,10 @@ describe('the fixture audit (what every format must show)', () => {
     expect(input.audit.issues.map((i) => `${i.rule} ${i.url.replace(O, '')}${i.ignored ? ' (ignored)' : ''}`).sort()).toEqual(
       [
         'broken-link /missing',
+        'broken-link https://ext.test/gone',
+        'blocked https://ext.test/wall',
+        'insecure-link http://site.test/plain',
+        'broken-fragment /about#history',
         'broken-link /boom',
         'broken-link /gone',
         'broken-link /timeout (ignored)',
@@ -120,6 +146,58 @@ describe('the fixture audit (what every format must show)', () => {
       ].sort(),
     );
     expect(input.summary).toMatchObject({ pages: 15, ok: 12, errors: 3, soft404: 1, robotsSkipped: 1 });
+  });
+
+  it('names referrers and anchor text for the off-site, insecure and fragment findings', () => {
+    const refs = (rule: string): string[] =>
+      input.audit.issues.filter((i) => i.rule === rule).flatMap((i) => i.referrers.map((r) => `${i.url} <- ${r.url} "${r.text}"`));
+    expect(refs('blocked')).toEqual([`https://ext.test/wall <- ${u('/')} "Walled"`]);
+    expect(refs('insecure-link')).toEqual([`http://site.test/plain <- ${u('/')} "Plain http"`]);
+    expect(refs('broken-fragment')).toEqual([`${u('/about#history')} <- ${u('/')} "History"`]);
+    expect(refs('broken-link').filter((r) => r.startsWith('https://ext.test'))).toEqual([`https://ext.test/gone <- ${u('/')} "Gone elsewhere"`]);
+  });
+});
+
+describe('link-check rules on records', () => {
+  const secure = (checks: PageRecord['linkChecks'], patch: Partial<PageRecord> = {}): PageRecord[] => [
+    page('/', { linkDetails: [{ url: 'http://site.test/x', text: 'X', source: 'anchor', nofollow: false }], linkChecks: checks, ...patch }, null),
+  ];
+  const rules = (records: PageRecord[]): string[] => audit(records).issues.filter((i) => i.rule !== 'missing-h1').map((i) => `${i.rule} ${i.url}`);
+  const check = (url: string, kind: 'link' | 'https-form', status: number | null): PageRecord['linkChecks'][number] => ({
+    url,
+    kind,
+    method: 'HEAD',
+    status,
+    blockedBy: null,
+    error: status === null ? { code: 'network', message: 'ERR' } : null,
+  });
+
+  it('insecure-link only when the https:// form answers the same status, and only on https: pages', () => {
+    expect(rules(secure([check('http://site.test/x', 'link', 200), check('https://site.test/x', 'https-form', 200)]))).toEqual(['insecure-link http://site.test/x']);
+    expect(rules(secure([check('http://site.test/x', 'link', 200), check('https://site.test/x', 'https-form', 404)]))).toEqual([]);
+    expect(rules(secure([check('http://site.test/x', 'link', 200), check('https://site.test/x', 'https-form', null)]))).toEqual([]);
+    expect(rules(secure([check('http://site.test/x', 'link', 200), check('https://site.test/x', 'https-form', 200)], { finalUrl: 'http://site.test/' }))).toEqual([]);
+  });
+
+  it('an https-form probe that fails is never a broken link, an in-scope check is judged by its own record, and two 404s are no upgrade', () => {
+    expect(rules(secure([check('https://site.test/x', 'https-form', 404), check('http://site.test/x', 'link', 404)]))).toEqual([]);
+  });
+
+  it('#top needs no element; a target that was not rendered (anchors null) or is broken is not judged', () => {
+    const target = page('/t', { anchors: [] });
+    const from = (p: string, frag: string): PageRecord => page('/', { fragmentLinks: [{ url: u(p), fragment: frag, text: frag }] }, null);
+    expect(rules([from('/t', 'top'), target])).toEqual([]);
+    expect(rules([from('/t', 'x'), target])).toEqual([`broken-fragment ${u('/t#x')}`]);
+    expect(rules([from('/t', 'x'), page('/t', { anchors: null })])).toEqual([]);
+    expect(rules([from('/t', 'x'), page('/t', { anchors: [], status: 404 })]).filter((r) => r.startsWith('broken-fragment'))).toEqual([]);
+  });
+
+  it('reads records written before these fields existed', () => {
+    const old = page('/') as Partial<PageRecord>;
+    delete old.linkChecks;
+    delete old.fragmentLinks;
+    delete old.anchors;
+    expect(() => audit([old as PageRecord])).not.toThrow();
   });
 });
 
@@ -186,8 +264,13 @@ describe('csv', () => {
     expect(rows.find((r) => r.url === u('/missing'))).toMatchObject({ status: '404', referrer: u('/'), issues: 'broken-link' });
     expect(rows.find((r) => r.url === u('/timeout'))).toMatchObject({ status: '', issues: '', ignored_issues: 'broken-link' });
     // Every issue of a page appears in its row, and nothing else does.
+    // Findings about URLs without a page of their own (off-site links, http:// forms, fragments)
+    // have no row: report.json, JUnit, HTML and markdown carry them.
     const fromCsv = rows.flatMap((r) => [...r.issues.split(' '), ...r.ignored_issues.split(' ')].filter(Boolean).map((rule) => `${rule} ${r.url}`));
-    expect(fromCsv.sort()).toEqual(sortedSet(input.audit.issues.map((i) => `${i.rule} ${i.url}`)));
+    expect(fromCsv.sort()).toEqual(sortedSet(input.audit.issues.filter((i) => PAGES.includes(i.url)).map((i) => `${i.rule} ${i.url}`)));
+    expect(input.audit.issues.filter((i) => !PAGES.includes(i.url)).map((i) => `${i.rule} ${i.url}`).sort()).toEqual(
+      ['broken-link https://ext.test/gone', 'blocked https://ext.test/wall', 'insecure-link http://site.test/plain', `broken-fragment ${u('/about#history')}`].sort(),
+    );
   });
 });
 
@@ -208,14 +291,14 @@ describe('junit', () => {
     expect(suite['@_name']).toBe('spacrawl');
   });
 
-  it('has a testcase per page and a failure per non-ignored --fail-on issue', () => {
-    expect(cases.map((c) => c['@_name']).sort()).toEqual([...PAGES].sort());
+  it('has a testcase per page (plus one per failing off-site URL) and a failure per non-ignored --fail-on issue', () => {
+    expect(cases.map((c) => c['@_name']).sort()).toEqual([...PAGES, 'https://ext.test/gone'].sort());
     expect(new Set(cases.map((c) => c['@_classname']))).toEqual(new Set(['spacrawl.pages']));
     const failures = cases.flatMap((c) => (c.failure ?? []).map((f) => `${f['@_type']} ${c['@_name'].replace(O, '')}`));
-    expect(failures.sort()).toEqual(['broken-link /boom', 'broken-link /gone', 'broken-link /missing', 'server-error /boom']);
-    expect(suite['@_tests']).toBe(String(PAGES.length));
-    expect(suite['@_failures']).toBe('4');
-    expect(doc.testsuites['@_failures']).toBe('4');
+    expect(failures.sort()).toEqual(['broken-link /boom', 'broken-link /gone', 'broken-link /missing', 'broken-link https://ext.test/gone', 'server-error /boom']);
+    expect(suite['@_tests']).toBe(String(PAGES.length + 1));
+    expect(suite['@_failures']).toBe('5');
+    expect(doc.testsuites['@_failures']).toBe('5');
   });
 
   it('names every referrer and its anchor text in the failure body', () => {
@@ -230,7 +313,7 @@ describe('junit', () => {
     expect(none.testsuites.testsuite[0]['@_failures']).toBe('0');
     const warn = parser.parse(renderJunit({ ...input, failOn: ['warnings'] }));
     const types = (warn.testsuites.testsuite[0].testcase as typeof cases).flatMap((c) => (c.failure ?? []).map((f) => f['@_type']));
-    expect(sortedSet(types)).toEqual(['broken-link', 'missing-title', 'server-error']);
+    expect(sortedSet(types)).toEqual(['blocked', 'broken-fragment', 'broken-link', 'missing-title', 'server-error']);
     expect(types).toHaveLength(failingIssues(input.audit, ['warnings']).length);
   });
 });
@@ -268,10 +351,12 @@ describe('markdown', () => {
       .map((l) => /`([a-z0-9-]+)`/.exec(l)![1]!);
 
   it('has the verdict, the totals and an issue table of exactly the rules found', () => {
-    expect(text).toContain('**❌ Fails** under `--fail-on broken-link, server-error`: 4 issues.');
+    expect(text).toContain('**❌ Fails** under `--fail-on broken-link, server-error`: 5 issues.');
     expect(text).toContain(`| 15 | 12 | 3 | 1 | 1 | ${input.summary.uniqueUrls} | ${formatElapsed(4321)} |`);
-    expect(sortedSet(tableRules(text))).toEqual(['broken-link', 'long-title', 'missing-title', 'noindex', 'server-error']);
-    expect(text).toMatch(/\| \*\*`broken-link`\*\* ❌ \| error \| 3 \| 1 \|/);
+    expect(sortedSet(tableRules(text))).toEqual(['blocked', 'broken-fragment', 'broken-link', 'insecure-link', 'long-title', 'missing-title', 'noindex', 'server-error']);
+    expect(text).toMatch(/\| \*\*`broken-link`\*\* ❌ \| error \| 4 \| 1 \|/);
+    expect(text).toMatch(/\| `insecure-link` \| notice \| 1 \| 0 \|/);
+    expect(text).toMatch(/\| `broken-fragment` \| warning \| 1 \| 0 \|/);
     expect(text).toMatch(/\| `noindex` \| notice \| 1 \| 0 \|/);
   });
 
@@ -330,7 +415,11 @@ describe('html (static checks; the browser test is test/e2e/report.pw.ts)', () =
     expect(html.match(/<script/g)).toHaveLength(1);
     expect(html).toContain(escapeHtml(XSS_TITLE));
     expect(html).not.toContain('<b>bold</b>');
-    expect(html).not.toMatch(/(src|href)="(https?:)?\/\/(?!site\.test)/);
+    // Nothing loaded from the network (it must work from file://); links to crawled and
+    // off-site URLs are plain anchors.
+    expect(html).not.toMatch(/src="(https?:)?\/\//);
+    expect(html).not.toMatch(/<link[^>]+href="(https?:)?\/\//);
+    expect(html).toContain('<a href="https://ext.test/gone" rel="noopener noreferrer">');
     expect(html).toContain('<input id="filter"');
     expect(html).toContain('<span id="shown">15</span>');
   });

@@ -155,3 +155,22 @@ export function extractPage(): ExtractResult {
     },
   };
 }
+
+/**
+ * What a `#fragment` link may point to (`--check-fragments`), as the HTML standard's "indicated
+ * part of the document" defines it: the `id` of any element, and the `name` of `<a>` elements
+ * (not of `<meta>` or form fields), in the document (not in shadow roots or frames, which a
+ * fragment cannot reach). Each once, in document order, at most `max`.
+ */
+export function readAnchors(max: number): string[] {
+  const seen = new Set<string>();
+  const all = document.querySelectorAll('[id], a[name]');
+  for (let i = 0; i < all.length && seen.size < max; i++) {
+    const el = all[i] as Element;
+    const id = el.getAttribute('id');
+    if (id) seen.add(id);
+    const name = el.getAttribute('name');
+    if (name && seen.size < max) seen.add(name);
+  }
+  return [...seen];
+}

@@ -3,7 +3,7 @@ import type { DialogRecord, FailedRequest, PageTimings, RecordError, RedirectHop
 import type { LinkSource, PageMeta } from '../report/record.js';
 import { toRequestUrl } from '../url/normalize.js';
 import { exploreClicks, scrollForLinks, type ClickOptions, type ScrollOptions } from './explore.js';
-import { extractPage, settleState, type ExtractResult, type RawLink } from './page-scripts.js';
+import { extractPage, readAnchors, settleState, type ExtractResult, type RawLink } from './page-scripts.js';
 import { sleep, withTimeout } from './timeout.js';
 
 /** How one page visit behaves. Times in milliseconds. */
@@ -31,6 +31,8 @@ export interface VisitOptions {
   scroll?: ScrollOptions | null;
   /** Aborts the visit (cancellation); the result then has `error.code = "interrupted"`. */
   signal?: AbortSignal;
+  /** Read the `id`s and `name`s of the rendered document into `anchors` (`--check-fragments`). @default false */
+  collectAnchors?: boolean;
 }
 
 /** A link found by a visit, before the link pipeline. */
@@ -78,6 +80,8 @@ export interface VisitResult {
   meta: PageMeta;
   /** `http:` subresources of an `https:` page. */
   mixedContent: string[];
+  /** With `collectAnchors`: the document's ids and names (see `readAnchors`); else `null`. */
+  anchors: string[] | null;
   /** For a 403 answered by a bot wall: the header that says so. */
   blockedBy: string | null;
   /** URLs of downloads the page started (all cancelled). */
@@ -99,6 +103,8 @@ class VisitAbort extends Error {
 
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)\b/i;
 const MAX_KEPT = 50;
+/** Most ids and names kept per page (`--check-fragments`). */
+const MAX_ANCHORS = 10_000;
 
 /** Classify a Playwright navigation error into a record error. */
 export function navigationError(err: unknown, timeoutMs: number): RecordError {
@@ -150,6 +156,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     h1: '',
     meta: { description: null, canonical: null, h1Count: 0 },
     mixedContent: [],
+    anchors: null,
     blockedBy: null,
     screenshot: false,
     error: null,
@@ -364,6 +371,9 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     result.text = main.text;
     result.h1 = main.h1;
     result.meta = { description: main.description, canonical: main.canonical, h1Count: main.h1Count };
+    if (opts.collectAnchors) {
+      result.anchors = await step(withTimeout(p.evaluate(readAnchors, MAX_ANCHORS), 5_000, 'reading ids and names').catch(() => null));
+    }
     const origin = safeOrigin(main.href);
     for (const frame of p.frames()) {
       if (frame === p.mainFrame()) continue;

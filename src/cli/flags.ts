@@ -56,5 +56,9 @@ export const crawlFlags = {
   device: Flags.string({ description: "emulate a Playwright device (e.g. 'iPhone 13', 'Pixel 7'): viewport, user agent, touch" }),
   locale: Flags.string({ description: 'browser locale, e.g. de-DE' }),
   config: Flags.string({ description: 'JSON file of flag values (default: ./spacrawl.config.json when present); command-line flags win' }),
-  quiet: Flags.boolean({ char: 'q', description: 'print only the summary line and the issue table', default: false }),
+  quiet: Flags.boolean({ char: 'q', description: 'print only the summary line and the issue table', default: false, exclusive: ['verbose'] }),
+  verbose: Flags.boolean({ char: 'v', description: 'also print settle timings on each page line, and a line per skipped URL (robots, budget, trap, duplicate)', default: false, exclusive: ['quiet'] }),
+  progress: Flags.boolean({ description: 'on a terminal (stderr is a TTY and CI is not set), draw a live progress line: pages done / queued, pages/s, errors, elapsed', default: true, allowNo: true }),
+  'check-external': Flags.boolean({ description: 'check every off-site link once (HEAD, then GET; 2 requests per host at a time) for broken-link; never crawled further', default: false }),
+  'check-fragments': Flags.boolean({ description: 'report #fragment links whose target page, once rendered, has no element with that id or name (broken-fragment)', default: false }),
 };

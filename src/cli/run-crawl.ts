@@ -1,11 +1,12 @@
 import { Crawler } from '../crawl/crawler.js';
 import type { CrawlOptions } from '../crawl/options.js';
 import { JsonlWriter } from '../report/jsonl.js';
-import type { PageRecord } from '../report/record.js';
+import { isErrorPage, isPage, type PageRecord } from '../report/record.js';
+import { TerminalLog, type LogEnv } from '../report/progress.js';
 import { DEFAULT_FAIL_ON, finishReports, planReports, type ReportingOptions } from './reporting.js';
 import { classifyError } from './errors.js';
 import { SummaryCounter, type CrawlSummary } from '../report/summary.js';
-import { recordLine, summaryLine } from '../report/terminal.js';
+import { summaryLine } from '../report/terminal.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 
 /** Where a CLI crawl writes. */
@@ -16,6 +17,12 @@ export interface CrawlOutput {
   log: NodeJS.WritableStream;
   /** Print nothing per page (summary only). */
   quiet?: boolean;
+  /** `--verbose`: settle timings on page lines, and a line per skipped URL. */
+  verbose?: boolean;
+  /** `false` for `--no-progress`: no live progress line even on a TTY. @default true */
+  progress?: boolean;
+  /** Environment for the log's TTY, `CI`, `NO_COLOR` and `FORCE_COLOR` decisions. @default process.env */
+  env?: LogEnv;
   /** When `true`, the exit code is 0 whenever the crawl finishes (the `demo` command). */
   neverFailOnFindings?: boolean;
   /** Append to `outFile` instead of truncating it (resuming a `--state` crawl). */
@@ -45,9 +52,14 @@ export interface CrawlRun {
  * @throws OptionsError, BrowserNotFoundError, OutputError, InvalidUrlError before anything is crawled
  */
 export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Promise<CrawlRun> {
-  const say = (line: string): void => {
-    output.log.write(`${line}\n`);
-  };
+  const term = new TerminalLog({
+    stream: output.log,
+    quiet: output.quiet ?? false,
+    verbose: output.verbose ?? false,
+    progress: output.progress ?? true,
+    ...(output.env ? { env: output.env } : {}),
+  });
+  const say = (line: string): void => term.line(line);
   const crawler = new Crawler({ ...options, onNotice: (m) => say(`note: ${m}`) }); // validates options first
   const reporting: ReportingOptions = output.reporting ?? {
     reports: [],
@@ -66,11 +78,19 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
   const inOut = output.outFile && output.append ? JsonlWriter.recover(output.outFile) : new Set<string>();
   const writer = output.outFile ? new JsonlWriter(output.outFile, output.append ?? false) : null;
   const counter = new SummaryCounter();
+  // For the live progress line: pages decided and error pages, earlier runs included.
+  let pagesDone = 0;
+  let errorPages = 0;
+  const tally = (r: PageRecord): void => {
+    if (isPage(r)) pagesDone++;
+    if (isErrorPage(r)) errorPages++;
+  };
   let earlier = 0;
   if (output.earlier) {
     let caughtUp = 0;
     for await (const r of output.earlier) {
       counter.add(r);
+      tally(r);
       all.push(r);
       earlier++;
       if (writer && !inOut.has(r.url)) {
@@ -94,6 +114,7 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
     if (signalExit !== null) {
       // Second signal: records are already on disk line by line; leave now.
       writer?.close();
+      term.stop();
       say(`${sig} again: exiting now`);
       process.exit(code);
     }
@@ -105,13 +126,23 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
   process.on('SIGTERM', onSignal);
   let fatal: { message: string } | null = null;
   let written = 0;
+  let lastQueued: number | null = null;
+  term.start(async () => {
+    try {
+      lastQueued = (await crawler.frontierCounts()).queued;
+    } catch {
+      // the store closes as the crawl ends: keep the last count
+    }
+    return { done: pagesDone, queued: lastQueued, errors: errorPages };
+  }, t0);
   try {
     for await (const r of crawler.records()) {
       writer?.write(r);
       written++;
       counter.add(r);
+      tally(r);
       all.push(r);
-      if (!output.quiet) say(recordLine(r, origin));
+      term.record(r, origin);
     }
   } catch (err) {
     const c = classifyError(err);
@@ -123,6 +154,7 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     writer?.close();
+    term.stop();
   }
   const summary = counter.snapshot(Date.now() - t0, crawler.endReason, crawler.sitemapUrls, crawler.notes, crawler.learnedRules());
   say(summaryLine(summary));

@@ -108,6 +108,8 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         locale: flags.locale ?? null,
         storageState: flags['storage-state'] ? checkReadable('--storage-state', path.resolve(flags['storage-state'])) : null,
         headers: parseHeaders(flags.header ?? []),
+        checkExternal: flags['check-external'],
+        checkFragments: flags['check-fragments'],
       };
       for (const p of [...(options.include ?? []), ...(options.exclude ?? [])]) compilePattern(p);
       for (const p of options.clickExclude ?? []) checkRegex('--click-exclude', p);
@@ -152,6 +154,8 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         outFile: out,
         log: process.stderr,
         quiet: flags.quiet,
+        verbose: flags.verbose,
+        progress: flags.progress,
         append: Boolean(flags.state),
         shared: Boolean(flags.redis),
         ...(earlier ? { earlier } : {}),

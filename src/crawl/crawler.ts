@@ -14,8 +14,9 @@ import { Scope } from '../url/scope.js';
 import { readSitemaps } from '../url/sitemap.js';
 import { VERSION } from '../version.js';
 import { Channel } from './channel.js';
-import { isShared, StaleLeaseError, type Frontier, type FrontierEntry, type Lease, type SharedFrontier } from './frontier.js';
-import { classifyLinks, type Candidate } from './link-pipeline.js';
+import { isShared, StaleLeaseError, type Frontier, type FrontierCounts, type FrontierEntry, type Lease, type SharedFrontier } from './frontier.js';
+import { classifyLinks, fragmentLinksOf, type Candidate } from './link-pipeline.js';
+import { applyLinkChecks, LinkChecker } from './link-checks.js';
 import { MemoryFrontier } from './memory-frontier.js';
 import { resolveOptions, type CrawlOptions, type ResolvedCrawlOptions } from './options.js';
 import { Politeness } from './politeness.js';
@@ -99,7 +100,7 @@ export class Crawler {
   private readonly frontier: Frontier;
   /** The frontier when other workers share it (Redis), else `null`. */
   private readonly shared: SharedFrontier | null;
-  /** Leases this worker holds (visiting or parked): renewed while a shared frontier is used. */
+  /** Leases this worker holds (visiting or parked): renewed when the frontier's leases expire. */
   private readonly held = new Set<Lease>();
   /** A shared store's failure inside a visit (politeness), re-thrown after the visit. */
   private storeFailure: unknown = null;
@@ -120,6 +121,8 @@ export class Crawler {
   private running = false;
   private readonly limit: ReturnType<typeof pLimit>;
   private pool: ContextPool | null = null;
+  /** Requests outside pages for links (`--check-external`, https probes of `http://` links). */
+  private linkChecker: LinkChecker | null = null;
   private readonly soft404: SoftNotFound | null;
   private readonly dust: DustLearner | null;
   /** `origin|signature` of every clickable clicked (`--click auto` clicks each once per site). */
@@ -187,6 +190,11 @@ export class Crawler {
     }
   }
 
+  /** Sizes of the frontier (queued, in flight, done), for progress displays. May reject once the crawl has ended. */
+  frontierCounts(): Promise<FrontierCounts> {
+    return this.frontier.counts();
+  }
+
   /** Ask the crawl to end: no new pages start; in-flight pages get the grace period. */
   cancel(reason: EndReason = 'interrupted'): void {
     if (this.stopReason) return;
@@ -246,6 +254,10 @@ export class Crawler {
         ignoreHTTPSErrors: o.ignoreHttpsErrors,
         ...(o.proxy ? { proxy: { server: o.proxy } } : {}),
       });
+      this.linkChecker = await LinkChecker.create(
+        { userAgent, proxy: o.proxy, ignoreHttpsErrors: o.ignoreHttpsErrors },
+        { timeoutMs: o.timeoutMs, headersFor: (url) => (this.scope.inScope(url) ? o.headers : {}) },
+      );
       if (!o.ignoreRobots) {
         this.robots = new RobotsCache({
           request: requestCtx,
@@ -282,6 +294,7 @@ export class Crawler {
       this.input.signal?.removeEventListener('abort', onExternalAbort);
       await pool?.close();
       await requestCtx?.dispose().catch(() => {});
+      await this.linkChecker?.close();
       if (this.ownBrowser) await this.browser?.close().catch(() => {});
       await this.frontier.close();
     }
@@ -314,7 +327,9 @@ export class Crawler {
     // A worker of a shared crawl holds back no more than it can start soon, so that URLs of a
     // host that must wait stay claimable by the other workers.
     const parkLimit = this.shared ? o.concurrency : PARK_LIMIT;
-    const renewTimer = this.shared ? setInterval(() => void this.renewHeld(), Math.max(100, this.shared.leaseTtlMs / 3)) : null;
+    // Leases that expire (SQLite, Redis) are renewed every third of their lifetime while held.
+    const ttl = this.frontier.leaseTtlMs;
+    const renewTimer = ttl ? setInterval(() => void this.renewHeld(), Math.max(100, ttl / 3)) : null;
     try {
 
       const launch = (lease: Lease, host: string): void => {
@@ -612,6 +627,7 @@ export class Crawler {
       maxDialogs: 10,
       click: o.click === 'off' ? null : this.clickOptions(new URL(e.requestedUrl).origin),
       scroll: o.scroll ? { maxSteps: 30, stepMs: 250 } : null,
+      collectAnchors: o.checkFragments,
       beforeNavigate: () => this.beforeNavigate(host),
       onMainResponse: (status, headers, at) => {
         if (!RETRYABLE_STATUS.has(status)) return false;
@@ -686,8 +702,16 @@ export class Crawler {
       r.linkDetails = classified.linkDetails;
       r.externalLinks = classified.externalLinks;
       r.linkSources = classified.linkSources;
+      if (o.checkFragments) r.fragmentLinks = fragmentLinksOf(res.links, this.scope, o.normalize);
       // <meta name="robots" content="nofollow"> / X-Robots-Tag: nofollow: links recorded, none followed.
       if (!r.nofollow || o.followNofollow) discovered = await this.decide(classified.candidates, e.depth + 1, e.url);
+    }
+    // Off-site links and https probes are checked before the record is stored, so it is self-contained.
+    if (followLinks && this.linkChecker && !(await applyLinkChecks(this.linkChecker, r, o.checkExternal, this.cancelVisits.signal))) {
+      this.attempts.set(e.url, attempt - 1);
+      this.held.delete(lease);
+      await this.frontier.release(lease).catch(ignoreStale);
+      return;
     }
     // The record and the links it found go to the frontier in one step (fenced by the lease).
     const fresh = await this.finishLease(lease, r, discovered);

@@ -46,6 +46,11 @@ export interface FrontierCounts {
  */
 export interface Frontier {
   /**
+   * Lease expiry (ms) of stores whose leases expire (SQLite, Redis): the crawler renews the
+   * leases it holds every third of it. Absent = leases never expire.
+   */
+  readonly leaseTtlMs?: number;
+  /**
    * Offer URLs. Each canonical URL not seen before is stored (queued, or done at once when
    * the entry has `skip`); URLs seen before are ignored.
    * @returns the entries that were new, in the order given

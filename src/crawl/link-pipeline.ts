@@ -1,5 +1,5 @@
 import type { FoundLink } from '../browser/visit.js';
-import type { LinkDetail, LinkSource } from '../report/record.js';
+import type { FragmentLink, LinkDetail, LinkSource } from '../report/record.js';
 import { normalize, toRequestUrl, type NormalizeOptions } from '../url/normalize.js';
 import type { Scope } from '../url/scope.js';
 
@@ -76,6 +76,45 @@ export function classifyLinks(found: readonly FoundLink[], scope: Scope, norm: N
       exSeen.add(canonical);
       out.externalLinks.push(canonical);
     }
+  }
+  return out;
+}
+
+/**
+ * The in-scope links of one page that carry a plain fragment (`#id`): what `--check-fragments`
+ * checks against the target page's ids and names. Hash routes (fragments the canonical URL keeps,
+ * per `hashRoutes`), empty fragments and text fragments (`#:~:text=…`) are left out; a fragment
+ * is percent-decoded, and a `:~:` directive after an id is dropped. Each (target, fragment, text)
+ * once, at most {@link MAX_LINK_DETAILS}.
+ */
+export function fragmentLinksOf(found: readonly FoundLink[], scope: Scope, norm: NormalizeOptions = {}): FragmentLink[] {
+  const out: FragmentLink[] = [];
+  const seen = new Set<string>();
+  for (const l of found) {
+    if (out.length >= MAX_LINK_DETAILS) break;
+    let u: URL;
+    let canonical: string;
+    try {
+      u = new URL(l.href);
+      if ((u.protocol !== 'http:' && u.protocol !== 'https:') || u.hash.length < 2) continue;
+      canonical = normalize(u, norm);
+    } catch {
+      continue;
+    }
+    if (canonical.includes('#') || !scope.inScope(canonical)) continue;
+    let fragment = u.hash.slice(1);
+    const directive = fragment.indexOf(':~:');
+    if (directive >= 0) fragment = fragment.slice(0, directive);
+    if (fragment === '') continue;
+    try {
+      fragment = decodeURIComponent(fragment);
+    } catch {
+      // a malformed escape is matched as written
+    }
+    const key = `${canonical}\u0000${fragment}\u0000${l.text}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ url: canonical, fragment, text: l.text });
   }
   return out;
 }

@@ -97,6 +97,15 @@ export interface CrawlOptions {
   proxy?: string | null;
   /** Frontier store. @default a new MemoryFrontier */
   frontier?: Frontier;
+  /**
+   * Check every off-site link once (HEAD, then GET when HEAD fails or answers >= 400; 2 requests
+   * per host at a time) and keep the answers in the linking pages' `linkChecks`; off-site
+   * `http://` links of `https:` pages are also probed for `insecure-link`. Never crawled further.
+   * @default false
+   */
+  checkExternal?: boolean;
+  /** Record each page's ids and names (`anchors`) and its `#fragment` links (`fragmentLinks`) for `broken-fragment`. @default false */
+  checkFragments?: boolean;
   /** Cancels the crawl: no new pages start, in-flight pages get `graceMs`, then records are flushed. */
   signal?: AbortSignal;
   /** Told about things worth a log line (robots.txt problems, browser restarts). */
@@ -145,6 +154,8 @@ export interface ResolvedCrawlOptions {
   recycleAfter: number;
   browserPath: string | null;
   proxy: string | null;
+  checkExternal: boolean;
+  checkFragments: boolean;
 }
 
 /** Thrown for options that make no sense (the CLI maps it to exit code 2). */
@@ -225,5 +236,7 @@ export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
     recycleAfter: int('recycle-after', o.recycleAfter, 200, 1),
     browserPath: o.browserPath ?? null,
     proxy: o.proxy ?? null,
+    checkExternal: o.checkExternal ?? false,
+    checkFragments: o.checkFragments ?? false,
   };
 }

@@ -28,6 +28,7 @@ export function recordFromVisit(entry: FrontierEntry, res: VisitResult, attempts
   r.frames = res.frames;
   r.meta = res.meta;
   r.mixedContent = res.mixedContent;
+  r.anchors = res.anchors;
   r.blockedBy = res.blockedBy;
   r.screenshot = res.screenshot ? screenshotName : null;
   r.error = res.error;

@@ -1,11 +1,11 @@
-import { isPage, type PageRecord } from './record.js';
+import { isPage, type LinkCheck, type PageRecord } from './record.js';
 
 /** Severity of an audit rule. */
 export type Severity = 'error' | 'warning' | 'notice';
 
 /** Every audit rule, with its severity and a one-line description (for reports and `--fail-on`). */
 export const RULES = {
-  'broken-link': { severity: 'error', description: 'a link leads to a 4xx/5xx page, a network error, or a soft 404' },
+  'broken-link': { severity: 'error', description: 'a link leads to a 4xx/5xx page, a network error, or a soft 404 (off-site links with --check-external)' },
   'server-error': { severity: 'error', description: 'a page answered with a 5xx status' },
   blocked: { severity: 'warning', description: 'a bot wall answered instead of the page (403 with cf-mitigated, or 999): not proof the link is broken' },
   'redirect-chain': { severity: 'warning', description: 'a link goes through more than one redirect' },
@@ -23,6 +23,8 @@ export const RULES = {
   noindex: { severity: 'notice', description: 'the page asks not to be indexed' },
   'slow-page': { severity: 'warning', description: 'the page settled later than --slow ms' },
   'mixed-content': { severity: 'error', description: 'an http: subresource on an https: page' },
+  'insecure-link': { severity: 'notice', description: 'an http:// link on an https: page whose https:// form answers the same: link to that instead' },
+  'broken-fragment': { severity: 'warning', description: 'a #fragment link whose rendered target page has no element with that id, nor an <a> with that name (--check-fragments)' },
 } as const satisfies Record<string, { severity: Severity; description: string }>;
 
 /** An audit rule id. */
@@ -92,13 +94,13 @@ export function audit(records: readonly PageRecord[], opts: AuditOptions = {}): 
       if (!list.some((x) => x.url === r.url && x.text === l.text)) list.push({ url: r.url, text: l.text });
     }
   }
-  const add = (rule: RuleId, url: string, message: string, withReferrers = false): void => {
+  const add = (rule: RuleId, url: string, message: string, withReferrers = false, refs?: Referrer[]): void => {
     issues.push({
       rule,
       severity: RULES[rule].severity,
       url,
       message,
-      referrers: withReferrers ? (referrers.get(url) ?? []) : [],
+      referrers: refs ?? (withReferrers ? (referrers.get(url) ?? []) : []),
       ignored: ignore.some((re) => re.test(url)),
     });
   };
@@ -142,10 +144,86 @@ export function audit(records: readonly PageRecord[], opts: AuditOptions = {}): 
     if (pages.length < 2) continue;
     for (const p of pages) add('duplicate-title', p.url, `title "${title}" is also used by ${pages.filter((x) => x !== p).map((x) => x.page).join(', ')}`);
   }
+  linkCheckIssues(records, add);
   issues.sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.rule.localeCompare(b.rule) || a.url.localeCompare(b.url));
   const counts: Partial<Record<RuleId, number>> = {};
   for (const i of issues) if (!i.ignored) counts[i.rule] = (counts[i.rule] ?? 0) + 1;
   return { issues, counts };
+}
+
+/** `true` for a checked link that met a bot wall: 403 with `cf-mitigated`, or 999. */
+function isBlockedCheck(c: LinkCheck): boolean {
+  return c.status === 999 || (c.status === 403 && c.blockedBy !== null);
+}
+
+/**
+ * The rules fed by what the crawl checked outside pages, all from the records alone:
+ * - `broken-link` / `blocked` for off-site links (`linkChecks` of kind `link` whose URL is in the
+ *   page's `externalLinks`), one issue per URL, with every referrer;
+ * - `insecure-link`: an `http://` link of an `https:` page whose check and whose `https://` form's
+ *   check answered the same status below 400; referrers are the `https:` pages with that link;
+ * - `broken-fragment`: a `fragmentLinks` entry whose target record was rendered (`anchors` is not
+ *   `null`, no error, status < 400, not a soft 404) and has no such id or name. `#top` needs none
+ *   (browsers scroll to the top). The issue's URL is the target with its fragment.
+ */
+function linkCheckIssues(
+  records: readonly PageRecord[],
+  add: (rule: RuleId, url: string, message: string, withReferrers?: boolean, refs?: Referrer[]) => void,
+): void {
+  const external = new Map<string, LinkCheck>();
+  const insecure = new Map<string, { check: LinkCheck; refs: Referrer[] }>();
+  const fragments = new Map<string, { url: string; fragment: string; refs: Referrer[] }>();
+  const byUrl = new Map<string, PageRecord>();
+  for (const r of records) if (isPage(r) && !byUrl.has(r.url)) byUrl.set(r.url, r);
+  const pushRef = (refs: Referrer[], ref: Referrer): void => {
+    if (!refs.some((x) => x.url === ref.url && x.text === ref.text)) refs.push(ref);
+  };
+  for (const r of records) {
+    if (!isPage(r)) continue;
+    const checks = r.linkChecks ?? [];
+    const offsite = new Set(r.externalLinks);
+    const httpsForms = new Map(checks.filter((c) => c.kind === 'https-form').map((c) => [c.url, c]));
+    const secure = (r.finalUrl ?? r.url).startsWith('https:');
+    for (const c of checks) {
+      if (c.kind !== 'link') continue;
+      if (offsite.has(c.url) && !external.has(c.url)) external.set(c.url, c);
+      if (!secure || !c.url.startsWith('http:') || c.status === null) continue;
+      const upgraded = httpsForms.get(`https:${c.url.slice('http:'.length)}`);
+      // The same answer, and a working one: an upgrade of a broken link is no fix.
+      if (!upgraded || upgraded.status !== c.status || c.status >= 400) continue;
+      let e = insecure.get(c.url);
+      if (!e) {
+        e = { check: upgraded, refs: [] };
+        insecure.set(c.url, e);
+      }
+      for (const l of r.linkDetails) if (l.url === c.url) pushRef(e.refs, { url: r.url, text: l.text });
+    }
+    for (const f of r.fragmentLinks ?? []) {
+      const target = byUrl.get(f.url);
+      if (!target || target.anchors === null || target.anchors === undefined) continue;
+      if (target.error || target.soft404 || target.status === null || target.status >= 400) continue;
+      if (target.anchors.includes(f.fragment) || f.fragment.toLowerCase() === 'top') continue;
+      const key = `${f.url}#${f.fragment}`;
+      let e = fragments.get(key);
+      if (!e) {
+        e = { url: f.url, fragment: f.fragment, refs: [] };
+        fragments.set(key, e);
+      }
+      pushRef(e.refs, { url: r.url, text: f.text });
+    }
+  }
+  for (const [url, c] of external) {
+    const how = `off-site, checked with ${c.method}`;
+    if (isBlockedCheck(c)) add('blocked', url, `HTTP ${c.status}${c.blockedBy ? ` (${c.blockedBy})` : ''}: a bot wall, not necessarily broken (${how})`, true);
+    else if (c.error) add('broken-link', url, `${c.error.code}: ${c.error.message} (${how})`, true);
+    else if (c.status !== null && c.status >= 400) add('broken-link', url, `HTTP ${c.status} (${how})`, true);
+  }
+  for (const [url, e] of insecure) {
+    add('insecure-link', url, `http:// link on an https: page; ${e.check.url} answers ${e.check.status} too: link to it instead`, false, e.refs);
+  }
+  for (const [key, e] of fragments) {
+    add('broken-fragment', key, `${e.url} has no element with id "${e.fragment}" (nor an <a name="${e.fragment}">)`, false, e.refs);
+  }
 }
 
 function stripHash(u: string): string {

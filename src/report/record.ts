@@ -69,6 +69,44 @@ export interface PageMeta {
   h1Count: number;
 }
 
+/**
+ * The answer to one request spacrawl made outside any page, on behalf of a link of the page
+ * whose record carries it (`linkChecks`). Requests go through Playwright's `APIRequestContext`
+ * with the crawl's User-Agent, proxy and TLS settings (`--header` only to in-scope origins);
+ * each URL is requested once per run and the answer shared by every page that links to it.
+ *
+ * Kept on the referring page's record (rather than in a record of its own) so that each record
+ * stays self-contained: `audit()` of the stored records, e.g. by `export`, gives the same report.
+ */
+export interface LinkCheck {
+  /** The URL requested (canonical). */
+  url: string;
+  /**
+   * `link`: a link of the page (an off-site link with `--check-external`, or an `http://` link of
+   * an `https:` page); `https-form`: the `https://` form of such an `http://` link, probed for the
+   * `insecure-link` rule. It is not itself a link of the page and never feeds `broken-link`.
+   */
+  kind: 'link' | 'https-form';
+  /** The method whose answer is recorded: `HEAD`, or `GET` when HEAD failed or answered >= 400. */
+  method: 'HEAD' | 'GET';
+  /** HTTP status of the last response after redirects (at most 10 hops); `null` with `error`. */
+  status: number | null;
+  /** For a 403 from a bot wall: the header that says so (e.g. `cf-mitigated: challenge`), else `null`. */
+  blockedBy: string | null;
+  /** No usable response: `code` is `timeout` or `network`. */
+  error: RecordError | null;
+}
+
+/** A link with a plain fragment (`#id`), kept with `--check-fragments` for the `broken-fragment` rule. */
+export interface FragmentLink {
+  /** Canonical URL of the target page (the fragment dropped, as in `links`). */
+  url: string;
+  /** The fragment without `#`, percent-decoded: the id or name the target must have. */
+  fragment: string;
+  /** Anchor text, as in `linkDetails`. */
+  text: string;
+}
+
 /** Why a URL has a record but was not visited. */
 export type SkipReason = 'robots' | 'scope' | 'budget' | 'non-html' | 'trap' | 'duplicate';
 
@@ -146,6 +184,20 @@ export interface PageRecord {
   nofollow: boolean;
   /** Only when there was no usable HTTP response; an HTTP 404 is `status: 404, error: null`. */
   error: RecordError | null;
+  /**
+   * Requests made outside the page for its links (see {@link LinkCheck}): with `--check-external`
+   * one per off-site link, and for each `http://` link of an `https:` page (in scope, or off-site
+   * with `--check-external`) the link and its `https://` form. `[]` when none were made.
+   */
+  linkChecks: LinkCheck[];
+  /**
+   * With `--check-fragments`: every `id`, and the `name` of every `<a>`, in the rendered document
+   * (what a `#fragment` may point to; shadow roots and frames excluded), each once, at most
+   * 10000. `null` without the flag, and for pages that were not rendered.
+   */
+  anchors: string[] | null;
+  /** With `--check-fragments`: the page's in-scope links with a plain fragment (`[]` otherwise). */
+  fragmentLinks: FragmentLink[];
   /** Why the URL was not visited, or `null` if it was. */
   skipped: SkipReason | null;
   /** With `skipped: "duplicate"`: the canonical URL whose content this one repeats. */
@@ -199,6 +251,9 @@ export function blankRecord(url: string, requestedUrl: string | null, depth: num
     noindex: false,
     nofollow: false,
     error: null,
+    linkChecks: [],
+    anchors: null,
+    fragmentLinks: [],
     skipped: null,
     duplicateOf: null,
   };

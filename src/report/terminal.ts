@@ -1,4 +1,12 @@
 import type { PageRecord } from './record.js';
+
+/** How {@link recordLine} renders. */
+export interface RecordLineOptions {
+  /** Add the settle timings: `ttfb`, `load` and when the page was read (`settled` or `settle cap`). @default false */
+  verbose?: boolean;
+  /** Colour the status (picocolors' formatters; identity functions when colour is off). @default none */
+  colors?: { red(s: string): string; green(s: string): string; yellow(s: string): string; cyan(s: string): string; dim(s: string): string };
+}
 import type { CrawlSummary } from './summary.js';
 
 /** Path, query and hash of `url` when it is on `origin`, else the whole URL (for short log lines). */
@@ -16,17 +24,24 @@ export function shortUrl(url: string, origin: string | null): string {
  * One log line for a record, e.g. `200  /docs/intro  12 links  340 ms` or
  * `ERR  /slow  timeout: navigation timed out after 30000 ms` or `skip /admin  robots`.
  */
-export function recordLine(r: PageRecord, origin: string | null): string {
+export function recordLine(r: PageRecord, origin: string | null, opts: RecordLineOptions = {}): string {
+  const c = opts.colors;
   const where = shortUrl(r.requestedUrl ?? r.url, origin);
   if (r.skipped && r.skipped !== 'non-html' && r.skipped !== 'scope') {
-    return `skip ${where}  (${r.skipped}${r.error ? `: ${r.error.message}` : ''})`;
+    return `${c ? c.dim('skip') : 'skip'} ${where}  (${r.skipped}${r.error ? `: ${r.error.message}` : ''})`;
   }
-  const status = r.status === null ? 'ERR' : String(r.status);
-  const parts = [status.padEnd(3), where];
+  const status = (r.status === null ? 'ERR' : String(r.status)).padEnd(3);
+  const paint = !c ? (s: string) => s : r.status === null || r.status >= 400 || r.soft404 ? c.red : r.status >= 300 ? c.cyan : c.green;
+  const parts = [paint(status), where];
   if (r.finalUrl && r.redirectChain.length) parts.push(`→ ${shortUrl(r.finalUrl, origin)}`);
   if (r.skipped) parts.push(`(${r.skipped}${r.contentType ? `: ${r.contentType.split(';')[0]}` : ''})`);
   else parts.push(`${r.links.length} link${r.links.length === 1 ? '' : 's'}`);
   if (r.timings.total !== null) parts.push(`${r.timings.total} ms`);
+  if (opts.verbose && !r.skipped && r.status !== null) {
+    const t = r.timings;
+    const fmt = (n: number | null): string => (n === null ? '?' : `${n} ms`);
+    parts.push(`(ttfb ${fmt(t.ttfb)}, load ${fmt(t.load)}, ${r.settled ? 'settled' : 'settle cap'} ${fmt(t.settledMs)})`);
+  }
   if (!r.settled && r.error === null && r.status !== null && !r.skipped) parts.push('(not quiet: read at settle cap)');
   if (r.soft404) parts.push('(soft 404: renders a "not found" screen)');
   if (r.error) parts.push(`${r.error.code}: ${r.error.message}`);

@@ -1,0 +1,219 @@
+import pLimit from 'p-limit';
+import { request as playwrightRequest, type APIRequestContext } from 'playwright';
+import type { LinkCheck, PageRecord, RecordError } from '../report/record.js';
+
+/** Options of {@link LinkChecker}. Times in milliseconds. */
+export interface LinkCheckerOptions {
+  /** Timeout of one request, redirects included (ms). */
+  timeoutMs: number;
+  /** Requests in flight per host (`host:port`). @default 2 */
+  perHostConcurrency?: number;
+  /** Requests in flight in all. @default 16 */
+  concurrency?: number;
+  /** Redirects followed per request. @default 10 */
+  maxRedirects?: number;
+  /** Extra headers for a URL (the crawl's `--header`, for in-scope origins only). @default none */
+  headersFor?: (url: string) => Record<string, string>;
+}
+
+/** How to build the request context of {@link LinkChecker.create}: the crawl's browser-level settings. */
+export interface LinkCheckerContextOptions {
+  userAgent: string;
+  /** Proxy server URL, or `null` for none. */
+  proxy: string | null;
+  /** Accept invalid TLS certificates. */
+  ignoreHttpsErrors: boolean;
+}
+
+/** The answer to one URL, without the `kind` its page gives it. */
+export type CheckAnswer = Omit<LinkCheck, 'kind'>;
+
+/** HEAD and then, only if needed, GET: which requests a check made. */
+const RETRY_WITH_GET = (a: Attempt): boolean => ('error' in a ? a.error.code !== 'timeout' : a.status >= 400);
+
+type Attempt = { status: number; blockedBy: string | null } | { error: RecordError };
+
+/**
+ * Checks URLs with requests made outside any page, through one Playwright `APIRequestContext`:
+ * HEAD first, then GET when HEAD failed (other than a timeout) or answered >= 400 (many servers
+ * answer HEAD with 403, 404, 405 or 501 when GET works). Each URL is requested once per
+ * checker: the answer (or the request in flight) is shared by every caller. At most
+ * `perHostConcurrency` requests go to one host at a time, `concurrency` in all.
+ *
+ * It never crawls: response bodies are discarded, and nothing found in them is followed.
+ */
+export class LinkChecker {
+  private readonly cache = new Map<string, Promise<CheckAnswer>>();
+  private readonly hosts = new Map<string, ReturnType<typeof pLimit>>();
+  private readonly all: ReturnType<typeof pLimit>;
+  private readonly perHost: number;
+  private readonly maxRedirects: number;
+  /** HTTP requests sent so far (a HEAD and its GET fallback are two). */
+  requests = 0;
+
+  /**
+   * @param request - the context requests go through (the caller disposes it, unless made by {@link LinkChecker.create})
+   * @param opts - timeouts and concurrency
+   */
+  constructor(
+    private readonly request: APIRequestContext,
+    private readonly opts: LinkCheckerOptions,
+    private readonly owned = false,
+  ) {
+    this.perHost = opts.perHostConcurrency ?? 2;
+    this.all = pLimit(opts.concurrency ?? 16);
+    this.maxRedirects = opts.maxRedirects ?? 10;
+  }
+
+  /**
+   * A checker with its own request context, made from the crawl's User-Agent, proxy and TLS
+   * settings. It carries no extra headers of its own: `--header` values are added per request,
+   * and only where `headersFor` returns them. Dispose it with {@link LinkChecker.close}.
+   */
+  static async create(ctx: LinkCheckerContextOptions, opts: LinkCheckerOptions): Promise<LinkChecker> {
+    const request = await playwrightRequest.newContext({
+      userAgent: ctx.userAgent,
+      ignoreHTTPSErrors: ctx.ignoreHttpsErrors,
+      ...(ctx.proxy ? { proxy: { server: ctx.proxy } } : {}),
+    });
+    return new LinkChecker(request, opts, true);
+  }
+
+  /** Check one absolute http(s) URL (once per checker; later calls share the answer). Never throws. */
+  check(url: string): Promise<CheckAnswer> {
+    let p = this.cache.get(url);
+    if (!p) {
+      p = this.hostLimit(url)(() => this.all(() => this.run(url)));
+      this.cache.set(url, p);
+    }
+    return p;
+  }
+
+  /** Dispose the request context if this checker made it. */
+  async close(): Promise<void> {
+    if (this.owned) await this.request.dispose().catch(() => {});
+  }
+
+  private hostLimit(url: string): ReturnType<typeof pLimit> {
+    let key: string;
+    try {
+      key = new URL(url).host;
+    } catch {
+      key = url;
+    }
+    let l = this.hosts.get(key);
+    if (!l) {
+      l = pLimit(this.perHost);
+      this.hosts.set(key, l);
+    }
+    return l;
+  }
+
+  private async run(url: string): Promise<CheckAnswer> {
+    let method: 'HEAD' | 'GET' = 'HEAD';
+    let a = await this.attempt(url, method);
+    if (RETRY_WITH_GET(a)) {
+      method = 'GET';
+      a = await this.attempt(url, method);
+    }
+    if ('error' in a) return { url, method, status: null, blockedBy: null, error: a.error };
+    return { url, method, status: a.status, blockedBy: a.blockedBy, error: null };
+  }
+
+  private async attempt(url: string, method: 'HEAD' | 'GET'): Promise<Attempt> {
+    this.requests++;
+    try {
+      const resp = await this.request.fetch(url, {
+        method,
+        headers: this.opts.headersFor?.(url) ?? {},
+        timeout: this.opts.timeoutMs,
+        maxRedirects: this.maxRedirects,
+        maxRetries: 0,
+        failOnStatusCode: false,
+      });
+      const status = resp.status();
+      const mitigated = resp.headers()['cf-mitigated'];
+      await resp.dispose().catch(() => {});
+      return { status, blockedBy: status === 403 && mitigated ? `cf-mitigated: ${mitigated}` : null };
+    } catch (err) {
+      return { error: requestError(err, this.opts.timeoutMs) };
+    }
+  }
+}
+
+/** A request failure as a record error: `timeout`, or `network` with the first line of the message. */
+export function requestError(err: unknown, timeoutMs: number): RecordError {
+  const msg = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.replace(/^apiRequestContext\.fetch:\s*/i, '');
+  if (/timed? ?out|Timeout .*exceeded/i.test(msg)) return { code: 'timeout', message: `no answer within ${timeoutMs} ms` };
+  return { code: 'network', message: msg };
+}
+
+/** A URL to check for a page, and why. */
+export interface CheckTarget {
+  url: string;
+  kind: LinkCheck['kind'];
+}
+
+/**
+ * The requests to make for one page's record: with `checkExternal` every off-site link; and, on
+ * an `https:` page, every `http://` link in scope (off-site ones only with `checkExternal`) plus
+ * its `https://` form. Each URL once per kind, links first, in document order.
+ */
+export function checkTargets(r: PageRecord, checkExternal: boolean): CheckTarget[] {
+  const out: CheckTarget[] = [];
+  const seen = new Set<string>();
+  const add = (url: string, kind: LinkCheck['kind']): void => {
+    const key = `${kind} ${url}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.push({ url, kind });
+  };
+  if (checkExternal) for (const u of r.externalLinks) add(u, 'link');
+  const secure = (r.finalUrl ?? r.url).startsWith('https:');
+  if (secure) {
+    const insecure = [...r.links, ...(checkExternal ? r.externalLinks : [])].filter((u) => u.startsWith('http:'));
+    for (const u of insecure) add(u, 'link');
+    for (const u of insecure) add(httpsForm(u), 'https-form');
+  }
+  return out;
+}
+
+/** `http://x/y` → `https://x/y` (same host, port and path). */
+export function httpsForm(url: string): string {
+  const u = new URL(url);
+  u.protocol = 'https:';
+  return u.href;
+}
+
+/**
+ * Fill `r.linkChecks` for a page (see {@link checkTargets}).
+ * @returns `false` when `signal` aborted first (the record is left unchanged), else `true`
+ */
+export async function applyLinkChecks(checker: LinkChecker, r: PageRecord, checkExternal: boolean, signal?: AbortSignal): Promise<boolean> {
+  const targets = checkTargets(r, checkExternal);
+  if (targets.length === 0) return true;
+  const work = Promise.all(
+    targets.map(async (t): Promise<LinkCheck> => {
+      const a = await checker.check(t.url);
+      return { url: a.url, kind: t.kind, method: a.method, status: a.status, blockedBy: a.blockedBy, error: a.error };
+    }),
+  );
+  if (!signal) {
+    r.linkChecks = await work;
+    return true;
+  }
+  if (signal.aborted) return false;
+  let onAbort!: () => void;
+  const aborted = new Promise<null>((resolve) => {
+    onAbort = () => resolve(null);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    const checks = await Promise.race([work, aborted]);
+    if (checks === null) return false;
+    r.linkChecks = checks;
+    return true;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
