@@ -6,6 +6,7 @@
 //   npm run bench -- --quick           100 and 400 pages, concurrency 4 and 8, tree only
 //   npm run bench -- --sizes 400 --concurrency 8 --shapes tree --latency 20 --store sqlite
 //   npm run bench -- --sizes 2000 --concurrency 4 --shapes tree --workers 1,2,3 [--redis URL]
+//   npm run bench -- --sizes 400 --concurrency 8 --shapes tree --options '{"click":"off"}'   (one lever)
 //
 // --workers N,…: also crawl with N CLI worker processes (each at --concurrency) sharing one
 // Redis frontier (a redis-server is started on a free port when --redis is not given). The full
@@ -37,6 +38,9 @@ const shapes = opt('shapes', quick ? 'tree' : 'tree,dense').split(',');
 const latency = Number(opt('latency', '20'));
 const stores = opt('store', 'memory').split(',');
 const withOracle = !args.includes('--no-oracle');
+// Extra crawl options for the in-process rows, to measure one lever at a time, e.g.
+// --options '{"click":"off"}' or '{"soft404":false}'.
+const extraOptions = JSON.parse(opt('options', '{}'));
 const haveRedisServer = spawnSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' }).status === 0;
 const workerCounts = opt('workers', quick || !haveRedisServer ? '' : '1,2,3').split(',').filter(Boolean).map(Number);
 let redisUrl = opt('redis', null);
@@ -143,7 +147,7 @@ async function runSpacrawl(site, conc, store) {
   const t0 = Date.now();
   const times = [];
   let pages = 0;
-  for await (const r of crawl({ seeds: [`${site.origin}/p/0`], concurrency: conc, ...(frontier ? { frontier } : {}) })) {
+  for await (const r of crawl({ seeds: [`${site.origin}/p/0`], concurrency: conc, ...extraOptions, ...(frontier ? { frontier } : {}) })) {
     if (r.skipped === null && r.status === 200) {
       pages++;
       if (r.timings.total !== null) times.push(r.timings.total);
@@ -311,7 +315,7 @@ for (const shape of shapes) {
 
 const fmt = (x, d = 1) => (x === null || x === undefined ? '–' : typeof x === 'number' ? x.toFixed(d) : String(x));
 const lines = [
-  `Machine: ${machine}; server latency ${latency} ms per document and per data request.`,
+  `Machine: ${machine}; server latency ${latency} ms per document and per data request.${Object.keys(extraOptions).length ? ` Crawl options: ${JSON.stringify(extraOptions)}.` : ''}`,
   '',
   '| shape | pages | conc | store | found | wall s | pages/s | p50 ms | p95 ms | CPU s | CPU s/page | peak MB | oracle pages/s | fraction of oracle | fetched twice |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
@@ -323,5 +327,5 @@ process.stdout.write(`${lines.join('\n')}\n`);
 const dir = path.join(ROOT, 'bench', 'results');
 fs.mkdirSync(dir, { recursive: true });
 const file = path.join(dir, `${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}.json`);
-fs.writeFileSync(file, JSON.stringify({ machine, latencyMs: latency, rows }, null, 2));
+fs.writeFileSync(file, JSON.stringify({ machine, latencyMs: latency, options: extraOptions, rows }, null, 2));
 process.stderr.write(`wrote ${path.relative(ROOT, file)}\n`);
