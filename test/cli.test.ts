@@ -123,6 +123,12 @@ describe('usage errors exit 2 with one line on stderr and nothing on stdout', ()
     expect(tree.server.log).toHaveLength(0);
   });
 
+  it('a --proxy that is not a proxy URL', async () => {
+    tree.server.reset();
+    expectUsageError(await run(['crawl', tree.url('/'), '--proxy', 'not a proxy']), /--proxy must be a proxy server URL/);
+    expect(tree.server.log).toHaveLength(0);
+  });
+
   it('SPACRAWL_BROWSER pointing at nothing', async () => {
     tree.server.reset();
     expectUsageError(await run(['crawl', tree.url('/')], { env: { SPACRAWL_BROWSER: '/nonexistent' } }), /\/nonexistent/);
@@ -153,8 +159,13 @@ describe('a crawl of the tree', () => {
     expect(records.find((x) => pathOf(x.url as string) === TREE_MISSING_PATH)).toMatchObject({ status: 404, error: null });
     expect(tree.offsite.log).toHaveLength(0);
     expect(tree.server.log.filter((l) => l.path.startsWith('/private'))).toEqual([]);
-    // Logs go to stderr, never to stdout.
+    // Logs go to stderr, never to stdout; what fails the build is named there, with its referrer.
     expect(lines(r.stderr).length).toBeGreaterThan(0);
+    const failing = lines(r.stderr).filter((l) => /^ {2}broken-link /.test(l));
+    expect(lines(r.stderr)).toContain('failing (1):');
+    expect(failing).toHaveLength(1);
+    expect(failing[0]).toContain(`${tree.url(TREE_MISSING_PATH)}  HTTP 404`);
+    expect(failing[0]).toContain(`← ${tree.url('/p/62')} "Missing"`);
   }, 180_000);
 
   it('SIGINT: exits 130 within 5 s of the signal, leaving a valid JSON Lines file', async () => {

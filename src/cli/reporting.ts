@@ -84,6 +84,9 @@ export interface ReportOutcome {
   failing: AuditIssue[];
 }
 
+/** Failing issues named one per line on the log after the issue table. */
+const MAX_FAILING_LINES = 10;
+
 /**
  * After the crawl: audit the records, write every report, print the issue table to the log,
  * and, on GitHub Actions, annotations and the step summary.
@@ -107,6 +110,16 @@ export function finishReports(
   }
   const ignored = result.issues.filter((i) => i.ignored).length;
   if (ignored) log(`  (${ignored} ignored by --ignore-url / .spacrawlignore)`);
+  // What fails the build, by name: a person at the terminal should not need a report for that.
+  if (failing.length) {
+    log(`failing (${failing.length}):`);
+    for (const i of failing.slice(0, MAX_FAILING_LINES)) {
+      const from = i.referrers[0];
+      const more = i.referrers.length > 1 ? ` (+${i.referrers.length - 1} more)` : '';
+      log(`  ${i.rule.padEnd(14)} ${i.url}  ${i.message}${from ? ` ← ${from.url}${from.text ? ` "${from.text.slice(0, 60)}"` : ''}${more}` : ''}`);
+    }
+    if (failing.length > MAX_FAILING_LINES) log(`  … and ${failing.length - MAX_FAILING_LINES} more (see the reports)`);
+  }
   if (process.env.GITHUB_ACTIONS === 'true') {
     // Annotations are stdout lines; when stdout carries data (--json, a report) they would corrupt it.
     if (o.json || plan.specs.some((s) => s.path === null)) log('GitHub annotations skipped: stdout carries the --json summary or a report');

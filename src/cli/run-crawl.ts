@@ -119,7 +119,7 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
       process.exit(code);
     }
     signalExit = code;
-    say(`${sig}: finishing pages in flight (press Ctrl-C again to quit at once)`);
+    say(`${sig}: finishing pages in flight (${sig === 'SIGINT' ? 'press Ctrl-C' : 'send SIGTERM'} again to quit at once)`);
     crawler.cancel('interrupted');
   };
   process.on('SIGINT', onSignal);
@@ -165,5 +165,10 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
     exitCode = ExitCode.Infrastructure;
   } else if (signalExit !== null) exitCode = signalExit;
   else if (!output.neverFailOnFindings && (outcome.failing.length > 0 || (!crawler.seedVisited && earlier === 0 && !output.shared))) exitCode = ExitCode.Findings;
+  if (!fatal && signalExit === null && !crawler.seedVisited && earlier === 0 && !output.shared) {
+    const seeds = all.filter((r) => r.depth === 0 && r.referrer === null);
+    const why = seeds.map((r) => (r.skipped ? `${r.url} skipped (${r.skipped}${r.error ? `: ${r.error.message}` : ''})` : `${r.url} ${r.error ? r.error.message : 'not reached'}`));
+    say(`spacrawl: no seed could be crawled${why.length ? `: ${why.join('; ')}` : ''}`);
+  }
   return { summary, exitCode };
 }

@@ -12,7 +12,7 @@ import type { CrawlSummary } from '../report/summary.js';
 import { OptionsError, type CrawlOptions } from '../crawl/options.js';
 import { SqliteFrontier } from '../crawl/sqlite-frontier.js';
 import { applyCrawlKey, crawlKeyOf } from '../crawl/crawl-key.js';
-import { checkRedisTarget, RedisFrontier } from '../crawl/redis-frontier.js';
+import { checkRedisTarget, NoSuchCrawlError, RedisFrontier } from '../crawl/redis-frontier.js';
 
 export { crawlKeyOf } from '../crawl/crawl-key.js';
 import type { PageRecord } from '../report/record.js';
@@ -141,6 +141,9 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
           leaseTtlMs: flags['lease-ttl'] * 1000,
           retryMs: flags['redis-timeout'] * 1000,
           maxPages: flags['max-pages'],
+        }).catch((err: unknown) => {
+          if (err instanceof NoSuchCrawlError) throw new OptionsError(`${err.message}: give seed URLs to start it`);
+          throw err;
         });
         if (!seeds.length) {
           options = applyCrawlKey(options, store.crawlKey);

@@ -28,7 +28,7 @@ export default class Export extends SpacrawlCommand {
     redis: Flags.string({ description: 'the Redis of a shared crawl (with --crawl-id)', dependsOn: ['crawl-id'] }),
     'crawl-id': Flags.string({ description: 'with --redis: the name of the shared crawl' }),
     'redis-timeout': Flags.integer({ description: 'with --redis: seconds to keep trying to reach Redis before exiting 3', default: 30, min: 1 }),
-    report: Flags.string({ description: 'FORMAT[:PATH] to write (jsonl, json); no PATH = stdout (repeatable)', multiple: true, multipleNonGreedy: true, required: true }),
+    report: Flags.string({ description: 'FORMAT[:PATH] to write: jsonl, json, csv, html, junit, sitemap, markdown; no PATH = stdout (repeatable)', multiple: true, multipleNonGreedy: true, required: true }),
   };
 
   async run(): Promise<CrawlSummary> {

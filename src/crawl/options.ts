@@ -235,8 +235,26 @@ export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
     graceMs: int('grace', o.graceMs, 3_000, 0),
     recycleAfter: int('recycle-after', o.recycleAfter, 200, 1),
     browserPath: o.browserPath ?? null,
-    proxy: o.proxy ?? null,
+    proxy: proxyOf(o.proxy),
     checkExternal: o.checkExternal ?? false,
     checkFragments: o.checkFragments ?? false,
   };
+}
+
+/**
+ * Check a proxy server URL: `http://`, `https://`, `socks4://` or `socks5://` with a host.
+ * @throws OptionsError otherwise
+ */
+function proxyOf(v: string | null | undefined): string | null {
+  if (v === undefined || v === null) return null;
+  let u: URL | null = null;
+  try {
+    u = new URL(v);
+  } catch {
+    u = null;
+  }
+  if (!u || !['http:', 'https:', 'socks4:', 'socks5:'].includes(u.protocol) || !u.hostname) {
+    throw new OptionsError(`--proxy must be a proxy server URL such as http://proxy:3128 or socks5://127.0.0.1:1080, got ${JSON.stringify(v)}`);
+  }
+  return v;
 }

@@ -126,7 +126,7 @@ export class RedisCrawlMismatchError extends Error {
 export class NoSuchCrawlError extends Error {
   readonly code = 'no-such-crawl';
   constructor(crawlId: string) {
-    super(`no crawl named ${crawlId} in Redis: give seed URLs to start it`);
+    super(`no crawl named ${crawlId} in Redis`);
     this.name = 'NoSuchCrawlError';
   }
 }
@@ -742,6 +742,11 @@ function toRecord(row: string): PageRecord {
   return r;
 }
 
+/** The first line of an error message, without the Redis client's "Please report this." (it is no bug of the client's). */
 function firstLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!.trim();
+  return (err instanceof Error ? err.message : String(err))
+    .split('\n')[0]!
+    .replace(/\s*Please report this\.?/i, '')
+    .replace(/^Protocol error, got "(.*)" as reply type byte\.?$/, 'not a Redis server (it answered "$1")')
+    .trim();
 }
