@@ -1,7 +1,13 @@
 import { shingles, similarity } from './fingerprint.js';
 
-/** Titles and main headings that say "not found". */
-export const NOT_FOUND_TEXT = /\b404\b|\bnot found\b|\bpage (?:does not|doesn't|cannot be found|could not be found)|\bno such page\b/i;
+/**
+ * Titles and main headings that say "not found": "404" at the start ("404", "404 | Site"),
+ * "404" next to "error", "not found" or "page" ("Error 404", "404 - Page not found"), or the
+ * words alone ("Page not found", "This page could not be found"). A number that merely contains
+ * 404 ("Page 404", "Flight 404") is not enough.
+ */
+export const NOT_FOUND_TEXT =
+  /^\s*404\b|\b404\s*[-–—:|]?\s*(?:error|not found|page)\b|\berror\s*[-:]?\s*404\b|\bnot found\b|\bpage (?:does not|doesn't|cannot be found|could not be found)|\bno such page\b/i;
 
 /** Similarity at or above which a page's rendering "matches" the origin's not-found probe. */
 export const SOFT404_SIMILARITY = 0.9;
