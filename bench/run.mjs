@@ -13,9 +13,8 @@
 // run adds workers 1,2,3 on the largest tree when redis-server is installed.
 //
 // Writes a markdown table to stdout and bench/results/<date>.json. Measures; asserts nothing.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { crawl, launchBrowser } = await import(path.join(ROOT, 'dist/src/index.js'));
 const { SqliteFrontier } = await import(path.join(ROOT, 'dist/src/crawl/sqlite-frontier.js'));
+const { startRedis, redisServerPath } = await import(path.join(ROOT, 'dist/fixtures/redis-server.js'));
 
 // ------------------------------------------------------------------ arguments
 const args = process.argv.slice(2);
@@ -41,7 +41,7 @@ const withOracle = !args.includes('--no-oracle');
 // Extra crawl options for the in-process rows, to measure one lever at a time, e.g.
 // --options '{"click":"off"}' or '{"soft404":false}'.
 const extraOptions = JSON.parse(opt('options', '{}'));
-const haveRedisServer = spawnSync('sh', ['-c', 'command -v redis-server'], { stdio: 'ignore' }).status === 0;
+const haveRedisServer = redisServerPath() !== null;
 const workerCounts = opt('workers', quick || !haveRedisServer ? '' : '1,2,3').split(',').filter(Boolean).map(Number);
 let redisUrl = opt('redis', null);
 
@@ -216,26 +216,6 @@ async function runOracle(site, conc, n) {
   return { pages, wall, pps: pages / wall, p50: pct(times, 50), p95: pct(times, 95), ...st };
 }
 
-/** Start a throwaway redis-server on a free loopback port; returns its URL and a stop function. */
-async function startRedisServer() {
-  const port = await new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = srv.address().port;
-      srv.close(() => resolve(p));
-    });
-  });
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-bench-redis-'));
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--appendonly', 'yes', '--save', ''], { stdio: 'ignore' });
-  for (let i = 0; i < 100; i++) {
-    const ok = await new Promise((resolve) => {
-      const c = net.connect(port, '127.0.0.1', () => { c.destroy(); resolve(true); }).on('error', () => resolve(false));
-    });
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { url: `redis://127.0.0.1:${port}`, stop: () => { child.kill('SIGTERM'); fs.rmSync(dir, { recursive: true, force: true }); } };
-}
-
 /** `workers` CLI worker processes at concurrency `conc` sharing one Redis frontier. */
 async function runDistributed(site, workers, conc) {
   site.counts.clear();
@@ -294,7 +274,7 @@ for (const shape of shapes) {
       if (workerCounts.length && shape === 'tree' && (opt('workers', null) !== null || n === Math.max(...sizes))) {
         let local = null;
         if (!redisUrl) {
-          local = await startRedisServer();
+          local = await startRedis({ appendfsync: 'everysec' });
           redisUrl = local.url;
         }
         for (const w of workerCounts) {
@@ -304,7 +284,7 @@ for (const shape of shapes) {
           process.stderr.write(`${shape} ${n} c=${conc} redis x${w}: ${sc.pages}/${n} pages in ${sc.wall.toFixed(1)} s = ${sc.pps.toFixed(2)} p/s, peak ${sc.peakMb} MB, ${(sc.cpuS / Math.max(1, sc.pages)).toFixed(3)} CPU-s/page\n`);
         }
         if (local) {
-          local.stop();
+          await local.dispose();
           redisUrl = null;
         }
       }

@@ -8,7 +8,7 @@ import type { FixtureServer } from '../fixtures/server.js';
 import { StaleLeaseError, type FrontierEntry } from '../src/crawl/frontier.js';
 import { NoSuchCrawlError, RedisCrawlMismatchError, RedisFrontier, RedisStoreError } from '../src/crawl/redis-frontier.js';
 import { blankRecord, type PageRecord } from '../src/report/record.js';
-import { redisServerPath, startRedis, type RedisServer } from './helpers/redis.js';
+import { redisServerPath, startRedis, type RedisServer } from '../fixtures/redis-server.js';
 
 // Distributed crawls: the shared frontier against a real redis-server (started here on a free
 // loopback port with AOF persistence), and several real CLI worker processes crawling one site.

@@ -159,16 +159,20 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
   const summary = counter.snapshot(Date.now() - t0, crawler.endReason, crawler.sitemapUrls, crawler.notes, crawler.learnedRules());
   say(summaryLine(summary));
   const outcome = finishReports(all, summary, reporting, plan, say);
+  // No seed answered (and no earlier run or other worker did): the crawl found nothing to audit.
+  const noSeed = !crawler.seedVisited && earlier === 0 && !output.shared;
   let exitCode: ExitCodeValue = ExitCode.Ok;
   if (fatal) {
     say(`spacrawl: crawl aborted: ${fatal.message}`);
     exitCode = ExitCode.Infrastructure;
   } else if (signalExit !== null) exitCode = signalExit;
-  else if (!output.neverFailOnFindings && (outcome.failing.length > 0 || (!crawler.seedVisited && earlier === 0 && !output.shared))) exitCode = ExitCode.Findings;
-  if (!fatal && signalExit === null && !crawler.seedVisited && earlier === 0 && !output.shared) {
-    const seeds = all.filter((r) => r.depth === 0 && r.referrer === null);
-    const why = seeds.map((r) => (r.skipped ? `${r.url} skipped (${r.skipped}${r.error ? `: ${r.error.message}` : ''})` : `${r.url} ${r.error ? r.error.message : 'not reached'}`));
-    say(`spacrawl: no seed could be crawled${why.length ? `: ${why.join('; ')}` : ''}`);
+  else {
+    if (noSeed) {
+      const seeds = all.filter((r) => r.depth === 0 && r.referrer === null);
+      const why = seeds.map((r) => (r.skipped ? `${r.url} skipped (${r.skipped}${r.error ? `: ${r.error.message}` : ''})` : `${r.url} ${r.error ? r.error.message : 'not reached'}`));
+      say(`spacrawl: no seed could be crawled${why.length ? `: ${why.join('; ')}` : ''}`);
+    }
+    if (!output.neverFailOnFindings && (outcome.failing.length > 0 || noSeed)) exitCode = ExitCode.Findings;
   }
   return { summary, exitCode };
 }

@@ -341,6 +341,16 @@ return 1
 `),
 } satisfies Record<string, LuaScript>;
 
+/** What the Redis client's event handlers know about the connection. */
+interface ConnectionState {
+  /** When the connection was lost (ms since epoch), or `null` while connected. */
+  downSince: number | null;
+  /** The client stopped reconnecting (the retry time ran out): every call now fails. */
+  gaveUp: boolean;
+  /** The client's last error, for messages. */
+  lastError: Error | null;
+}
+
 /** A stored record, or a drained URL's compact form (expanded with `blankRecord`). */
 interface SkipMarker {
   $skip: SkipReason;
@@ -377,13 +387,11 @@ export class RedisFrontier implements SharedFrontier {
   private readonly prefix: string;
   private heartbeat: NodeJS.Timeout | null = null;
   private closed = false;
-  /** When the connection was lost (ms since epoch), or `null` while connected. */
-  private downSince: number | null = null;
-  private gaveUp = false;
-  private lastError: Error | null = null;
 
   private constructor(
     private readonly redis: Redis,
+    /** The connection's state, kept by the client's event handlers (see {@link RedisFrontier.open}). */
+    private readonly conn: ConnectionState,
     private readonly url: string,
     /** The crawl's name. */
     readonly crawlId: string,
@@ -434,34 +442,31 @@ export class RedisFrontier implements SharedFrontier {
     const leaseTtlMs = opts.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
     if (!(Number.isFinite(leaseTtlMs) && leaseTtlMs > 0)) throw new RangeError(`leaseTtlMs must be a positive number of milliseconds, got ${leaseTtlMs}`);
     const retryMs = opts.retryMs ?? DEFAULT_REDIS_RETRY_MS;
-    let self: RedisFrontier | null = null;
-    let downSince: number | null = null;
+    const conn: ConnectionState = { downSince: null, gaveUp: false, lastError: null };
     const redis = new Redis(url, {
+      // Commands wait while the client reconnects; when it gives up they all fail.
       maxRetriesPerRequest: null,
       enableOfflineQueue: true,
       connectTimeout: Math.min(5_000, Math.max(500, retryMs)),
       retryStrategy: () => {
         const now = Date.now();
-        const since = self ? (self.downSince ??= now) : (downSince ??= now);
+        const since = (conn.downSince ??= now);
         if (now - since >= retryMs) {
-          if (self) self.gaveUp = true;
+          conn.gaveUp = true;
           return null;
         }
         return Math.min(1_000, Math.max(50, (now - since) / 4));
       },
     });
-    let lastError: Error | null = null;
     redis.on('error', (err: Error) => {
-      lastError = err;
-      if (self) self.lastError = err;
+      conn.lastError = err;
     });
     redis.on('ready', () => {
-      downSince = null;
-      if (self) self.downSince = null;
+      conn.downSince = null;
     });
     const where = redact(url);
     const fail = (err: unknown): RedisStoreError =>
-      new RedisStoreError(`cannot use Redis at ${where}: ${firstLine(lastError ?? err)} (gave up after ${Math.round(retryMs / 1000)} s)`, { cause: err });
+      new RedisStoreError(`cannot use Redis at ${where}: ${firstLine(conn.lastError ?? err)} (gave up after ${Math.round(retryMs / 1000)} s)`, { cause: err });
     try {
       await redis.ping();
     } catch (err) {
@@ -491,11 +496,10 @@ export class RedisFrontier implements SharedFrontier {
         if (diff) await redis.hset(`${prefix}meta`, 'crawl_key', stableStringify(given));
         key = given as CrawlKey;
       }
-      self = new RedisFrontier(redis, url, opts.crawlId, leaseTtlMs, retryMs, opts.maxPages ?? null, key);
-      self.lastError = lastError;
+      const self = new RedisFrontier(redis, conn, url, opts.crawlId, leaseTtlMs, retryMs, opts.maxPages ?? null, key);
       if (opts.heartbeat !== false) {
         await self.beat(true);
-        self.heartbeat = setInterval(() => void self?.beat(true).catch(() => {}), HEARTBEAT_MS);
+        self.heartbeat = setInterval(() => void self.beat(true).catch(() => {}), HEARTBEAT_MS);
         self.heartbeat.unref();
       }
       return self;
@@ -518,9 +522,9 @@ export class RedisFrontier implements SharedFrontier {
     } catch (err) {
       if (err instanceof StaleLeaseError || err instanceof RedisStoreError) throw err;
       const where = redact(this.url);
-      if (this.gaveUp || /Connection is closed/i.test(firstLine(err))) {
+      if (this.conn.gaveUp || /Connection is closed/i.test(firstLine(err))) {
         throw new RedisStoreError(
-          `lost the connection to Redis at ${where} and could not reconnect within ${Math.round(this.retryMs / 1000)} s${this.lastError ? ` (${firstLine(this.lastError)})` : ''}`,
+          `lost the connection to Redis at ${where} and could not reconnect within ${Math.round(this.retryMs / 1000)} s${this.conn.lastError ? ` (${firstLine(this.conn.lastError)})` : ''}`,
           { cause: err },
         );
       }
