@@ -31,6 +31,9 @@ export interface PolitenessStore {
   release(key: string, member: string): Promise<void>;
 }
 
+/** Navigations are spaced this fraction more than asked, so the asked gap holds on the wire. */
+export const POLITENESS_MARGIN = 0.05;
+
 /** How often a navigation waiting for a crawl-wide per-host slot asks again (ms). */
 const SHARED_SLOT_POLL_MS = 50;
 
@@ -89,6 +92,16 @@ export class Politeness {
     return s;
   }
 
+  /**
+   * Gap between navigations to a host (ms): the larger of `--rate`'s and Crawl-delay's, plus
+   * {@link POLITENESS_MARGIN}, because the slot is taken before the navigation starts and the
+   * time from there to the request on the wire varies by tens of ms on a busy machine.
+   */
+  private gapOf(s: HostState): number {
+    const gap = Math.max(this.rateGapMs, s.crawlDelayMs);
+    return gap > 0 ? gap * (1 + POLITENESS_MARGIN) : 0;
+  }
+
   /** Set the host's robots.txt `Crawl-delay` (ms). */
   setCrawlDelay(key: string, ms: number): void {
     this.state(key).crawlDelayMs = Math.max(0, ms);
@@ -112,7 +125,7 @@ export class Politeness {
   start(key: string, now = Date.now()): void {
     const s = this.state(key);
     s.inFlight++;
-    s.nextStart = Math.max(s.nextStart, now) + Math.max(this.rateGapMs, s.crawlDelayMs);
+    s.nextStart = Math.max(s.nextStart, now) + this.gapOf(s);
   }
 
   /**
@@ -124,7 +137,7 @@ export class Politeness {
    */
   async beforeNavigate(key: string): Promise<void> {
     const s = this.state(key);
-    const gap = Math.max(this.rateGapMs, s.crawlDelayMs);
+    const gap = this.gapOf(s);
     if (this.store) {
       const cap = this.opts.perHostConcurrency;
       if (cap !== null) {
