@@ -45,53 +45,15 @@ export interface ExtractResult {
 }
 
 /**
- * Timers due within this many ms (and intervals at most this long) count as work the page has
- * scheduled: while one is pending, a page is not settled early (see {@link settleState}).
- */
-export const SOON_TIMER_MS = 1000;
-
-/**
  * Init script, run in every frame before the page's own scripts: records the time of the
- * last DOM mutation (including inside shadow roots attached later) on `window.__spacrawl`;
- * counts the work the page has scheduled soon (`setTimeout` due within {@link SOON_TIMER_MS},
- * `setInterval` of at most that period until cleared, `requestAnimationFrame`,
- * `requestIdleCallback`); and replaces `window.open` so popups are recorded as links instead
- * of opened.
+ * last DOM mutation (including inside shadow roots attached later) on `window.__spacrawl`,
+ * and replaces `window.open` so popups are recorded as links instead of opened.
  */
 export function installMutationClock(): void {
-  const w = window as unknown as { __spacrawl?: { last: number; opened: string[]; pending: Set<{ kind: string; id: unknown }> } };
+  const w = window as unknown as { __spacrawl?: { last: number; opened: string[] } };
   if (w.__spacrawl) return;
-  const state = { last: performance.now(), opened: [] as string[], pending: new Set<{ kind: string; id: unknown }>() };
+  const state = { last: performance.now(), opened: [] as string[] };
   w.__spacrawl = state;
-  // Same value as SOON_TIMER_MS (an init script cannot refer to module constants).
-  const soon = 1000;
-  const pending = state.pending;
-  type Fn = (...a: unknown[]) => unknown;
-  const win = window as unknown as Record<string, Fn | undefined>;
-  const track = (kind: string, setName: string, clearName: string, isSoon: (rest: unknown[]) => boolean, once: boolean): void => {
-    const set = win[setName]?.bind(window);
-    const clear = win[clearName]?.bind(window);
-    if (!set || !clear) return;
-    win[setName] = function (handler: unknown, ...rest: unknown[]): unknown {
-      if (typeof handler !== 'function' || !isSoon(rest)) return set(handler, ...rest);
-      const key = { kind, id: undefined as unknown };
-      key.id = set(function (this: unknown, ...a: unknown[]): unknown {
-        if (once) pending.delete(key);
-        return (handler as Fn).apply(this, a);
-      }, ...rest);
-      pending.add(key);
-      return key.id;
-    };
-    win[clearName] = function (id: unknown): unknown {
-      for (const k of pending) if (k.kind === kind && k.id === id) pending.delete(k);
-      return clear(id);
-    };
-  };
-  const soonDelay = (rest: unknown[]): boolean => (Number(rest[0]) || 0) <= soon;
-  track('timeout', 'setTimeout', 'clearTimeout', soonDelay, true);
-  track('interval', 'setInterval', 'clearInterval', soonDelay, false);
-  track('raf', 'requestAnimationFrame', 'cancelAnimationFrame', () => true, true);
-  track('idle', 'requestIdleCallback', 'cancelIdleCallback', () => true, true);
   const mark = (): void => {
     state.last = performance.now();
   };
@@ -122,18 +84,12 @@ export function installMutationClock(): void {
 }
 
 /**
- * The page's settle state: whether the load event has fired, milliseconds since the last DOM
- * mutation (from the clock {@link installMutationClock} keeps; 0 when it is missing), and how
- * many timers, intervals, animation frames and idle callbacks the page has scheduled soon.
+ * The page's settle state: whether the load event has fired, and milliseconds since the last
+ * DOM mutation (from the clock {@link installMutationClock} keeps; 0 when it is missing).
  */
-export function settleState(): { loaded: boolean; quietForMs: number; scheduled: number } {
-  const w = window as unknown as { __spacrawl?: { last: number; pending?: Set<unknown> } };
-  return {
-    loaded: document.readyState === 'complete',
-    quietForMs: w.__spacrawl ? performance.now() - w.__spacrawl.last : 0,
-    // Unknown (no clock installed) counts as scheduled work: no early settle.
-    scheduled: w.__spacrawl?.pending ? w.__spacrawl.pending.size : 1,
-  };
+export function settleState(): { loaded: boolean; quietForMs: number } {
+  const w = window as unknown as { __spacrawl?: { last: number } };
+  return { loaded: document.readyState === 'complete', quietForMs: w.__spacrawl ? performance.now() - w.__spacrawl.last : 0 };
 }
 
 /**

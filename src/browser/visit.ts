@@ -103,11 +103,6 @@ class VisitAbort extends Error {
 
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)\b/i;
 const MAX_KEPT = 50;
-/**
- * Quiet time (ms) after which a page with nothing scheduled soon counts as settled (the full
- * `quietMs` window applies to pages with pending timers, intervals or animation frames).
- */
-export const EARLY_QUIET_MS = 100;
 /** Most ids and names kept per page (`--check-fragments`). */
 const MAX_ANCHORS = 10_000;
 
@@ -346,32 +341,20 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     }
 
     // --- settle -----------------------------------------------------------------------------
-    // Settled: no request in flight and none for quietMs, and no DOM change for quietMs. Or,
-    // early: the same for EARLY_QUIET_MS while the page has nothing scheduled soon (no timer due
-    // within a second, no short interval, animation frame or idle callback), so nothing it has
-    // planned can still add content. The cap (settleTimeoutMs) is the backstop.
     const settleStart = Date.now();
-    const early = Math.min(opts.quietMs, EARLY_QUIET_MS);
-    let lastRead = 0;
     for (;;) {
       const now = Date.now();
       if (now - settleStart >= opts.settleTimeoutMs) break;
-      if (inflight.size === 0 && now - lastNet >= early && now - lastRead >= early) {
-        lastRead = now;
+      if (inflight.size === 0 && now - lastNet >= opts.quietMs) {
         const state = await step(
-          withTimeout(p.evaluate(settleState), 2_000, 'reading the settle state').catch(() => ({ loaded: false, quietForMs: 0, scheduled: 1 })),
+          withTimeout(p.evaluate(settleState), 2_000, 'reading the settle state').catch(() => ({ loaded: false, quietForMs: 0 })),
         );
-        const netQuiet = inflight.size === 0 ? Date.now() - lastNet : 0;
-        if (state.loaded && state.quietForMs >= opts.quietMs && netQuiet >= opts.quietMs) {
-          result.settled = true;
-          break;
-        }
-        if (state.loaded && state.scheduled === 0 && state.quietForMs >= early && netQuiet >= early) {
+        if (state.loaded && state.quietForMs >= opts.quietMs) {
           result.settled = true;
           break;
         }
       }
-      await step(sleep(25));
+      await step(sleep(50));
     }
     result.timings.settledMs = Date.now() - t0;
 
