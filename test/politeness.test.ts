@@ -4,6 +4,7 @@ import type { Browser } from 'playwright';
 import { html, startFixtureServer, type FixtureResponse, type FixtureServer } from '../fixtures/server.js';
 import { launchBrowser } from '../src/browser/launch.js';
 import { crawl } from '../src/crawl/crawler.js';
+import { Politeness } from '../src/crawl/politeness.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import type { PageRecord } from '../src/report/record.js';
 
@@ -121,6 +122,19 @@ describe('per-host politeness', () => {
     // The five children were all queued at once: with concurrency 4 they go out at the rate, not slower.
     const childGaps = gaps.slice(1);
     expect(Math.min(...childGaps)).toBeLessThan(800);
+  });
+
+  it('the gap counts from the request that went out, not from its reserved time', async () => {
+    const p = new Politeness({ ratePerSecond: 2, perHostConcurrency: null }); // 525 ms with the margin
+    const t0 = Date.now();
+    await p.beforeNavigate('h:80');
+    expect(Date.now() - t0).toBeLessThan(50);
+    // The first request left 200 ms after its slot (a busy machine): the second waits for 200 + 525 ms.
+    p.sent('h:80', t0 + 200);
+    await p.beforeNavigate('h:80');
+    const took = Date.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(724);
+    expect(took).toBeLessThan(900);
   });
 
   it('--rate on a two-host crawl holds per host: a waiting host does not hold back the other', async () => {

@@ -136,6 +136,12 @@ describe.skipIf(skip)('RedisFrontier against a real Redis', () => {
     expect(waits[1]).toBeLessThanOrEqual(500);
     expect(waits[2]).toBeGreaterThanOrEqual(980);
     expect(waits[2]).toBeLessThanOrEqual(1000);
+    // A request sent late pushes the next one back: the gap counts from the request, crawl-wide.
+    expect(await ws[1]!.politeness.recheck('h2:80', 500)).toBe(0);
+    await ws[0]!.politeness.sent('h2:80');
+    const still = await ws[1]!.politeness.recheck('h2:80', 500);
+    expect(still).toBeGreaterThanOrEqual(480);
+    expect(still).toBeLessThanOrEqual(500);
     expect(await ws[0]!.politeness.acquire('h:80', 2, 'a')).toBe(true);
     expect(await ws[1]!.politeness.acquire('h:80', 2, 'b')).toBe(true);
     expect(await ws[2]!.politeness.acquire('h:80', 2, 'c')).toBe(false);

@@ -25,6 +25,11 @@ export interface VisitOptions {
   onMainResponse?: (status: number, headers: Record<string, string>, at: number) => boolean;
   /** Awaited right before the navigation request is sent (the politeness gate). */
   beforeNavigate?: () => Promise<void>;
+  /**
+   * Called once, when the page's first navigation request goes out (Playwright's `request`
+   * event), with its time (ms since epoch): politeness spaces the next navigation from it.
+   */
+  onNavigationSent?: (at: number) => void;
   /** Click discovery (`--click`), or `null` for none. */
   click?: ClickOptions | null;
   /** Scroll to the end before reading links again (`--scroll`), or `null` for none. */
@@ -231,8 +236,13 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     const inflight = new Set<Request>();
     let lastNet = Date.now();
     const isNavOfMain = (r: Request): boolean => r.isNavigationRequest() && r.frame() === p.mainFrame();
+    let navigationSent = false;
     on('request', (r) => {
       lastNet = Date.now();
+      if (!navigationSent && isNavOfMain(r)) {
+        navigationSent = true;
+        opts.onNavigationSent?.(lastNet);
+      }
       if (r.url().startsWith('http:') && p.url().startsWith('https:') && !isNavOfMain(r) && result.mixedContent.length < MAX_KEPT) result.mixedContent.push(r.url());
       if (r.resourceType() !== 'eventsource') inflight.add(r);
     });

@@ -178,6 +178,7 @@ export class Crawler {
         screenshotPath: null,
         maxDialogs: 10,
         beforeNavigate: () => this.beforeNavigate(host),
+        onNavigationSent: (at) => this.politeness.sent(host, at),
         signal: this.cancelVisits.signal,
       });
       this.pool.release(slot, res.contextBroken);
@@ -629,6 +630,7 @@ export class Crawler {
       scroll: o.scroll ? { maxSteps: 30, stepMs: 250 } : null,
       collectAnchors: o.checkFragments,
       beforeNavigate: () => this.beforeNavigate(host),
+      onNavigationSent: (at) => this.politeness.sent(host, at),
       onMainResponse: (status, headers, at) => {
         if (!RETRYABLE_STATUS.has(status)) return false;
         // Apply Retry-After to the host at once, before other visits to it start.

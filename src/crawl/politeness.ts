@@ -19,6 +19,13 @@ export interface PolitenessStore {
    * @returns how long to wait before navigating (ms, >= 0)
    */
   reserve(key: string, gapMs: number): Promise<number>;
+  /** Record that a navigation request to `key` went out now (the store's clock). */
+  sent(key: string): Promise<void>;
+  /**
+   * How long a navigation whose reserved time has come must still wait (ms, >= 0): until `gapMs`
+   * after the last navigation request that actually went out, and past any pause.
+   */
+  recheck(key: string, gapMs: number): Promise<number>;
   /** Hold every worker's navigations to `key` for `ms` from now (`Retry-After`). */
   pause(key: string, ms: number): Promise<void>;
   /**
@@ -34,6 +41,11 @@ export interface PolitenessStore {
 /** Navigations are spaced this fraction more than asked, so the asked gap holds on the wire. */
 export const POLITENESS_MARGIN = 0.05;
 
+/** Wait `ms` (nothing when `ms <= 0`). */
+function sleep(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve();
+}
+
 /** How often a navigation waiting for a crawl-wide per-host slot asks again (ms). */
 const SHARED_SLOT_POLL_MS = 50;
 
@@ -45,8 +57,10 @@ interface HostState {
   /** Crawl-delay from robots.txt (ms). */
   crawlDelayMs: number;
   inFlight: number;
-  /** When the last navigation request to this host went out (ms since epoch). */
+  /** The navigation time last reserved for this host (ms since epoch). */
   lastNavigation?: number;
+  /** When the last navigation request to this host was seen going out (ms since epoch). */
+  lastSent: number;
   /** Crawl-wide in-flight slots this process holds (with a shared store). */
   sharedSlots: string[];
 }
@@ -86,7 +100,7 @@ export class Politeness {
   private state(key: string): HostState {
     let s = this.hosts.get(key);
     if (!s) {
-      s = { nextStart: 0, pausedUntil: 0, crawlDelayMs: 0, inFlight: 0, sharedSlots: [] };
+      s = { nextStart: 0, pausedUntil: 0, crawlDelayMs: 0, inFlight: 0, lastSent: 0, sharedSlots: [] };
       this.hosts.set(key, s);
     }
     return s;
@@ -94,8 +108,8 @@ export class Politeness {
 
   /**
    * Gap between navigations to a host (ms): the larger of `--rate`'s and Crawl-delay's, plus
-   * {@link POLITENESS_MARGIN}, because the slot is taken before the navigation starts and the
-   * time from there to the request on the wire varies by tens of ms on a busy machine.
+   * {@link POLITENESS_MARGIN} for the time between the request event and the request reaching
+   * the server, which varies by a few ms per request.
    */
   private gapOf(s: HostState): number {
     const gap = Math.max(this.rateGapMs, s.crawlDelayMs);
@@ -130,9 +144,12 @@ export class Politeness {
 
   /**
    * Called right before the navigation request goes out: reserves the next free navigation time
-   * of `key` (a gap after the previous one, and not inside a Retry-After pause) and waits for it,
-   * so the spacing holds on the wire, not only in the scheduler (page set-up time varies).
-   * With a shared store, the slot (and a crawl-wide per-host in-flight slot) is taken there.
+   * of `key` (a gap after the previous reservation, and not inside a Retry-After pause) and waits
+   * for it. When the time comes it checks again against the last request actually sent (see
+   * {@link Politeness.sent}): the time from `page.goto` to the request varies by up to ~100 ms
+   * on a busy machine, so a late previous request pushes this one back and the gap holds on the
+   * wire, not only in the scheduler. With a shared store, the slot (and a crawl-wide per-host
+   * in-flight slot) is taken there and the check sees every worker's requests.
    * @throws whatever the shared store throws
    */
   async beforeNavigate(key: string): Promise<void> {
@@ -142,21 +159,33 @@ export class Politeness {
       const cap = this.opts.perHostConcurrency;
       if (cap !== null) {
         const member = `${process.pid}:${++this.slotSeq}`;
-        while (!(await this.store.acquire(key, cap, member))) await new Promise((r) => setTimeout(r, SHARED_SLOT_POLL_MS));
+        while (!(await this.store.acquire(key, cap, member))) await sleep(SHARED_SLOT_POLL_MS);
         s.sharedSlots.push(member);
       }
       const wait = await this.store.reserve(key, gap);
       s.lastNavigation = Date.now() + wait;
       s.nextStart = Math.max(s.nextStart, s.lastNavigation + gap);
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      await sleep(wait);
+      if (gap > 0) await sleep(await this.store.recheck(key, gap));
       return;
     }
     // Reserve the slot before sleeping, so two visits waiting together still go out a gap apart.
     const slot = Math.max(Date.now(), (s.lastNavigation ?? 0) + gap, s.pausedUntil);
     s.lastNavigation = slot;
     s.nextStart = Math.max(s.nextStart, slot + gap);
-    const wait = slot - Date.now();
-    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    await sleep(slot - Date.now());
+    if (gap > 0) await sleep(s.lastSent + gap - Date.now());
+  }
+
+  /**
+   * Record that the navigation request of a visit to `key` went out at `at` (ms since epoch),
+   * so the next navigation is spaced from it. With a shared store the time is recorded there
+   * too (best effort: a store that is down stops the crawl through its other calls).
+   */
+  sent(key: string, at = Date.now()): void {
+    const s = this.state(key);
+    s.lastSent = Math.max(s.lastSent, at);
+    if (this.store && this.gapOf(s) > 0) this.store.sent(key).catch(() => {});
   }
 
   /** Record that a navigation to `key` finished. */

@@ -321,6 +321,20 @@ redis.call('HSET', KEYS[1], 'last', string.format('%.0f', slot))
 redis.call('PEXPIRE', KEYS[1], 86400000)
 return slot - now
 `),
+  // A navigation request went out now.
+  sent: lua(`
+local now = now_ms()
+local cur = tonumber(redis.call('HGET', KEYS[1], 'sent')) or 0
+if now > cur then redis.call('HSET', KEYS[1], 'sent', string.format('%.0f', now)) end
+redis.call('PEXPIRE', KEYS[1], 86400000)
+return 1
+`),
+  // ARGV: gap (ms). Returns how long to wait still: gap after the last request sent, past a pause.
+  recheck: lua(`
+local now = now_ms()
+local h = redis.call('HMGET', KEYS[1], 'sent', 'paused')
+return math.max(0, (tonumber(h[1]) or -1e15) + tonumber(ARGV[1]) - now, (tonumber(h[2]) or 0) - now)
+`),
   // ARGV: pause (ms from now)
   pause: lua(`
 local now = now_ms()
@@ -406,6 +420,10 @@ export class RedisFrontier implements SharedFrontier {
     this.keys = FRONTIER_KEYS.map((k) => this.prefix + k);
     this.politeness = {
       reserve: async (key, gapMs) => Number(await this.host(SCRIPTS.reserve, key, [Math.max(0, Math.round(gapMs))])),
+      sent: async (key) => {
+        await this.host(SCRIPTS.sent, key, []);
+      },
+      recheck: async (key, gapMs) => Number(await this.host(SCRIPTS.recheck, key, [Math.max(0, Math.round(gapMs))])),
       pause: async (key, ms) => {
         await this.host(SCRIPTS.pause, key, [Math.max(0, Math.round(ms))]);
       },
