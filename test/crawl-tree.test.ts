@@ -18,6 +18,7 @@ import { launchBrowser } from '../src/browser/launch.js';
 import { crawl } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import type { PageRecord } from '../src/report/record.js';
+import { watchRenderers } from './helpers/processes.js';
 import { collect, detailsOf, expectWellFormed, pagesOf, pathOf, sorted } from './helpers/records.js';
 
 let browser: Browser;
@@ -56,10 +57,13 @@ const byPath = (records: readonly PageRecord[]): Map<string, PageRecord> => new 
 describe.each([1, 4, 8])('the 63-page client-rendered tree at concurrency %i', (concurrency) => {
   let site: TreeSite;
   let records: PageRecord[];
+  let renderers: number;
 
   beforeAll(async () => {
     site = await startTreeSite();
+    const watch = watchRenderers();
     records = await crawlTree(site, { concurrency });
+    renderers = watch.stop();
   }, 240_000);
 
   afterAll(async () => {
@@ -70,6 +74,15 @@ describe.each([1, 4, 8])('the 63-page client-rendered tree at concurrency %i', (
     const expected = new Map(treeVisitedPaths().map((p) => [p, 1]));
     expect(Object.fromEntries(documentCounts(site))).toEqual(Object.fromEntries(expected));
     expect(site.server.documents()).toHaveLength(TREE_SIZE + 1);
+  });
+
+  it('keeps a renderer process per context, not one per page', () => {
+    // A context's tab starts on one renderer and moves to the site's on its first navigation
+    // (2 per context), plus the soft-404 probe's. Chromium's spare renderer used to add ~2 per
+    // page with several contexts (--renderer-process-limit, src/browser/launch.ts).
+    console.log(`concurrency ${concurrency}: ${renderers} renderer processes started for ${TREE_SIZE} pages`);
+    expect(renderers).toBeGreaterThanOrEqual(1);
+    expect(renderers).toBeLessThanOrEqual(3 * concurrency + 3);
   });
 
   it('never exceeds the concurrency in documents in flight', () => {

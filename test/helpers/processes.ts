@@ -1,0 +1,48 @@
+import fs from 'node:fs';
+
+/** PIDs of `root` and every process below it, read from /proc (Linux). */
+export function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(d));
+      children.set(ppid, list);
+    } catch {
+      // the process ended while the table was read
+    }
+  }
+  const out = [root];
+  for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]!) ?? []));
+  return out;
+}
+
+/**
+ * Count the Chromium renderer processes (`--type=renderer`) that appear below `root` from now
+ * until `stop()`, sampling every 20 ms: short-lived processes are caught too.
+ */
+export function watchRenderers(root: number = process.pid): { stop(): number } {
+  const isRenderer = (pid: number): boolean => {
+    try {
+      return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer');
+    } catch {
+      return false;
+    }
+  };
+  const before = new Set(descendants(root).filter(isRenderer));
+  const seen = new Set<number>();
+  const sample = (): void => {
+    for (const pid of descendants(root)) if (!before.has(pid) && !seen.has(pid) && isRenderer(pid)) seen.add(pid);
+  };
+  const timer = setInterval(sample, 20);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return seen.size;
+    },
+  };
+}
