@@ -184,6 +184,40 @@ describe('hostile pages', () => {
     expect(byPath(recs, '/download').downloads).toEqual([`${s.origin}/file.bin`]);
   });
 
+  it('a script-clicked download whose response takes 400 ms is still recorded (no early settle while it is pending)', async () => {
+    const s = await site({
+      '/': { body: html('Slow download', '<a id="d" download href="/slow.bin">file</a><script>document.getElementById("d").click()</script>') },
+      '/slow.bin': { headers: { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename=slow.bin' }, body: 'x'.repeat(1000), delayMs: 400 },
+    });
+    const recs = await run({ seeds: [`${s.origin}/`], maxDepth: 0 });
+    expect(byPath(recs, '/').downloads).toEqual([`${s.origin}/slow.bin`]);
+    expect(byPath(recs, '/').settled).toBe(true);
+  });
+
+  it('a page that polls forever is paused when its visit ends; its late requests and logs stay out of the next record', async () => {
+    const s = await site({
+      '/': { body: html('Poller', '<a href="/next">next</a><script>setInterval(() => { console.error("tick"); fetch("/poll"); }, 50)</script>') },
+      '/poll': { body: 'ok', delayMs: 200 },
+      '/next': { body: html('Next', '') },
+    });
+    // rate 0.5: the tab waits 2 s between the two visits, on the poller's page.
+    const recs = await run({ seeds: [`${s.origin}/`], rate: 0.5, concurrency: 1, settleTimeoutMs: 600, soft404: false });
+    const first = byPath(recs, '/');
+    const next = byPath(recs, '/next');
+    expect(first.consoleErrors.length).toBeGreaterThan(0);
+    expect(next.status).toBe(200);
+    expect(next.consoleErrors).toEqual([]);
+    expect(next.failedRequests).toEqual([]);
+    const [tFirst, tNext] = s.documents().map((d) => d.at);
+    const pollTimes = docTimes(s, '/poll');
+    // Chromium runs requests for one URL one at a time (cache lock): a poll every 200 ms.
+    expect(pollTimes.length).toBeGreaterThanOrEqual(3);
+    // No poll between the end of the first visit (plus 200 ms) and the next navigation.
+    const idle = pollTimes.filter((t) => t > tFirst! + first.timings.total! + 200 && t < tNext! - 100);
+    expect(tNext! - tFirst!).toBeGreaterThanOrEqual(1900);
+    expect(idle).toEqual([]);
+  });
+
   it('more than 10 dialogs end the visit with too-many-dialogs and the crawl goes on', async () => {
     const s = await site({
       '/': { body: html('Home', '<a href="/loop">l</a> <a href="/fine">f</a>') },

@@ -78,6 +78,15 @@ describe('settle', () => {
     expectWellFormed(records);
   });
 
+  it('settles a page with nothing scheduled soon after 100 ms of quiet, not the full 500 ms window', async () => {
+    const { records } = await crawlFrom('/quick', { maxDepth: 0 });
+    const page = records.find((r) => pathOf(r.url) === '/quick')!;
+    expect(page).toMatchObject({ status: 200, settled: true, error: null, title: 'Quick' });
+    expect(page.links).toEqual([`${site.origin}/late-target`]);
+    // The data request alone takes 50 ms: the full quiet window would end after 550 ms at the earliest.
+    expect(page.timings.settledMs!, JSON.stringify(page.timings)).toBeLessThan(540);
+  });
+
   it('waits for the DOM to go quiet, not only the network: a link added after 1.2 s of DOM changes is found', async () => {
     const { records } = await crawlFrom('/late-dom');
     const page = records.find((r) => pathOf(r.url) === '/late-dom')!;

@@ -45,15 +45,66 @@ export interface ExtractResult {
 }
 
 /**
+ * Timers due within this many ms (and intervals at most this long) count as work the page has
+ * scheduled: while one is pending, a page is not settled early (see {@link settleState}).
+ */
+export const SOON_TIMER_MS = 1000;
+
+/**
  * Init script, run in every frame before the page's own scripts: records the time of the
- * last DOM mutation (including inside shadow roots attached later) on `window.__spacrawl`,
- * and replaces `window.open` so popups are recorded as links instead of opened.
+ * last DOM mutation (including inside shadow roots attached later) on `window.__spacrawl`;
+ * counts the work the page has scheduled soon (`setTimeout` due within {@link SOON_TIMER_MS},
+ * `setInterval` of at most that period until cleared, `requestAnimationFrame`,
+ * `requestIdleCallback`); counts clicks on `download` links (their request is the browser's, not
+ * the page's, so the network tracking does not see it); and replaces `window.open` so popups
+ * are recorded as links instead of opened.
  */
 export function installMutationClock(): void {
-  const w = window as unknown as { __spacrawl?: { last: number; opened: string[] } };
+  const w = window as unknown as { __spacrawl?: { last: number; opened: string[]; pending: Set<{ kind: string; id: unknown }>; downloadClicks: number; downloadAt: number } };
   if (w.__spacrawl) return;
-  const state = { last: performance.now(), opened: [] as string[] };
+  const state = { last: performance.now(), opened: [] as string[], pending: new Set<{ kind: string; id: unknown }>(), downloadClicks: 0, downloadAt: 0 };
   w.__spacrawl = state;
+  window.addEventListener(
+    'click',
+    (e) => {
+      const t = e.target as Element | null;
+      const link = t && typeof t.closest === 'function' ? t.closest('a[download][href], area[download][href]') : null;
+      if (link) {
+        state.downloadClicks++;
+        state.downloadAt = performance.now();
+      }
+    },
+    true,
+  );
+  // Same value as SOON_TIMER_MS (an init script cannot refer to module constants).
+  const soon = 1000;
+  const pending = state.pending;
+  type Fn = (...a: unknown[]) => unknown;
+  const win = window as unknown as Record<string, Fn | undefined>;
+  const track = (kind: string, setName: string, clearName: string, isSoon: (rest: unknown[]) => boolean, once: boolean): void => {
+    const set = win[setName]?.bind(window);
+    const clear = win[clearName]?.bind(window);
+    if (!set || !clear) return;
+    win[setName] = function (handler: unknown, ...rest: unknown[]): unknown {
+      if (typeof handler !== 'function' || !isSoon(rest)) return set(handler, ...rest);
+      const key = { kind, id: undefined as unknown };
+      key.id = set(function (this: unknown, ...a: unknown[]): unknown {
+        if (once) pending.delete(key);
+        return (handler as Fn).apply(this, a);
+      }, ...rest);
+      pending.add(key);
+      return key.id;
+    };
+    win[clearName] = function (id: unknown): unknown {
+      for (const k of pending) if (k.kind === kind && k.id === id) pending.delete(k);
+      return clear(id);
+    };
+  };
+  const soonDelay = (rest: unknown[]): boolean => (Number(rest[0]) || 0) <= soon;
+  track('timeout', 'setTimeout', 'clearTimeout', soonDelay, true);
+  track('interval', 'setInterval', 'clearInterval', soonDelay, false);
+  track('raf', 'requestAnimationFrame', 'cancelAnimationFrame', () => true, true);
+  track('idle', 'requestIdleCallback', 'cancelIdleCallback', () => true, true);
   const mark = (): void => {
     state.last = performance.now();
   };
@@ -84,12 +135,22 @@ export function installMutationClock(): void {
 }
 
 /**
- * The page's settle state: whether the load event has fired, and milliseconds since the last
- * DOM mutation (from the clock {@link installMutationClock} keeps; 0 when it is missing).
+ * The page's settle state: whether the load event has fired, milliseconds since the last DOM
+ * mutation (from the clock {@link installMutationClock} keeps; 0 when it is missing), how
+ * many timers, intervals, animation frames and idle callbacks the page has scheduled soon, and
+ * how many `download` links were clicked and how long ago the last one was (ms).
  */
-export function settleState(): { loaded: boolean; quietForMs: number } {
-  const w = window as unknown as { __spacrawl?: { last: number } };
-  return { loaded: document.readyState === 'complete', quietForMs: w.__spacrawl ? performance.now() - w.__spacrawl.last : 0 };
+export function settleState(): { loaded: boolean; quietForMs: number; scheduled: number; downloadClicks: number; sinceDownloadClickMs: number } {
+  const w = window as unknown as { __spacrawl?: { last: number; pending?: Set<unknown>; downloadClicks?: number; downloadAt?: number } };
+  const s = w.__spacrawl;
+  return {
+    loaded: document.readyState === 'complete',
+    quietForMs: s ? performance.now() - s.last : 0,
+    // Unknown (no clock installed) counts as scheduled work: no early settle.
+    scheduled: s?.pending ? s.pending.size : 1,
+    downloadClicks: s?.downloadClicks ?? 0,
+    sinceDownloadClickMs: s?.downloadAt ? performance.now() - s.downloadAt : Infinity,
+  };
 }
 
 /**
