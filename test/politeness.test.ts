@@ -194,6 +194,17 @@ describe('hostile pages', () => {
     expect(byPath(recs, '/').settled).toBe(true);
   });
 
+  it('a download the page starts before DOMContentLoaded is a download of the page, not its main document', async () => {
+    const s = await site({
+      '/': { body: html('Early download', '<a id="d" download href="/early.bin">file</a><script>document.getElementById("d").click()</script><script src="/slow.js"></script>') },
+      '/early.bin': { headers: { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename=early.bin' }, body: 'x'.repeat(1000) },
+      '/slow.js': { headers: { 'content-type': 'text/javascript' }, body: '', delayMs: 400 },
+    });
+    const recs = await run({ seeds: [`${s.origin}/`], maxDepth: 0 });
+    expect(byPath(recs, '/')).toMatchObject({ status: 200, title: 'Early download', downloads: [`${s.origin}/early.bin`] });
+    expect(byPath(recs, '/').contentType).toMatch(/^text\/html/);
+  });
+
   it('a page that polls forever is paused when its visit ends; its late requests and logs stay out of the next record', async () => {
     const s = await site({
       '/': { body: html('Poller', '<a href="/next">next</a><script>setInterval(() => { console.error("tick"); fetch("/poll"); }, 50)</script>') },

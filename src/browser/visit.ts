@@ -309,6 +309,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     let nonHtml: { status: number; contentType: string | null; url: string; retryAfter: string | null } | null = null;
     const session = tab.cdp;
     const mainFrameId = tab.mainFrameId;
+    let mainDecided = false;
     const onPaused = (ev: PausedResponse): void => {
       const status = ev.responseStatusCode;
       const headers = ev.responseHeaders ?? [];
@@ -316,7 +317,11 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       const ct = header('content-type');
       const attachment = /^\s*attachment/i.test(header('content-disposition') ?? '');
       const isRedirect = status !== undefined && status >= 300 && status < 400 && header('location') !== null;
-      if (ev.frameId !== mainFrameId || status === undefined || isRedirect || (!attachment && (ct === null || HTML_TYPES.test(ct)))) {
+      // Only the visit's own main document is decided here. A later document response of the
+      // main frame (a download link the page clicks, a navigation it starts) goes through as is.
+      const decided = mainDecided;
+      if (ev.frameId === mainFrameId && status !== undefined && !isRedirect) mainDecided = true;
+      if (decided || ev.frameId !== mainFrameId || status === undefined || isRedirect || (!attachment && (ct === null || HTML_TYPES.test(ct)))) {
         session.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
         return;
       }
