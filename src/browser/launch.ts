@@ -2,6 +2,37 @@ import { chromium, type Browser } from 'playwright';
 import { locateBrowser, type LocatedBrowser } from './locate.js';
 
 /**
+ * The features Playwright 1.65.1 turns off (its `chromiumSwitches.ts`). Chromium keeps only the
+ * last `--disable-features` switch of a command line, so spacrawl's own switch must repeat them;
+ * `test/launch.test.ts` checks this list against the switch Playwright actually passes.
+ */
+export const PLAYWRIGHT_DISABLED_FEATURES: readonly string[] = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+
+/**
+ * Features spacrawl turns off on top of Playwright's. Headless Chromium preloads the omnibox
+ * popups (chrome:// pages) in every browser context, each in its own renderer process: a second
+ * renderer per context (~45 MB of PSS each) that a crawl never uses.
+ */
+export const SPACRAWL_DISABLED_FEATURES: readonly string[] = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'];
+
+/**
  * Chromium switches used for every launch. The background-networking switches keep Chromium
  * from calling home, which a closed network answers by refusing connections (DESIGN.md, "Browsers here").
  */
@@ -20,6 +51,7 @@ export const CHROMIUM_ARGS: readonly string[] = [
   // is started and same-site navigations keep their process. Processes are never shared across
   // contexts, and site isolation still gives other sites their own process.
   '--renderer-process-limit=1',
+  `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...SPACRAWL_DISABLED_FEATURES].join(',')}`,
 ];
 
 /** Options for {@link launchBrowser}. */

@@ -1,0 +1,52 @@
+import fs from 'node:fs';
+import type { Browser } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, PLAYWRIGHT_DISABLED_FEATURES, SPACRAWL_DISABLED_FEATURES } from '../src/browser/launch.js';
+import { descendants } from './helpers/processes.js';
+
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = (await launchBrowser()).browser;
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** Command lines (argv) of this test process's Chromium browser processes (no `--type=`). */
+function browserCommandLines(): string[][] {
+  const out: string[][] = [];
+  for (const pid of descendants(process.pid)) {
+    try {
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      if (argv.some((a) => a.startsWith('--remote-debugging-pipe')) && !argv.some((a) => a.startsWith('--type='))) out.push(argv);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return out;
+}
+
+describe('launching Chromium', () => {
+  it('repeats every feature Playwright disables in its own --disable-features (Chromium keeps only the last one)', () => {
+    const lines = browserCommandLines();
+    expect(lines).toHaveLength(1);
+    const switches = lines[0]!.filter((a) => a.startsWith('--disable-features=')).map((a) => a.slice('--disable-features='.length).split(','));
+    expect(switches.length).toBeGreaterThanOrEqual(1);
+    const last = new Set(switches.at(-1));
+    // What Playwright passes now, not only what it passed when the list was copied.
+    for (const sw of switches.slice(0, -1)) for (const f of sw) expect(last.has(f), `${f} is dropped`).toBe(true);
+    for (const f of [...PLAYWRIGHT_DISABLED_FEATURES, ...SPACRAWL_DISABLED_FEATURES]) expect(last.has(f), f).toBe(true);
+    expect(switches[0]).toEqual([...PLAYWRIGHT_DISABLED_FEATURES]);
+  });
+
+  it('a new context holds one page and no preloaded browser UI page (one renderer per context)', async () => {
+    const ctx = await browser.newContext();
+    await ctx.newPage();
+    const cdp = await browser.newBrowserCDPSession();
+    const { targetInfos } = (await cdp.send('Target.getTargets')) as { targetInfos: { type: string; url: string }[] };
+    await cdp.detach();
+    await ctx.close();
+    expect(targetInfos.filter((t) => t.type !== 'page' && t.type !== 'browser')).toEqual([]);
+  });
+});
