@@ -12,6 +12,10 @@
 // Redis frontier (a redis-server is started on a free port when --redis is not given). The full
 // run adds workers 1,2,3 on the largest tree when redis-server is installed.
 //
+// Memory: "peak MB" is sampled every 100 ms from /proc/PID/status (private anonymous and shared
+// memory of every process, plus file-backed pages once); "peak PSS MB" is the exact proportional
+// set size, read every 5 s only (smaps_rollup is expensive enough to slow the crawl it measures).
+//
 // Writes a markdown table to stdout and bench/results/<date>.json. Measures; asserts nothing.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -97,37 +101,60 @@ function treePids(root) {
   for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]) ?? []));
   return out;
 }
-function treeStats(root) {
-  let rss = 0;
+/** How often the exact PSS of the tree is read (ms): `smaps_rollup` costs ~6 ms per Chromium process. */
+const PSS_EVERY_MS = 5000;
+
+/**
+ * Memory and CPU of the process tree under `root`. `mem` is read from /proc/PID/status, cheap
+ * enough for every 100 ms: each process's private anonymous and shared-memory pages, plus the
+ * file-backed pages (the Chromium binary, shared by every process) once, from the process with
+ * the most. `pss` (proportional set size, from smaps_rollup) is exact but costs ~150 ms of
+ * kernel time for a tree of 25 processes, so it is read only when asked.
+ */
+function treeStats(root, withPss = false) {
+  let anon = 0;
+  let file = 0;
+  let pss = 0;
   let cpu = 0;
   const hz = 100;
   for (const pid of treePids(root)) {
     try {
-      // PSS, not RSS: Chromium's processes share most of their pages, and RSS counts them once per process.
-      const roll = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-      const pss = /^Pss:\s+(\d+) kB/m.exec(roll);
-      rss += pss ? Number(pss[1]) * 1024 : 0;
+      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+      const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
+      anon += kb('RssAnon') + kb('RssShmem');
+      file = Math.max(file, kb('RssFile'));
+      if (withPss) {
+        const roll = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+        const m = /^Pss:\s+(\d+) kB/m.exec(roll);
+        pss += m ? Number(m[1]) * 1024 : 0;
+      }
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       cpu += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / hz; // utime stime cutime cstime
     } catch { /* gone */ }
   }
-  return { rss, cpu };
+  return { mem: anon + file, pss, cpu };
 }
 function sampler() {
   let peak = 0;
+  let peakPss = 0;
   let lastCpu = 0;
+  let lastPss = Date.now();
   const t = setInterval(() => {
-    const s = treeStats(process.pid);
-    peak = Math.max(peak, s.rss);
+    const withPss = Date.now() - lastPss >= PSS_EVERY_MS;
+    if (withPss) lastPss = Date.now();
+    const s = treeStats(process.pid, withPss);
+    peak = Math.max(peak, s.mem);
+    peakPss = Math.max(peakPss, s.pss);
     lastCpu = Math.max(lastCpu, s.cpu);
   }, 100);
   const cpu0 = treeStats(process.pid).cpu;
   return {
     stop() {
       clearInterval(t);
-      const s = treeStats(process.pid);
-      return { peakMb: Math.round(Math.max(peak, s.rss) / 1048576), cpuS: Math.max(lastCpu, s.cpu) - cpu0 };
+      const s = treeStats(process.pid, true);
+      const mb = (b) => Math.round(b / 1048576);
+      return { peakMb: mb(Math.max(peak, s.mem)), peakPssMb: mb(Math.max(peakPss, s.pss)), cpuS: Math.max(lastCpu, s.cpu) - cpu0 };
     },
   };
 }
@@ -297,10 +324,10 @@ const fmt = (x, d = 1) => (x === null || x === undefined ? '–' : typeof x === 
 const lines = [
   `Machine: ${machine}; server latency ${latency} ms per document and per data request.${Object.keys(extraOptions).length ? ` Crawl options: ${JSON.stringify(extraOptions)}.` : ''}`,
   '',
-  '| shape | pages | conc | store | found | wall s | pages/s | p50 ms | p95 ms | CPU s | CPU s/page | peak MB | oracle pages/s | fraction of oracle | fetched twice |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| shape | pages | conc | store | found | wall s | pages/s | p50 ms | p95 ms | CPU s | CPU s/page | peak MB | peak PSS MB | oracle pages/s | oracle peak MB | fraction of oracle | fetched twice |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map((r) =>
-    `| ${r.shape} | ${r.size} | ${r.concurrency} | ${r.store} | ${r.spacrawl.pages} | ${fmt(r.spacrawl.wall)} | ${fmt(r.spacrawl.pps, 2)} | ${fmt(r.spacrawl.p50, 0)} | ${fmt(r.spacrawl.p95, 0)} | ${fmt(r.spacrawl.cpuS)} | ${fmt(r.spacrawl.cpuS / Math.max(1, r.spacrawl.pages), 3)} | ${r.spacrawl.peakMb} | ${fmt(r.oracle?.pps, 2)} | ${r.fraction === null ? '–' : `${(r.fraction * 100).toFixed(0)} %`} | ${r.spacrawl.requestedTwice} |`,
+    `| ${r.shape} | ${r.size} | ${r.concurrency} | ${r.store} | ${r.spacrawl.pages} | ${fmt(r.spacrawl.wall)} | ${fmt(r.spacrawl.pps, 2)} | ${fmt(r.spacrawl.p50, 0)} | ${fmt(r.spacrawl.p95, 0)} | ${fmt(r.spacrawl.cpuS)} | ${fmt(r.spacrawl.cpuS / Math.max(1, r.spacrawl.pages), 3)} | ${r.spacrawl.peakMb} | ${r.spacrawl.peakPssMb} | ${fmt(r.oracle?.pps, 2)} | ${r.oracle?.peakMb ?? '–'} | ${r.fraction === null ? '–' : `${(r.fraction * 100).toFixed(0)} %`} | ${r.spacrawl.requestedTwice} |`,
   ),
 ];
 process.stdout.write(`${lines.join('\n')}\n`);
