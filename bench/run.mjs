@@ -111,7 +111,22 @@ const PSS_EVERY_MS = 5000;
  * the most. `pss` (proportional set size, from smaps_rollup) is exact but costs ~150 ms of
  * kernel time for a tree of 25 processes, so it is read only when asked.
  */
-function treeStats(root, withPss = false) {
+/** The kind of a process of the tree: `node`, `browser`, `renderer`, `gpu`, `network`, `zygote`, `utility`. */
+function kindOf(pid) {
+  if (pid === process.pid) return 'node';
+  try {
+    const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    const type = /--type=([a-z-]+)/.exec(cmd)?.[1];
+    if (!type) return /chrom/i.test(cmd) ? 'browser' : 'other';
+    if (type === 'gpu-process') return 'gpu';
+    if (type === 'utility') return /NetworkService/.test(cmd) ? 'network' : 'utility';
+    return type;
+  } catch {
+    return 'other';
+  }
+}
+
+function treeStats(root, withPss = false, perProcess = null) {
   let anon = 0;
   let file = 0;
   let pss = 0;
@@ -131,19 +146,32 @@ function treeStats(root, withPss = false) {
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       cpu += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / hz; // utime stime cutime cstime
+      if (perProcess) {
+        const own = (Number(f[11]) + Number(f[12])) / hz;
+        const known = perProcess.get(pid);
+        if (known) known.cpu = own;
+        else perProcess.set(pid, { kind: kindOf(pid), cpu: own, base: perProcess.started ? 0 : own });
+      }
     } catch { /* gone */ }
   }
   return { mem: anon + file, pss, cpu };
 }
+/**
+ * Samples the tree every 100 ms until `stop()`: peak memory, CPU seconds, and CPU seconds by
+ * kind of process (where the time goes; a process that ends loses at most its last 100 ms).
+ */
 function sampler() {
   let peak = 0;
   let peakPss = 0;
   let lastCpu = 0;
   let lastPss = Date.now();
+  const perProcess = new Map();
+  treeStats(process.pid, false, perProcess);
+  perProcess.started = true;
   const t = setInterval(() => {
     const withPss = Date.now() - lastPss >= PSS_EVERY_MS;
     if (withPss) lastPss = Date.now();
-    const s = treeStats(process.pid, withPss);
+    const s = treeStats(process.pid, withPss, perProcess);
     peak = Math.max(peak, s.mem);
     peakPss = Math.max(peakPss, s.pss);
     lastCpu = Math.max(lastCpu, s.cpu);
@@ -152,9 +180,11 @@ function sampler() {
   return {
     stop() {
       clearInterval(t);
-      const s = treeStats(process.pid, true);
+      const s = treeStats(process.pid, true, perProcess);
       const mb = (b) => Math.round(b / 1048576);
-      return { peakMb: mb(Math.max(peak, s.mem)), peakPssMb: mb(Math.max(peakPss, s.pss)), cpuS: Math.max(lastCpu, s.cpu) - cpu0 };
+      const cpuByKind = {};
+      for (const p of perProcess.values()) cpuByKind[p.kind] = (cpuByKind[p.kind] ?? 0) + p.cpu - p.base;
+      return { peakMb: mb(Math.max(peak, s.mem)), peakPssMb: mb(Math.max(peakPss, s.pss)), cpuS: Math.max(lastCpu, s.cpu) - cpu0, cpuByKind };
     },
   };
 }
@@ -330,6 +360,17 @@ const lines = [
     `| ${r.shape} | ${r.size} | ${r.concurrency} | ${r.store} | ${r.spacrawl.pages} | ${fmt(r.spacrawl.wall)} | ${fmt(r.spacrawl.pps, 2)} | ${fmt(r.spacrawl.p50, 0)} | ${fmt(r.spacrawl.p95, 0)} | ${fmt(r.spacrawl.cpuS)} | ${fmt(r.spacrawl.cpuS / Math.max(1, r.spacrawl.pages), 3)} | ${r.spacrawl.peakMb} | ${r.spacrawl.peakPssMb} | ${fmt(r.oracle?.pps, 2)} | ${r.oracle?.peakMb ?? '–'} | ${r.fraction === null ? '–' : `${(r.fraction * 100).toFixed(0)} %`} | ${r.spacrawl.requestedTwice} |`,
   ),
 ];
+// Where the CPU goes: ms per page by kind of process, spacrawl / oracle.
+const kinds = ['node', 'browser', 'renderer', 'gpu', 'network', 'zygote', 'utility', 'other'];
+const perPage = (run, k) => (run?.cpuByKind?.[k] !== undefined && run.pages ? Math.round((run.cpuByKind[k] / run.pages) * 1000) : '–');
+lines.push(
+  '',
+  'CPU ms per page by process (spacrawl / oracle):',
+  '',
+  `| shape | pages | conc | store | ${kinds.join(' | ')} |`,
+  `|---|---|---|---|${kinds.map(() => '---').join('|')}|`,
+  ...rows.map((r) => `| ${r.shape} | ${r.size} | ${r.concurrency} | ${r.store} | ${kinds.map((k) => `${perPage(r.spacrawl, k)} / ${perPage(r.oracle, k)}`).join(' | ')} |`),
+);
 process.stdout.write(`${lines.join('\n')}\n`);
 const dir = path.join(ROOT, 'bench', 'results');
 fs.mkdirSync(dir, { recursive: true });
