@@ -229,6 +229,25 @@ describe('budgets on the tree', () => {
   });
 });
 
+describe('context recycling', () => {
+  it('--recycle-after 10 at concurrency 2: contexts are replaced, every page is visited once, and no more renderers are alive than contexts', async () => {
+    const site = await startTreeSite();
+    try {
+      const watch = watchRenderers();
+      const records = await crawlTree(site, { concurrency: 2, recycleAfter: 10, soft404: false });
+      const started = watch.stop();
+      expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(sorted(treeVisitedPaths()));
+      expect([...documentCounts(site).values()].every((n) => n === 1)).toBe(true);
+      // 64 visits, 10 per context: 7 contexts, one renderer each (the first tab's start page may add one).
+      expect(started).toBeGreaterThanOrEqual(7);
+      expect(started).toBeLessThanOrEqual(10);
+      expect(watch.peakLive()).toBeLessThanOrEqual(2);
+    } finally {
+      await site.close();
+    }
+  });
+});
+
 describe('concurrency is a hard cap, and is used', () => {
   let site: TreeSite;
 

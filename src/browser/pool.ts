@@ -7,7 +7,7 @@ import { withTimeout } from './timeout.js';
 export interface PoolOptions {
   /** User-Agent header and `navigator.userAgent`. */
   userAgent: string;
-  /** Contexts are closed and replaced after this many visits. @default 200 */
+  /** Contexts are closed and replaced after this many visits. @default 50 */
   recycleAfter?: number;
   /** Extra Playwright context options (viewport, locale, storage state …). */
   contextOptions?: BrowserContextOptions;
@@ -40,7 +40,7 @@ export class ContextPool {
     private browser: Browser,
     private readonly opts: PoolOptions,
   ) {
-    this.recycleAfter = opts.recycleAfter ?? 200;
+    this.recycleAfter = opts.recycleAfter ?? 50;
   }
 
   private async create(): Promise<Slot> {

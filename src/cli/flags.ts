@@ -36,7 +36,7 @@ export const crawlFlags = {
   retries: Flags.integer({ description: 'retries of a transient failure (network error, timeout without response, 408/425/429/5xx)', default: 2, min: 0 }),
   'max-retry-after': Flags.integer({ description: 'cap in seconds on a Retry-After pause', default: 60, min: 0 }),
   'max-query-variants': Flags.integer({ description: 'distinct query strings visited per path before the rest are skipped as a trap', default: 100, min: 1 }),
-  'recycle-after': Flags.integer({ description: 'replace each browser context after this many pages', default: 200, min: 1 }),
+  'recycle-after': Flags.integer({ description: 'replace each browser context after this many pages (a renderer grows with the pages it renders)', default: 50, min: 1 }),
   'ignore-https-errors': Flags.boolean({ description: 'accept invalid TLS certificates', default: false }),
   state: Flags.string({ description: 'keep the frontier and the records in this SQLite file: run the same command again to resume after Ctrl-C, a crash or kill -9' }),
   force: Flags.boolean({ description: 'with --state or --redis: resume or join even if the seeds or scope differ from the stored crawl (the stored ones are replaced)', default: false }),

@@ -87,7 +87,11 @@ export interface CrawlOptions {
   headers?: Record<string, string>;
   /** Grace period for in-flight pages on cancellation (ms). @default 3000 */
   graceMs?: number;
-  /** Contexts are replaced after this many visits. @default 200 */
+  /**
+   * Contexts are replaced after this many visits. A renderer grows with the pages it renders:
+   * on the 2000-page benchmark, 200 gave a 23 % higher memory peak than 50 and was no faster.
+   * @default 50
+   */
   recycleAfter?: number;
   /** Chromium executable; see `locateBrowser()`. */
   browserPath?: string | null;
@@ -233,7 +237,7 @@ export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
     settleTimeoutMs: int('settle-timeout', o.settleTimeoutMs, 5_000, 0),
     quietMs: Math.max(300, int('quiet', o.quietMs, 500, 0)),
     graceMs: int('grace', o.graceMs, 3_000, 0),
-    recycleAfter: int('recycle-after', o.recycleAfter, 200, 1),
+    recycleAfter: int('recycle-after', o.recycleAfter, 50, 1),
     browserPath: o.browserPath ?? null,
     proxy: proxyOf(o.proxy),
     checkExternal: o.checkExternal ?? false,

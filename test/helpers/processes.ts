@@ -22,9 +22,10 @@ export function descendants(root: number): number[] {
 
 /**
  * Count the Chromium renderer processes (`--type=renderer`) that appear below `root` from now
- * until `stop()`, sampling every 20 ms: short-lived processes are caught too.
+ * until `stop()`, sampling every 20 ms: short-lived processes are caught too. `peakLive()` is
+ * the most renderers alive at one sample.
  */
-export function watchRenderers(root: number = process.pid): { stop(): number } {
+export function watchRenderers(root: number = process.pid): { stop(): number; peakLive(): number } {
   const isRenderer = (pid: number): boolean => {
     try {
       return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer');
@@ -34,8 +35,15 @@ export function watchRenderers(root: number = process.pid): { stop(): number } {
   };
   const before = new Set(descendants(root).filter(isRenderer));
   const seen = new Set<number>();
+  let peak = 0;
   const sample = (): void => {
-    for (const pid of descendants(root)) if (!before.has(pid) && !seen.has(pid) && isRenderer(pid)) seen.add(pid);
+    let live = 0;
+    for (const pid of descendants(root)) {
+      if (before.has(pid) || !isRenderer(pid)) continue;
+      live++;
+      seen.add(pid);
+    }
+    peak = Math.max(peak, live);
   };
   const timer = setInterval(sample, 20);
   return {
@@ -44,5 +52,6 @@ export function watchRenderers(root: number = process.pid): { stop(): number } {
       sample();
       return seen.size;
     },
+    peakLive: () => peak,
   };
 }
