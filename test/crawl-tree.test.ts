@@ -229,6 +229,27 @@ describe('budgets on the tree', () => {
   });
 });
 
+describe('high concurrency', () => {
+  it('concurrency 16: every page once, and no MaxListenersExceededWarning for the visits listening for cancellation', async () => {
+    // 400 ms documents: the 16 pages of depth 2 are in flight together.
+    const site = await startTreeSite({ docDelayMs: 400 });
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => {
+      warnings.push(w.name);
+    };
+    process.on('warning', onWarning);
+    try {
+      const records = await crawlTree(site, { concurrency: 16 });
+      expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(sorted(treeVisitedPaths()));
+      expect(site.server.peakDocumentsInFlight()).toBeGreaterThan(10);
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+      await site.close();
+    }
+  });
+});
+
 describe('context recycling', () => {
   it('--recycle-after 10 at concurrency 2: contexts are replaced, every page is visited once, and no more renderers are alive than contexts', async () => {
     const site = await startTreeSite();

@@ -130,10 +130,12 @@ export function navigationError(err: unknown, timeoutMs: number): RecordError {
 }
 
 /**
- * Visit one URL in a fresh page of `context`: navigate, settle, extract, screenshot.
+ * Visit one URL in a reused tab: navigate, settle, extract, screenshot, then pause the page
+ * (scripts disabled, loads stopped) until the tab's next visit navigates away from it.
  *
  * Settle = the load event has fired, no request of the page has been in flight and the DOM
- * has not changed for `quietMs`; capped at `settleTimeoutMs`, after which the page is read
+ * has not changed for `quietMs`, or for {@link EARLY_QUIET_MS} when the page has nothing
+ * scheduled soon (see `settleState`); capped at `settleTimeoutMs`, after which the page is read
  * anyway and `settled` is `false`. Non-HTML main documents (decided from the response headers,
  * intercepted before the body is read) are not rendered: the browser is handed an empty
  * document instead, so nothing is downloaded.

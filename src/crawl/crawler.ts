@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import pLimit from 'p-limit';
@@ -136,6 +137,9 @@ export class Crawler {
     this.options = resolveOptions(options);
     this.frontier = options.frontier ?? new MemoryFrontier();
     this.shared = isShared(this.frontier) ? this.frontier : null;
+    // Every visit in flight listens for cancellation (and removes its listener when it ends):
+    // more than 10 at once is expected, not a leak.
+    setMaxListeners(0, this.cancelVisits.signal);
     this.politeness = new Politeness(
       { ratePerSecond: this.options.rate, perHostConcurrency: this.options.perHostConcurrency },
       this.shared?.politeness ?? null,
