@@ -87,15 +87,19 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
     }
     await route.fallback().catch(() => {});
   };
+  const exclude = [...DESTRUCTIVE_NAMES, ...opts.exclude].map((p) => `(?:${p})`).join('|');
+  const scan = async (): Promise<ClickCandidate[]> =>
+    withTimeout(page.evaluate(scanClickables, exclude), 5_000, 'scanning clickables').catch(() => []);
+  // Most pages have nothing to click: then the guard and the history hooks are not installed
+  // (routing every request of the page through the crawler costs CPU on every page).
+  const initial = await scan();
+  if (!initial.length) return result;
   await page.route('**/*', guard);
   try {
     const origin = page.url();
     await withTimeout(page.evaluate(recordNavigations), 5_000, 'hooking history');
-    const exclude = [...DESTRUCTIVE_NAMES, ...opts.exclude].map((p) => `(?:${p})`).join('|');
     const seenSigs = new Set<string>();
     const queue: { sig: string; depth: number }[] = [];
-    const scan = async (): Promise<ClickCandidate[]> =>
-      withTimeout(page.evaluate(scanClickables, exclude), 5_000, 'scanning clickables').catch(() => []);
     // Clickables a click revealed go first (depth-first), while what revealed them is still open:
     // a later click may re-render the page and hide them again.
     const enqueue = (cands: { signature: string }[], depth: number): void => {
@@ -107,7 +111,7 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
       }
       queue.unshift(...fresh);
     };
-    enqueue(await scan(), 0);
+    enqueue(initial, 0);
     while (queue.length && result.clicks < opts.limit && Date.now() < deadline) {
       const { sig, depth } = queue.shift()!;
       if (!opts.shouldClick(sig)) continue;
