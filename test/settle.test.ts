@@ -87,6 +87,27 @@ describe('settle', () => {
     expect(page.timings.settledMs!, JSON.stringify(page.timings)).toBeLessThan(540);
   });
 
+  it('does not settle early while the page works in slices chained through a MessageChannel (React\'s scheduler)', async () => {
+    const { records } = await crawlFrom('/message-channel', { maxDepth: 0 });
+    const page = records.find((r) => pathOf(r.url) === '/message-channel')!;
+    expect(page).toMatchObject({ status: 200, settled: true, error: null });
+    expect(page.links).toEqual([`${site.origin}/channel-target`]);
+  });
+
+  it('a response whose body is still arriving holds the settle: the link rendered from it is found', async () => {
+    const { records } = await crawlFrom('/slow-body', { maxDepth: 0 });
+    const page = records.find((r) => pathOf(r.url) === '/slow-body')!;
+    expect(page).toMatchObject({ status: 200, settled: true, error: null });
+    expect(page.links).toEqual([`${site.origin}/slow-body-target`]);
+  });
+
+  it('a main thread blocked for 700 ms is not quiet: the link rendered right after the long task is found', async () => {
+    const { records } = await crawlFrom('/long-task', { maxDepth: 0 });
+    const page = records.find((r) => pathOf(r.url) === '/long-task')!;
+    expect(page).toMatchObject({ status: 200, settled: true, error: null });
+    expect(page.links).toEqual([`${site.origin}/long-task-target`]);
+  });
+
   it('waits for the DOM to go quiet, not only the network: a link added after 1.2 s of DOM changes is found', async () => {
     const { records } = await crawlFrom('/late-dom');
     const page = records.find((r) => pathOf(r.url) === '/late-dom')!;

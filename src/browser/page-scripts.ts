@@ -55,14 +55,22 @@ export const SOON_TIMER_MS = 1000;
  * last DOM mutation (including inside shadow roots attached later) on `window.__spacrawl`;
  * counts the work the page has scheduled soon (`setTimeout` due within {@link SOON_TIMER_MS},
  * `setInterval` of at most that period until cleared, `requestAnimationFrame`,
- * `requestIdleCallback`); counts clicks on `download` links (their request is the browser's, not
- * the page's, so the network tracking does not see it); and replaces `window.open` so popups
- * are recorded as links instead of opened.
+ * `requestIdleCallback`, and `MessageChannel` messages not yet handled); counts clicks on
+ * `download` links (their request is the browser's, not the page's, so the network tracking
+ * does not see it); and replaces `window.open` so popups are recorded as links instead of
+ * opened.
  */
 export function installMutationClock(): void {
-  const w = window as unknown as { __spacrawl?: { last: number; opened: string[]; pending: Set<{ kind: string; id: unknown }>; downloadClicks: number; downloadAt: number } };
+  const w = window as unknown as { __spacrawl?: object };
   if (w.__spacrawl) return;
-  const state = { last: performance.now(), opened: [] as string[], pending: new Set<{ kind: string; id: unknown }>(), downloadClicks: 0, downloadAt: 0 };
+  const state = {
+    last: performance.now(),
+    opened: [] as string[],
+    pending: new Set<{ kind: string; id: unknown }>(),
+    downloadClicks: 0,
+    downloadAt: 0,
+    messages: { posted: 0, handled: 0 },
+  };
   w.__spacrawl = state;
   window.addEventListener(
     'click',
@@ -105,6 +113,41 @@ export function installMutationClock(): void {
   track('interval', 'setInterval', 'clearInterval', soonDelay, false);
   track('raf', 'requestAnimationFrame', 'cancelAnimationFrame', () => true, true);
   track('idle', 'requestIdleCallback', 'cancelIdleCallback', () => true, true);
+  // Messages posted through a MessageChannel and not yet handled: schedulers (React's among
+  // them) chain work slices this way, with no timer, request or DOM change in between. A message
+  // handled elsewhere (a worker, another frame) keeps its count: no early settle on that page.
+  const messages = { posted: 0, handled: 0 };
+  state.messages = messages;
+  const Port = window.MessagePort?.prototype;
+  if (Port) {
+    const post = Port.postMessage;
+    Port.postMessage = function postMessage(this: MessagePort, ...a: unknown[]): void {
+      messages.posted++;
+      return (post as (...x: unknown[]) => void).apply(this, a);
+    };
+    const handled = <T extends (...x: never[]) => unknown>(fn: T): T =>
+      function (this: unknown, ...a: Parameters<T>): unknown {
+        messages.handled++;
+        return fn.apply(this, a);
+      } as T;
+    const onmessage = Object.getOwnPropertyDescriptor(Port, 'onmessage');
+    if (onmessage?.set && onmessage.get) {
+      const set = onmessage.set;
+      Object.defineProperty(Port, 'onmessage', {
+        configurable: true,
+        enumerable: onmessage.enumerable,
+        get: onmessage.get,
+        set(this: MessagePort, fn: unknown) {
+          set.call(this, typeof fn === 'function' ? handled(fn as (...x: never[]) => unknown) : fn);
+        },
+      });
+    }
+    const add = Port.addEventListener;
+    Port.addEventListener = function addEventListener(this: MessagePort, type: string, fn: unknown, ...rest: unknown[]): void {
+      const wrapped = type === 'message' && typeof fn === 'function' ? handled(fn as (...x: never[]) => unknown) : fn;
+      return (add as (...x: unknown[]) => void).call(this, type, wrapped, ...rest);
+    };
+  }
   const mark = (): void => {
     state.last = performance.now();
   };
@@ -137,17 +180,21 @@ export function installMutationClock(): void {
 /**
  * The page's settle state: whether the load event has fired, milliseconds since the last DOM
  * mutation (from the clock {@link installMutationClock} keeps; 0 when it is missing), how
- * many timers, intervals, animation frames and idle callbacks the page has scheduled soon, and
+ * many timers, intervals, animation frames, idle callbacks and channel messages the page has
+ * scheduled soon, and
  * how many `download` links were clicked and how long ago the last one was (ms).
  */
 export function settleState(): { loaded: boolean; quietForMs: number; scheduled: number; downloadClicks: number; sinceDownloadClickMs: number } {
-  const w = window as unknown as { __spacrawl?: { last: number; pending?: Set<unknown>; downloadClicks?: number; downloadAt?: number } };
+  const w = window as unknown as {
+    __spacrawl?: { last: number; pending?: Set<unknown>; downloadClicks?: number; downloadAt?: number; messages?: { posted: number; handled: number } };
+  };
   const s = w.__spacrawl;
+  const unhandledMessages = s?.messages ? Math.max(0, s.messages.posted - s.messages.handled) : 0;
   return {
     loaded: document.readyState === 'complete',
     quietForMs: s ? performance.now() - s.last : 0,
     // Unknown (no clock installed) counts as scheduled work: no early settle.
-    scheduled: s?.pending ? s.pending.size : 1,
+    scheduled: s?.pending ? s.pending.size + unhandledMessages : 1,
     downloadClicks: s?.downloadClicks ?? 0,
     sinceDownloadClickMs: s?.downloadAt ? performance.now() - s.downloadAt : Infinity,
   };

@@ -113,6 +113,8 @@ const MAX_KEPT = 50;
  * `quietMs` window applies to pages with pending timers, intervals or animation frames).
  */
 export const EARLY_QUIET_MS = 100;
+/** How long (ms) a response whose body the page has not read yet holds the settle. */
+const UNREAD_WAIT_MS = 2_000;
 /** Longest wait (ms) after a click on a `download` link for the download to show before an early settle. */
 const DOWNLOAD_WAIT_MS = 2_000;
 /** Most ids and names kept per page (`--check-fragments`). */
@@ -261,6 +263,10 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     const inflight = new Set<Request>();
     // Requests of this visit's page (the previous page's late ones are left out).
     const mine = new WeakSet<Request>();
+    // Requests whose body has not been read to the end yet, with when their response arrived:
+    // a page still reading (and then processing) a large response is not settled early, nor
+    // within UNREAD_WAIT_MS of the response (a body the page never reads stops counting then).
+    const unread = new Map<Request, number | null>();
     let lastNet = Date.now();
     const isNavOfMain = (r: Request): boolean => r.isNavigationRequest() && r.frame() === p.mainFrame();
     let navigationSent = false;
@@ -273,17 +279,22 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       mine.add(r);
       lastNet = Date.now();
       if (r.url().startsWith('http:') && p.url().startsWith('https:') && !isNavOfMain(r) && result.mixedContent.length < MAX_KEPT) result.mixedContent.push(r.url());
-      if (r.resourceType() !== 'eventsource') inflight.add(r);
+      if (r.resourceType() !== 'eventsource') {
+        inflight.add(r);
+        unread.set(r, null);
+      }
     });
     on('requestfinished', (r) => {
       if (!mine.has(r)) return;
       lastNet = Date.now();
       inflight.delete(r);
+      unread.delete(r);
     });
     on('requestfailed', (r) => {
       if (!mine.has(r)) return;
       lastNet = Date.now();
       inflight.delete(r);
+      unread.delete(r);
       if (!isNavOfMain(r) && result.failedRequests.length < MAX_KEPT && !isImplicitFavicon(r)) {
         result.failedRequests.push({ url: r.url(), status: null, failure: r.failure()?.errorText ?? null, resourceType: r.resourceType() });
       }
@@ -296,6 +307,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       // of a fetch() body only after the page reads it, and many apps never do.
       lastNet = Date.now();
       inflight.delete(r);
+      if (unread.has(r)) unread.set(r, lastNet);
       if (isNavOfMain(r)) {
         current = true;
         mainResponse = resp;
@@ -398,8 +410,9 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     // --- settle -----------------------------------------------------------------------------
     // Settled: no request in flight and none for quietMs, and no DOM change for quietMs. Or,
     // early: the same for EARLY_QUIET_MS while the page has nothing scheduled soon (no timer due
-    // within a second, no short interval, animation frame or idle callback), so nothing it has
-    // planned can still add content. The cap (settleTimeoutMs) is the backstop.
+    // within a second, no short interval, animation frame, idle callback or channel message) and
+    // has read every response to the end, so nothing it has planned can still add content. The
+    // cap (settleTimeoutMs) is the backstop.
     const settleStart = Date.now();
     const early = Math.min(opts.quietMs, EARLY_QUIET_MS);
     let lastRead = 0;
@@ -412,14 +425,15 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
           withTimeout(p.evaluate(settleState), 2_000, 'reading the settle state').catch(() => ({ loaded: false, quietForMs: 0, scheduled: 1, downloadClicks: 0, sinceDownloadClickMs: Infinity })),
         );
         const netQuiet = inflight.size === 0 ? Date.now() - lastNet : 0;
-        if (state.loaded && state.quietForMs >= opts.quietMs && netQuiet >= opts.quietMs) {
+        const reading = [...unread.values()].some((at) => at !== null && Date.now() - at < UNREAD_WAIT_MS);
+        if (state.loaded && !reading && state.quietForMs >= opts.quietMs && netQuiet >= opts.quietMs) {
           result.settled = true;
           break;
         }
         // A clicked download link is a request the page events do not show until the download
         // starts: wait for it (at most DOWNLOAD_WAIT_MS after the click) before settling early.
         const downloadPending = state.downloadClicks > downloadsSeen && state.sinceDownloadClickMs < DOWNLOAD_WAIT_MS;
-        if (state.loaded && state.scheduled === 0 && !downloadPending && state.quietForMs >= early && netQuiet >= early) {
+        if (state.loaded && state.scheduled === 0 && unread.size === 0 && !downloadPending && state.quietForMs >= early && netQuiet >= early) {
           result.settled = true;
           break;
         }
