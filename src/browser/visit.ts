@@ -295,8 +295,10 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       lastNet = Date.now();
       inflight.delete(r);
       unread.delete(r);
-      if (!isNavOfMain(r) && result.failedRequests.length < MAX_KEPT && !isImplicitFavicon(r)) {
-        result.failedRequests.push({ url: r.url(), status: null, failure: r.failure()?.errorText ?? null, resourceType: r.resourceType() });
+      const failure = r.failure()?.errorText ?? null;
+      // ERR_BLOCKED_BY_CLIENT is click discovery's own guard aborting a non-GET request: not the site's failure.
+      if (!isNavOfMain(r) && result.failedRequests.length < MAX_KEPT && !isImplicitFavicon(r) && !failure?.startsWith('net::ERR_BLOCKED_BY_CLIENT')) {
+        result.failedRequests.push({ url: r.url(), status: null, failure, resourceType: r.resourceType() });
       }
     });
     let mainResponse: Response | null = null;
