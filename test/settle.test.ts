@@ -94,6 +94,11 @@ describe('settle', () => {
     expect(page.links).toEqual([`${site.origin}/channel-target`]);
   });
 
+  it('counting channel messages leaves the page\'s MessagePort behaviour alone (removeEventListener, onmessage)', async () => {
+    const { records } = await crawlFrom('/port-remove', { maxDepth: 0 });
+    expect(records.find((r) => pathOf(r.url) === '/port-remove')!.title).toBe('Port 0 true');
+  });
+
   it('a response whose body is still arriving holds the settle: the link rendered from it is found', async () => {
     const { records } = await crawlFrom('/slow-body', { maxDepth: 0 });
     const page = records.find((r) => pathOf(r.url) === '/slow-body')!;

@@ -125,27 +125,44 @@ export function installMutationClock(): void {
       messages.posted++;
       return (post as (...x: unknown[]) => void).apply(this, a);
     };
-    const handled = <T extends (...x: never[]) => unknown>(fn: T): T =>
-      function (this: unknown, ...a: Parameters<T>): unknown {
-        messages.handled++;
-        return fn.apply(this, a);
-      } as T;
+    // One wrapper per handler, so removeEventListener and the onmessage getter still see the
+    // page's own functions.
+    const wrappers = new WeakMap<object, (...x: unknown[]) => unknown>();
+    const handled = (fn: (...x: unknown[]) => unknown): ((...x: unknown[]) => unknown) => {
+      let w = wrappers.get(fn);
+      if (!w) {
+        w = function (this: unknown, ...a: unknown[]): unknown {
+          messages.handled++;
+          return fn.apply(this, a);
+        };
+        wrappers.set(fn, w);
+      }
+      return w;
+    };
     const onmessage = Object.getOwnPropertyDescriptor(Port, 'onmessage');
     if (onmessage?.set && onmessage.get) {
       const set = onmessage.set;
+      const own = new WeakMap<MessagePort, unknown>();
       Object.defineProperty(Port, 'onmessage', {
         configurable: true,
         enumerable: onmessage.enumerable,
-        get: onmessage.get,
+        get(this: MessagePort) {
+          return own.has(this) ? own.get(this) : onmessage.get!.call(this);
+        },
         set(this: MessagePort, fn: unknown) {
-          set.call(this, typeof fn === 'function' ? handled(fn as (...x: never[]) => unknown) : fn);
+          own.set(this, fn);
+          set.call(this, typeof fn === 'function' ? handled(fn as (...x: unknown[]) => unknown) : fn);
         },
       });
     }
     const add = Port.addEventListener;
+    const remove = Port.removeEventListener;
+    const listener = (type: string, fn: unknown): unknown => (type === 'message' && typeof fn === 'function' ? handled(fn as (...x: unknown[]) => unknown) : fn);
     Port.addEventListener = function addEventListener(this: MessagePort, type: string, fn: unknown, ...rest: unknown[]): void {
-      const wrapped = type === 'message' && typeof fn === 'function' ? handled(fn as (...x: never[]) => unknown) : fn;
-      return (add as (...x: unknown[]) => void).call(this, type, wrapped, ...rest);
+      return (add as (...x: unknown[]) => void).call(this, type, listener(type, fn), ...rest);
+    };
+    Port.removeEventListener = function removeEventListener(this: MessagePort, type: string, fn: unknown, ...rest: unknown[]): void {
+      return (remove as (...x: unknown[]) => void).call(this, type, listener(type, fn), ...rest);
     };
   }
   const mark = (): void => {
@@ -181,8 +198,8 @@ export function installMutationClock(): void {
  * The page's settle state: whether the load event has fired, milliseconds since the last DOM
  * mutation (from the clock {@link installMutationClock} keeps; 0 when it is missing), how
  * many timers, intervals, animation frames, idle callbacks and channel messages the page has
- * scheduled soon, and
- * how many `download` links were clicked and how long ago the last one was (ms).
+ * scheduled soon, and how many `download` links were clicked and how long ago the last one was
+ * (ms).
  */
 export function settleState(): { loaded: boolean; quietForMs: number; scheduled: number; downloadClicks: number; sinceDownloadClickMs: number } {
   const w = window as unknown as {
