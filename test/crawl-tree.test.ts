@@ -230,18 +230,26 @@ describe('budgets on the tree', () => {
 });
 
 describe('high concurrency', () => {
-  it('concurrency 16: every page once, and no MaxListenersExceededWarning for the visits listening for cancellation', async () => {
-    // 400 ms documents: the 16 pages of depth 2 are in flight together.
-    const site = await startTreeSite({ docDelayMs: 400 });
+  it('concurrency 16: 16 navigations at once, every page once, and no MaxListenersExceededWarning for the visits listening for cancellation', async () => {
+    // The 16 pages of depth 4 are the seeds, so all 16 slots can fill at the start. Each document
+    // waits (at most 10 s) until 16 are in flight at once: reaching the cap does not depend on how
+    // fast a loaded machine opens pages (CI once saw 10 with 400 ms documents and no barrier).
+    const site = await startTreeSite({ docDelayMs: 100, docBarrier: 16, barrierTimeoutMs: 10_000 });
     const warnings: string[] = [];
     const onWarning = (w: Error): void => {
       warnings.push(w.name);
     };
     process.on('warning', onWarning);
     try {
-      const records = await crawlTree(site, { concurrency: 16 });
-      expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(sorted(treeVisitedPaths()));
-      expect(site.server.peakDocumentsInFlight()).toBeGreaterThan(10);
+      const depth4 = treeIdsToDepth(4).filter((i) => treeDepth(i) === 4);
+      expect(depth4).toHaveLength(16);
+      const records = await crawlTree(site, { seeds: depth4.map((i) => site.url(treePath(i))), concurrency: 16, maxDepth: 1 });
+      // The 16 seeds and their 32 children (depth 5), each requested once.
+      const want = treeIdsToDepth(5).filter((i) => treeDepth(i) >= 4).map(treePath);
+      expect(want).toHaveLength(48);
+      expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(sorted(want));
+      expect(sorted(site.server.documents().map((d) => d.path))).toEqual(sorted(want));
+      expect(site.server.peakDocumentsInFlight()).toBe(16);
       expect(warnings).toEqual([]);
     } finally {
       process.off('warning', onWarning);
