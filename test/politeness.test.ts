@@ -96,6 +96,21 @@ describe('retries with backoff', () => {
     expect(byPath(recs, '/flaky')).toMatchObject({ status: 503, attempts: 1 });
   });
 
+  it('network errors that repeat on every attempt are not retried: a redirect loop, a refused port', async () => {
+    const s = await site({
+      '/': { body: html('Home', '<a href="/loop">l</a>') },
+      '/loop': { status: 302, headers: { location: '/loop' }, body: '' },
+    });
+    const recs = await run({ seeds: [`${s.origin}/`, 'http://127.0.0.1:9/'], ignoreRobots: true });
+    // Chromium gives up at its 20th redirect: 20 requests for one attempt (60 with the 2 retries).
+    expect(s.count('/loop')).toBe(20);
+    expect(byPath(recs, '/loop')).toMatchObject({ attempts: 1, error: { code: 'network', message: 'ERR_TOO_MANY_REDIRECTS' } });
+    // Port 9 is on Chromium's list of restricted ports: the browser refuses it without a request.
+    expect(byPath(recs, '/')).toBeDefined();
+    const refused = recs.find((r) => r.url === 'http://127.0.0.1:9/')!;
+    expect(refused).toMatchObject({ attempts: 1, error: { code: 'network', message: 'ERR_UNSAFE_PORT' } });
+  });
+
   it('terminal statuses (404, 410) are not retried', async () => {
     const s = await site({
       '/': { body: html('Home', '<a href="/gone">g</a> <a href="/missing">m</a>') },

@@ -4,16 +4,26 @@ import type { VisitResult } from '../browser/visit.js';
 export const RETRYABLE_STATUS: ReadonlySet<number> = new Set([408, 425, 429, 500, 502, 503, 504]);
 
 /**
+ * Chromium network errors (`net::ERR_*`, see Chromium's `net/base/net_error_list.h`) that the
+ * same request meets again on every attempt: the browser refuses the URL or the port, a
+ * redirect is invalid or loops, or the server's certificate is rejected. Retrying them only
+ * delays the report.
+ */
+const TERMINAL_NETWORK_ERROR = /^ERR_(UNSAFE_PORT|INVALID_URL|DISALLOWED_URL_SCHEME|UNKNOWN_URL_SCHEME|BLOCKED_BY_[A-Z_]+|INVALID_REDIRECT|UNSAFE_REDIRECT|TOO_MANY_REDIRECTS|CERT_[A-Z_]+|SSL_VERSION_OR_CIPHER_MISMATCH|BAD_SSL_CLIENT_AUTH_CERT)$/;
+
+/**
  * Should a visit be retried? Yes for a network error, a navigation timeout with no
  * main-document response, and the statuses in {@link RETRYABLE_STATUS}. No for terminal
- * statuses (404, 410, other 4xx) and for pages whose document arrived but which then hung,
- * crashed or looped on dialogs.
+ * statuses (404, 410, other 4xx), for network errors that repeat on every attempt (a refused
+ * port such as `ERR_UNSAFE_PORT`, a redirect loop, a rejected certificate), and for pages whose
+ * document arrived but which then hung, crashed or looped on dialogs.
  */
 export function isRetryable(res: VisitResult): boolean {
   if (res.interrupted) return false;
   if (res.status !== null) return RETRYABLE_STATUS.has(res.status) && (res.error === null || res.nonHtml);
   if (!res.error) return false;
-  return res.error.code === 'network' || res.error.code === 'timeout' || res.error.code === 'navigation-failed';
+  if (res.error.code === 'network') return !TERMINAL_NETWORK_ERROR.test(res.error.message);
+  return res.error.code === 'timeout' || res.error.code === 'navigation-failed';
 }
 
 /**
