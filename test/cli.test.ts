@@ -119,8 +119,18 @@ describe('usage errors exit 2 with one line on stderr and nothing on stdout', ()
 
   it('an unwritable --out', async () => {
     tree.server.reset();
-    expectUsageError(await run(['crawl', tree.url('/'), '--out', '/proc/nope/x.jsonl']), /\/proc\/nope\/x\.jsonl/);
+    expectUsageError(await run(['crawl', tree.url('/'), '--out', '/proc/nope/x.jsonl']), /^spacrawl: cannot write \/proc\/nope\/x\.jsonl: its folder does not exist\n$/);
     expect(tree.server.log).toHaveLength(0);
+  });
+
+  it('an --out that is a folder', async () => {
+    tree.server.reset();
+    expectUsageError(await run(['crawl', tree.url('/'), '--out', tmp]), /: it is a folder\n$/);
+    expect(tree.server.log).toHaveLength(0);
+  });
+
+  it('export with neither --state nor --redis', async () => {
+    expectUsageError(await run(['export', '--report', 'json']), /^spacrawl: Exactly one of the following must be provided: --redis, --state\n$/);
   });
 
   it('a --proxy that is not a proxy URL', async () => {

@@ -48,5 +48,6 @@ export function oneLine(err: unknown): string {
     .slice(0, 2)
     .join(' ')
     .replace(/^Error: /, '')
+    .replace(/^The following errors? occurred:\s*/, '')
     .replace(/^Parsing (--\S+)\s+/, '$1: ');
 }

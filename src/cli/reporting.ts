@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { OptionsError } from '../crawl/options.js';
+import { describeFsError } from '../report/fs-error.js';
 import { audit, failingIssues, RULES, type AuditIssue, type AuditResult } from '../report/audit.js';
 import { FORMATTERS, parseReportSpec, writeReport, type ReportInput, type ReportSpec } from '../report/formats.js';
 import { renderMarkdownCapped } from '../report/formats/markdown.js';
@@ -43,7 +44,7 @@ export function planReports(o: ReportingOptions): { specs: ReportSpec[]; ignore:
       fs.mkdirSync(o.outputDir, { recursive: true });
       fs.accessSync(o.outputDir, fs.constants.W_OK);
     } catch (err) {
-      throw new OptionsError(`cannot write to --output-dir ${o.outputDir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      throw new OptionsError(`cannot write to --output-dir ${o.outputDir}: ${describeFsError(err)}`);
     }
     for (const [format, f] of Object.entries(FORMATTERS)) specs.push({ format, path: path.join(o.outputDir, f.fileName) });
   }

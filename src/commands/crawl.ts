@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { Args } from '@oclif/core';
 import { devices } from 'playwright';
 import { applyConfig } from '../cli/config.js';
+import { describeFsError } from '../report/fs-error.js';
 import { classifyError, failAndExit } from '../cli/errors.js';
 import { crawlFlags } from '../cli/flags.js';
 import { runCrawl } from '../cli/run-crawl.js';
@@ -264,7 +265,6 @@ export function checkWritableDir(dir: string): void {
     fs.mkdirSync(dir, { recursive: true });
     fs.accessSync(dir, fs.constants.W_OK);
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    throw new OptionsError(`cannot write screenshots to ${dir}: ${e.code ?? e.message}`);
+    throw new OptionsError(`cannot write screenshots to ${dir}: ${describeFsError(err)}`);
   }
 }

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { OptionsError } from '../crawl/options.js';
+import { describeFsError } from './fs-error.js';
 import type { AuditResult } from './audit.js';
 import { renderCsv } from './formats/csv.js';
 import { renderHtml } from './formats/html.js';
@@ -76,7 +77,6 @@ export function writeReport(spec: ReportSpec, input: ReportInput): void {
   try {
     fs.writeFileSync(spec.path, text);
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    throw new OptionsError(`cannot write ${spec.path}: ${e.code ?? e.message}`);
+    throw new OptionsError(`cannot write ${spec.path}: ${describeFsError(err)}`);
   }
 }

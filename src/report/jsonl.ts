@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import type { PageRecord } from './record.js';
+import { describeFsError } from './fs-error.js';
 
 /** Thrown when an output file cannot be opened for writing (the CLI maps it to exit code 2). */
 export class OutputError extends Error {
@@ -28,8 +29,7 @@ export class JsonlWriter {
     try {
       this.fd = fs.openSync(file, append ? 'a' : 'w');
     } catch (err) {
-      const e = err as NodeJS.ErrnoException;
-      throw new OutputError(`cannot write ${file}: ${e.code ?? e.message}`);
+      throw new OutputError(`cannot write ${file}: ${describeFsError(err)}`);
     }
   }
 
