@@ -142,6 +142,12 @@ describe.skipIf(skip)('RedisFrontier against a real Redis', () => {
     const still = await ws[1]!.politeness.recheck('h2:80', 500);
     expect(still).toBeGreaterThanOrEqual(480);
     expect(still).toBeLessThanOrEqual(500);
+    // A pause (Retry-After) set by one worker holds every worker's next slot; a shorter one later does not shorten it.
+    await ws[2]!.politeness.pause('h3:80', 800);
+    await ws[0]!.politeness.pause('h3:80', 100);
+    const paused = await ws[1]!.politeness.reserve('h3:80', 0);
+    expect(paused).toBeGreaterThanOrEqual(780);
+    expect(paused).toBeLessThanOrEqual(800);
     expect(await ws[0]!.politeness.acquire('h:80', 2, 'a')).toBe(true);
     expect(await ws[1]!.politeness.acquire('h:80', 2, 'b')).toBe(true);
     expect(await ws[2]!.politeness.acquire('h:80', 2, 'c')).toBe(false);

@@ -321,11 +321,12 @@ redis.call('HSET', KEYS[1], 'last', string.format('%.0f', slot))
 redis.call('PEXPIRE', KEYS[1], 86400000)
 return slot - now
 `),
-  // A navigation request went out now.
-  sent: lua(`
-local now = now_ms()
-local cur = tonumber(redis.call('HGET', KEYS[1], 'sent')) or 0
-if now > cur then redis.call('HSET', KEYS[1], 'sent', string.format('%.0f', now)) end
+  // Raise a time field of the host's hash to now + ms, never lowering it.
+  // ARGV: field ('sent': a navigation request went out; 'paused': a Retry-After or backoff), ms from now.
+  raise: lua(`
+local until_ = now_ms() + tonumber(ARGV[2])
+local cur = tonumber(redis.call('HGET', KEYS[1], ARGV[1])) or 0
+if until_ > cur then redis.call('HSET', KEYS[1], ARGV[1], string.format('%.0f', until_)) end
 redis.call('PEXPIRE', KEYS[1], 86400000)
 return 1
 `),
@@ -334,15 +335,6 @@ return 1
 local now = now_ms()
 local h = redis.call('HMGET', KEYS[1], 'sent', 'paused')
 return math.max(0, (tonumber(h[1]) or -1e15) + tonumber(ARGV[1]) - now, (tonumber(h[2]) or 0) - now)
-`),
-  // ARGV: pause (ms from now)
-  pause: lua(`
-local now = now_ms()
-local until_ = now + tonumber(ARGV[1])
-local cur = tonumber(redis.call('HGET', KEYS[1], 'paused')) or 0
-if until_ > cur then redis.call('HSET', KEYS[1], 'paused', string.format('%.0f', until_)) end
-redis.call('PEXPIRE', KEYS[1], 86400000)
-return 1
 `),
   // ARGV: cap, member, ttl (ms)
   acquire: lua(`
@@ -421,11 +413,11 @@ export class RedisFrontier implements SharedFrontier {
     this.politeness = {
       reserve: async (key, gapMs) => Number(await this.host(SCRIPTS.reserve, key, [Math.max(0, Math.round(gapMs))])),
       sent: async (key) => {
-        await this.host(SCRIPTS.sent, key, []);
+        await this.host(SCRIPTS.raise, key, ['sent', 0]);
       },
       recheck: async (key, gapMs) => Number(await this.host(SCRIPTS.recheck, key, [Math.max(0, Math.round(gapMs))])),
       pause: async (key, ms) => {
-        await this.host(SCRIPTS.pause, key, [Math.max(0, Math.round(ms))]);
+        await this.host(SCRIPTS.raise, key, ['paused', Math.max(0, Math.round(ms))]);
       },
       acquire: async (key, cap, member) => Number(await this.host(SCRIPTS.acquire, key, [cap, member, this.leaseTtlMs])) === 1,
       release: async (key, member) => {
