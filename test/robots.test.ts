@@ -63,13 +63,18 @@ describe('robots.txt status handling (RFC 9309 §2.3.1)', () => {
   it('a 500 robots.txt disallows the whole origin, and says so on the record and in a notice', async () => {
     const s = await site({ '/robots.txt': { status: 500, body: 'oops' }, '/': { body: html('Home', '') } });
     const notices: string[] = [];
-    const recs = await run({ seeds: [`${s.origin}/`], onNotice: (m) => notices.push(m) });
-    expect(recs).toHaveLength(1);
-    expect(recs[0]!.skipped).toBe('robots');
+    const crawler = new Crawler({ seeds: [`${s.origin}/`, `${s.origin}/other`], browser, settleTimeoutMs: 1500, onNotice: (m) => notices.push(m) });
+    const recs: PageRecord[] = [];
+    for await (const r of crawler.records()) recs.push(r);
+    expect(recs).toHaveLength(2);
+    expect(recs.map((r) => r.skipped)).toEqual(['robots', 'robots']);
     expect(recs[0]!.error?.code).toBe('robots-unavailable');
     expect(recs[0]!.error?.message).toContain('HTTP 500');
     expect(s.count('/')).toBe(0);
-    expect(notices.some((n) => n.includes('HTTP 500'))).toBe(true);
+    const said = `robots.txt of ${s.origin} unusable (HTTP 500): treating the whole origin as disallowed`;
+    expect(notices).toContain(said);
+    // The summary keeps it too, once.
+    expect(crawler.notes).toEqual([said]);
   });
 
   it('a redirected robots.txt is followed', async () => {

@@ -149,10 +149,7 @@ export class Crawler {
     this.soft404 = this.options.soft404
       ? new SoftNotFound(
           (url) => this.limit(() => this.probe(url)),
-          (note) => {
-            this.notes.push(note);
-            this.notice(note);
-          },
+          (note) => this.remark(note),
         )
       : null;
     this.dust = this.options.dedupeContent ? new DustLearner() : null;
@@ -223,6 +220,12 @@ export class Crawler {
     this.input.onNotice?.(msg);
   }
 
+  /** A notice the summary keeps too (in `notes`, once however often it recurs). */
+  private remark(msg: string): void {
+    if (!this.notes.includes(msg)) this.notes.push(msg);
+    this.notice(msg);
+  }
+
   private emit(r: PageRecord): void {
     this.out.push(r);
   }
@@ -268,12 +271,12 @@ export class Crawler {
           request: requestCtx,
           agent: o.robotsAgent,
           ...(this.shared ? { shared: this.shared.robots } : {}),
-          onProblem: (origin, outcome) => this.notice(`robots.txt of ${origin} unusable (${outcome.detail}): treating the whole origin as disallowed`),
+          onProblem: (origin, outcome) => this.remark(`robots.txt of ${origin} unusable (${outcome.detail}): treating the whole origin as disallowed`),
           onOutcome: (origin, outcome) => {
             if (outcome.crawlDelayMs === null) return;
             let ms = outcome.crawlDelayMs;
             if (ms > MAX_CRAWL_DELAY_MS) {
-              this.notice(`robots.txt of ${origin} asks for Crawl-delay ${ms / 1000} s; capped at ${MAX_CRAWL_DELAY_MS / 1000} s`);
+              this.remark(`robots.txt of ${origin} asks for Crawl-delay ${ms / 1000} s; capped at ${MAX_CRAWL_DELAY_MS / 1000} s`);
               ms = MAX_CRAWL_DELAY_MS;
             }
             this.politeness.setCrawlDelay(Politeness.key(origin), ms);
