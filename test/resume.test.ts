@@ -122,6 +122,50 @@ describe('Ctrl-C, then resume', () => {
   });
 });
 
+describe('resuming with a larger budget', () => {
+  it('--max-pages 10, then 30, then none: the budget-skipped URLs are queued again, no page is requested twice, --out keeps one record per URL', async () => {
+    site.reset();
+    const db = path.join(tmp, 'budget.db');
+    const out = path.join(tmp, 'budget.jsonl');
+    type Rec = { url: string; skipped: string | null };
+    const read = (): Rec[] => lines(out).map((l) => JSON.parse(l) as Rec);
+    const expectOnePerUrl = (recs: Rec[]): void => expect(new Set(recs.map((r) => r.url)).size).toBe(recs.length);
+
+    const r1 = await exited(start(['--state', db, '--out', out, '--concurrency', '4', '--max-pages', '10']));
+    expect(r1.code).toBe(0);
+    expect(site.documents()).toHaveLength(10);
+    const budget1 = read().filter((r) => r.skipped === 'budget').length;
+    expect(budget1).toBeGreaterThan(0);
+    expectOnePerUrl(read());
+
+    // Pages visited before count against the new budget; URLs skipped for the budget do not.
+    const r2 = await exited(start(['--state', db, '--out', out, '--concurrency', '4', '--max-pages', '30']));
+    expect(r2.code).toBe(0);
+    expect(r2.stderr).toContain(`resuming: ${budget1} URLs skipped for the budget before are queued again`);
+    expect(site.documents()).toHaveLength(30);
+    expect(new Set(site.documents().map((d) => d.path)).size).toBe(30);
+    expect(read().filter((r) => r.skipped === null)).toHaveLength(30);
+    expectOnePerUrl(read());
+
+    const r3 = await exited(start(['--state', db, '--out', out, '--concurrency', '4', '--json']));
+    expect(r3.code).toBe(0);
+    const counts = docCounts();
+    expect([...counts.keys()].sort()).toEqual(ALL);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    const recs = read();
+    expect(recs.map((r) => new URL(r.url).pathname).sort()).toEqual(ALL);
+    expect(recs.every((r) => r.skipped === null)).toBe(true);
+    const summary = JSON.parse(r3.stdout) as { pages: number; ok: number };
+    expect([summary.pages, summary.ok]).toEqual([SIZE, SIZE]);
+
+    // Nothing left to do: a fourth run requests nothing.
+    const r4 = await exited(start(['--state', db, '--out', out]));
+    expect(r4.code).toBe(0);
+    expect(site.documents()).toHaveLength(SIZE);
+    expect(lines(out)).toHaveLength(SIZE);
+  });
+});
+
 describe('refusals', () => {
   it('a second process on the same state file is refused (exit 2, one line) while the first runs', async () => {
     const db = path.join(tmp, 'locked.db');

@@ -288,6 +288,30 @@ describe('SqliteFrontier: queue', () => {
     ]);
     expect(await f.drain()).toEqual([]);
   });
+
+  it('reopenBudget queues the budget-skipped URLs again up to maxDepth, only while visits are below maxPages; visited counts visits only', async () => {
+    const f = openF(stateFile());
+    // /a is visited; /b, /c (depth 1) and /d (depth 2) are drained as budget; /r is a robots skip.
+    await f.add([entry('/a', 0), entry('/b', 1), entry('/c', 1), entry('/d', 2), entry('/r', 1, null, { skip: 'robots' })]);
+    const a = (await f.next())!;
+    await f.complete(a, pageRecord(a.entry), []);
+    expect((await f.drain()).map((e) => new URL(e.url).pathname)).toEqual(['/b', '/c', '/d']);
+    expect(await f.visited()).toBe(1);
+    expect(await f.reopenBudget({ maxPages: 1, maxDepth: Infinity })).toEqual([]);
+    expect(await f.reopenBudget({ maxPages: 10, maxDepth: 1 })).toEqual(['http://site.test/b', 'http://site.test/c']);
+    expect(await drainLeases(f)).toEqual(['/b', '/c']);
+    expect(await f.visited()).toBe(3);
+    const recs = await allRecords(f);
+    expect(recs.map((r) => [new URL(r.url).pathname, r.skipped])).toEqual([
+      ['/r', 'robots'],
+      ['/a', null],
+      ['/d', 'budget'],
+      ['/b', null],
+      ['/c', null],
+    ]);
+    expect(await f.reopenBudget({ maxPages: 10, maxDepth: Infinity })).toEqual(['http://site.test/d']);
+    expect(await f.counts()).toEqual({ queued: 1, inFlight: 0, done: 4 });
+  });
 });
 
 describe('SqliteFrontier: leases and fencing', () => {

@@ -1,10 +1,11 @@
 import { Flags } from '@oclif/core';
+import { DEFAULT_MAX_PAGES } from '../crawl/options.js';
 
 /** Flags shared by every command that crawls (`crawl`, `demo`). Names follow the issue tracker's contract. */
 export const crawlFlags = {
   concurrency: Flags.integer({ description: 'pages in flight at once', default: 4, min: 1 }),
   'max-depth': Flags.integer({ description: 'deepest link distance from a seed to visit (seeds are 0); default: no limit', min: 0 }),
-  'max-pages': Flags.integer({ description: 'most page navigations to start (a budget against infinite URL spaces)', default: 10_000, min: 1 }),
+  'max-pages': Flags.integer({ description: 'most page navigations to start (a budget against infinite URL spaces)', default: DEFAULT_MAX_PAGES, min: 1 }),
   'max-time': Flags.integer({ description: 'wall-clock budget in seconds; when spent the crawl stops like Ctrl-C, with the normal exit code', min: 1 }),
   scope: Flags.string({ description: 'which URLs may be crawled', options: ['host', 'subdomains', 'domain'], default: 'host' }),
   out: Flags.string({ description: 'write one JSON record per URL to this file (JSON Lines)' }),

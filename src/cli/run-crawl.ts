@@ -34,6 +34,11 @@ export interface CrawlOutput {
   shared?: boolean;
   /** Records of earlier runs of the same crawl (`--state`), counted in the summary and exit code. */
   earlier?: AsyncIterable<PageRecord>;
+  /**
+   * URLs a resume queued again (`--state` with a larger budget): their records from earlier runs
+   * are removed from `outFile`, since they get a new one.
+   */
+  reopened?: readonly string[];
   /** Reports, `--fail-on` and ignore lists; default: no reports, fail on broken links and server errors. */
   reporting?: ReportingOptions;
 }
@@ -75,7 +80,8 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
   const all: PageRecord[] = [];
   // Resuming: records the store has but --out lacks (the process died between the two) are
   // written first, so every page ends up in --out exactly once.
-  const inOut = output.outFile && output.append ? JsonlWriter.recover(output.outFile) : new Set<string>();
+  const reopened = new Set(output.reopened ?? []);
+  const inOut = output.outFile && output.append ? JsonlWriter.recover(output.outFile, reopened) : new Set<string>();
   const writer = output.outFile ? new JsonlWriter(output.outFile, output.append ?? false) : null;
   const counter = new SummaryCounter();
   // For the live progress line: pages decided and error pages, earlier runs included.
@@ -99,6 +105,7 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
       }
     }
     if (earlier) say(`resuming: ${earlier} URLs already decided in earlier runs${caughtUp ? ` (${caughtUp} written to --out now)` : ''}`);
+    if (reopened.size) say(`resuming: ${reopened.size} URLs skipped for the budget before are queued again`);
   }
   const t0 = Date.now();
   let origin: string | null = null;

@@ -10,7 +10,7 @@ import { crawlFlags } from '../cli/flags.js';
 import { runCrawl } from '../cli/run-crawl.js';
 import { planReports, readIgnoreFile, type ReportingOptions } from '../cli/reporting.js';
 import type { CrawlSummary } from '../report/summary.js';
-import { OptionsError, type CrawlOptions } from '../crawl/options.js';
+import { DEFAULT_MAX_PAGES, OptionsError, type CrawlOptions } from '../crawl/options.js';
 import { SqliteFrontier } from '../crawl/sqlite-frontier.js';
 import { applyCrawlKey, crawlKeyOf } from '../crawl/crawl-key.js';
 import { checkRedisTarget, NoSuchCrawlError, RedisFrontier } from '../crawl/redis-frontier.js';
@@ -117,9 +117,12 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
       if (flags['max-depth'] !== undefined) options.maxDepth = flags['max-depth'];
       if (flags['max-time'] !== undefined) options.maxTimeSeconds = flags['max-time'];
       let earlier: AsyncIterable<PageRecord> | undefined;
+      let reopened: string[] = [];
       if (flags.state) {
         const store = SqliteFrontier.open(path.resolve(flags.state), { crawlKey: crawlKeyOf(options), force: flags.force });
         options.frontier = store;
+        // A resume with a larger --max-pages or --max-depth goes on where the budget stopped.
+        reopened = await store.reopenBudget({ maxPages: options.maxPages ?? DEFAULT_MAX_PAGES, maxDepth: options.maxDepth ?? Infinity });
         earlier = store.records();
       }
       const reporting: ReportingOptions = {
@@ -162,7 +165,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         progress: flags.progress,
         append: Boolean(flags.state),
         shared: Boolean(flags.redis),
-        ...(earlier ? { earlier } : {}),
+        ...(earlier ? { earlier, reopened } : {}),
       });
       process.exitCode = exitCode;
       return summary;

@@ -291,9 +291,9 @@ export class Crawler {
         headerScope: (url) => this.scope.inScope(url),
       });
       this.pool = pool;
-      // On a resumed durable crawl, pages already decided count against --max-pages (a shared
-      // frontier keeps the crawl-wide budget itself).
-      if (!this.shared) this.started = (await this.frontier.counts()).done;
+      // On a resumed durable crawl, pages visited in earlier runs count against --max-pages (a
+      // shared frontier keeps the crawl-wide budget itself).
+      if (!this.shared) this.started = (await this.frontier.visited?.()) ?? 0;
       await this.offer(seeds, 0, null);
       if (o.sitemap) await this.seedFromSitemaps(requestCtx, seeds);
       await this.loop(pool);

@@ -92,6 +92,11 @@ export interface Frontier {
    * nothing; durable stores use it for `export` and to resume counters.
    */
   records(): AsyncIterable<PageRecord>;
+  /**
+   * Durable stores: pages navigated in earlier runs of the same crawl, where a resumed
+   * `--max-pages` count starts. Stores without earlier runs leave it out (0).
+   */
+  visited?(): Promise<number>;
   close(): Promise<void>;
 }
 

@@ -3,6 +3,9 @@ import type { HashRouteMode, NormalizeOptions } from '../url/normalize.js';
 import type { ScopeMode } from '../url/scope.js';
 import type { Frontier } from './frontier.js';
 
+/** Default `--max-pages`: navigations started in all (a budget against infinite URL spaces). */
+export const DEFAULT_MAX_PAGES = 10_000;
+
 /** Everything a crawl can be told. Times in milliseconds unless the name says seconds. */
 export interface CrawlOptions {
   /** Start URLs (absolute http/https). At least one. */
@@ -227,7 +230,7 @@ export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
     storageState: o.storageState ?? null,
     headers: { ...(o.headers ?? {}) },
     maxDepth: int('max-depth', o.maxDepth, Infinity, 0),
-    maxPages: int('max-pages', o.maxPages, 10_000, 1),
+    maxPages: int('max-pages', o.maxPages, DEFAULT_MAX_PAGES, 1),
     maxTimeSeconds: maxTime ?? null,
     scope: o.scope ?? 'host',
     screenshotsDir: o.screenshotsDir ?? null,

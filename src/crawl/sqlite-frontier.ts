@@ -199,6 +199,7 @@ export class SqliteFrontier implements Frontier {
   private readonly addTx: (entries: readonly FrontierEntry[]) => FrontierEntry[];
   private readonly completeTx: (lease: Lease, record: PageRecord, discovered: readonly FrontierEntry[]) => FrontierEntry[];
   private readonly drainTx: (reason: SkipReason) => FrontierEntry[];
+  private readonly reopenTx: (maxDepth: number) => string[];
 
   private constructor(
     private readonly db: Database.Database,
@@ -232,6 +233,12 @@ export class SqliteFrontier implements Frontier {
         out.push(toEntry(r));
       }
       return out;
+    });
+    this.reopenTx = db.transaction((maxDepth: number) => {
+      const urls = this.stmts.budgetSkipped.all({ maxDepth }).map((r) => r.url);
+      this.stmts.dropBudgetRecords.run({ maxDepth });
+      this.stmts.requeueBudget.run({ maxDepth });
+      return urls;
     });
   }
 
@@ -459,6 +466,33 @@ export class SqliteFrontier implements Frontier {
   }
 
   /**
+   * Pages navigated in every run of this crawl so far: completed visits, whatever their outcome
+   * (URLs decided without a visit, such as robots.txt or budget skips, do not count). The
+   * crawler starts its `--max-pages` count from it on a resume.
+   * @throws StateStoreError on a database error
+   */
+  async visited(): Promise<number> {
+    return this.guard(() => this.stmts.visited.get()?.n ?? 0);
+  }
+
+  /**
+   * For a resume with a larger budget: put the URLs an earlier run skipped for its budget
+   * (`skipped: "budget"`) back in the queue, in their old order, and delete their records, so
+   * that raising `--max-pages` or `--max-depth` goes on where the earlier run stopped. Nothing is
+   * reopened while the pages visited so far already reach `maxPages`; URLs deeper than
+   * `maxDepth` stay skipped. One transaction.
+   * @param budget - `maxPages`: navigations in all, earlier runs included; `maxDepth`: deepest
+   *   link distance visited (`Infinity` for none)
+   * @returns the canonical URLs queued again (empty when there were none)
+   * @throws StateStoreError on a database error (nothing is changed)
+   */
+  async reopenBudget(budget: { maxPages: number; maxDepth: number }): Promise<string[]> {
+    if ((await this.visited()) >= budget.maxPages) return [];
+    const maxDepth = Number.isFinite(budget.maxDepth) ? budget.maxDepth : Number.MAX_SAFE_INTEGER;
+    return this.guard(() => this.reopenTx(maxDepth));
+  }
+
+  /**
    * Sizes of the states: `queued` (queued, plus leased with an expired lease: claimable),
    * `inFlight` (leased, unexpired), `done` (done, failed and skipped).
    * @throws StateStoreError on a database error
@@ -558,6 +592,18 @@ function prepare(db: Database.Database) {
     ),
     skipQueued: db.prepare<[{ url: string; reason: string }]>(
       `UPDATE urls SET state = 'skipped', skip_reason = @reason, skip_error = NULL, duplicate_of = NULL WHERE url = @url AND state = 'queued'`,
+    ),
+    visited: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM records WHERE json IS NOT NULL'),
+    budgetSkipped: db.prepare<[{ maxDepth: number }], { url: string }>(
+      `SELECT url FROM urls WHERE state = 'skipped' AND skip_reason = 'budget' AND depth <= @maxDepth ORDER BY depth, seq`,
+    ),
+    dropBudgetRecords: db.prepare<[{ maxDepth: number }]>(
+      `DELETE FROM records WHERE json IS NULL AND url IN
+         (SELECT url FROM urls WHERE state = 'skipped' AND skip_reason = 'budget' AND depth <= @maxDepth)`,
+    ),
+    requeueBudget: db.prepare<[{ maxDepth: number }]>(
+      `UPDATE urls SET state = 'queued', skip_reason = NULL, skip_error = NULL, duplicate_of = NULL
+       WHERE state = 'skipped' AND skip_reason = 'budget' AND depth <= @maxDepth`,
     ),
     counts: db.prepare<[{ now: number }], { queued: number; inFlight: number; done: number }>(
       `SELECT

@@ -35,10 +35,15 @@ export class JsonlWriter {
 
   /**
    * Prepare a JSON Lines file for appending after a crash: a torn last line (no trailing
-   * newline, as `kill -9` mid-write can leave) is cut off.
-   * @returns the `url` of every whole record in the file (empty when it does not exist)
+   * newline, as `kill -9` mid-write can leave) is cut off, and the records of `drop` are taken
+   * out (URLs a resume queues again, which get a new record). The file is rewritten only when
+   * something is dropped, through a temporary file renamed over it.
+   * @param file - the `--out` file
+   * @param drop - `url`s whose records to remove
+   * @returns the `url` of every whole record left in the file (empty when it does not exist)
+   * @throws OutputError when the file cannot be rewritten
    */
-  static recover(file: string): Set<string> {
+  static recover(file: string, drop: ReadonlySet<string> = new Set()): Set<string> {
     const urls = new Set<string>();
     let text: string;
     try {
@@ -48,13 +53,27 @@ export class JsonlWriter {
     }
     const end = text.lastIndexOf('\n') + 1;
     if (end < text.length) fs.truncateSync(file, Buffer.byteLength(text.slice(0, end)));
+    const kept: string[] = [];
     for (const line of text.slice(0, end).split('\n')) {
       if (!line) continue;
+      let u: unknown;
       try {
-        const u = (JSON.parse(line) as { url?: unknown }).url;
-        if (typeof u === 'string') urls.add(u);
+        u = (JSON.parse(line) as { url?: unknown }).url;
       } catch {
         // not a record of ours: left as it is
+      }
+      if (typeof u === 'string' && drop.has(u)) continue;
+      if (typeof u === 'string') urls.add(u);
+      kept.push(line);
+    }
+    if (drop.size && kept.length < text.slice(0, end).split('\n').filter(Boolean).length) {
+      const tmp = `${file}.${process.pid}.tmp`;
+      try {
+        fs.writeFileSync(tmp, kept.map((l) => `${l}\n`).join(''));
+        fs.renameSync(tmp, file);
+      } catch (err) {
+        fs.rmSync(tmp, { force: true });
+        throw new OutputError(`cannot rewrite ${file}: ${describeFsError(err)}`);
       }
     }
     return urls;
