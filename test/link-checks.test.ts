@@ -76,6 +76,8 @@ describe('--check-external, --check-fragments and insecure-link on a real crawl'
         'https GET /missing',
         'https HEAD /wall',
         'https GET /wall',
+        'https HEAD /busy',
+        'https GET /busy',
         'http HEAD /secure-too',
         'https HEAD /secure-too',
       ].sort(),
@@ -92,6 +94,7 @@ describe('--check-external, --check-fragments and insecure-link on a real crawl'
       ['E/no-head', 'link', 'GET', 200, null, null],
       ['E/missing', 'link', 'GET', 404, null, null],
       ['E/wall', 'link', 'GET', 403, 'cf-mitigated: challenge', null],
+      ['E/busy', 'link', 'GET', 429, null, null],
       ['e/secure-too', 'link', 'HEAD', 200, null, null],
       ['E/secure-too', 'https-form', 'HEAD', 200, null, null],
     ]);
@@ -102,7 +105,7 @@ describe('--check-external, --check-fragments and insecure-link on a real crawl'
     ]);
   });
 
-  it('reports exactly one broken-link for the 404 off-site link, with both referrers and their anchor text; the bot wall is blocked', () => {
+  it('reports exactly one broken-link for the 404 off-site link, with both referrers and their anchor text; the bot wall and the 429 are blocked', () => {
     const result = audit(records);
     const broken = result.issues.filter((i) => i.rule === 'broken-link');
     expect(broken.map((i) => ({ url: short(i.url), message: i.message, referrers: i.referrers.map((r) => [short(r.url), r.text]) }))).toEqual([
@@ -115,7 +118,8 @@ describe('--check-external, --check-fragments and insecure-link on a real crawl'
         ],
       },
     ]);
-    expect(issueLines(result.issues, ['blocked'])).toEqual(['blocked E/wall']);
+    expect(issueLines(result.issues, ['blocked'])).toEqual(['blocked E/busy', 'blocked E/wall']);
+    expect(result.issues.find((i) => i.rule === 'blocked' && i.url.endsWith('/busy'))!.message).toBe('HTTP 429: rate-limited, not necessarily broken (off-site, checked with GET)');
   });
 
   it('insecure-link: the in-scope http:// link and the off-site one whose https:// form answers the same', () => {

@@ -7,7 +7,7 @@ export type Severity = 'error' | 'warning' | 'notice';
 export const RULES = {
   'broken-link': { severity: 'error', description: 'a link leads to a 4xx/5xx page, a network error, or a soft 404 (off-site links with --check-external)' },
   'server-error': { severity: 'error', description: 'a page answered with a 5xx status' },
-  blocked: { severity: 'warning', description: 'a bot wall answered instead of the page (403 with cf-mitigated, or 999): not proof the link is broken' },
+  blocked: { severity: 'warning', description: 'a bot wall or a rate limit answered instead of the page (403 with cf-mitigated, 999, or 429 after the retries): not proof the link is broken' },
   'redirect-chain': { severity: 'warning', description: 'a link goes through more than one redirect' },
   'redirect-loop': { severity: 'error', description: 'redirects never end' },
   'js-error': { severity: 'error', description: 'an uncaught exception on the page' },
@@ -69,10 +69,20 @@ export interface AuditResult {
 
 const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, notice: 2 };
 
-/** `true` for a bot wall rather than a broken page: 403 with a `cf-mitigated` header, or the non-standard 999. */
-export function isBlockedResponse(r: PageRecord): boolean {
-  return r.status === 999 || (r.status === 403 && r.blockedBy !== null);
+/**
+ * `true` for an answer that says nothing about the page: a bot wall (403 with a `cf-mitigated`
+ * header, or the non-standard 999) or a rate limit (429 Too Many Requests, RFC 6585 §4).
+ */
+function isBlockedAnswer(a: { status: number | null; blockedBy: string | null }): boolean {
+  return a.status === 999 || a.status === 429 || (a.status === 403 && a.blockedBy !== null);
 }
+
+/** Why a {@link isBlockedAnswer} answer is not a broken link, for issue messages. */
+function blockedWhy(a: { status: number | null; blockedBy: string | null }): string {
+  if (a.status === 429) return 'HTTP 429: rate-limited, not necessarily broken';
+  return `HTTP ${a.status}${a.blockedBy ? ` (${a.blockedBy})` : ''}: a bot wall, not necessarily broken`;
+}
+
 
 /**
  * Compute the audit issues of a crawl from its records alone, so `export` of a stored crawl
@@ -110,7 +120,7 @@ export function audit(records: readonly PageRecord[], opts: AuditOptions = {}): 
     if (!isPage(r)) continue;
     const html = r.status !== null && r.status < 400 && r.error === null && r.title !== null;
     if (r.error?.code === 'network' && /TOO_MANY_REDIRECTS/.test(r.error.message)) add('redirect-loop', r.url, `redirects never end (${r.error.message})`, true);
-    else if (isBlockedResponse(r)) add('blocked', r.url, `HTTP ${r.status}${r.blockedBy ? ` (${r.blockedBy})` : ''}: a bot wall, not necessarily broken`, true);
+    else if (isBlockedAnswer(r)) add('blocked', r.url, blockedWhy(r), true);
     else if (r.error) add('broken-link', r.url, `${r.error.code}: ${r.error.message}`, true);
     else if (r.status !== null && r.status >= 400) add('broken-link', r.url, `HTTP ${r.status}`, true);
     else if (r.soft404) add('broken-link', r.url, 'soft 404: answers 200 but renders a "not found" screen', true);
@@ -149,11 +159,6 @@ export function audit(records: readonly PageRecord[], opts: AuditOptions = {}): 
   const counts: Partial<Record<RuleId, number>> = {};
   for (const i of issues) if (!i.ignored) counts[i.rule] = (counts[i.rule] ?? 0) + 1;
   return { issues, counts };
-}
-
-/** `true` for a checked link that met a bot wall: 403 with `cf-mitigated`, or 999. */
-function isBlockedCheck(c: LinkCheck): boolean {
-  return c.status === 999 || (c.status === 403 && c.blockedBy !== null);
 }
 
 /**
@@ -214,7 +219,7 @@ function linkCheckIssues(
   }
   for (const [url, c] of external) {
     const how = `off-site, checked with ${c.method}`;
-    if (isBlockedCheck(c)) add('blocked', url, `HTTP ${c.status}${c.blockedBy ? ` (${c.blockedBy})` : ''}: a bot wall, not necessarily broken (${how})`, true);
+    if (isBlockedAnswer(c)) add('blocked', url, `${blockedWhy(c)} (${how})`, true);
     else if (c.error) add('broken-link', url, `${c.error.code}: ${c.error.message} (${how})`, true);
     else if (c.status !== null && c.status >= 400) add('broken-link', url, `HTTP ${c.status} (${how})`, true);
   }
