@@ -139,6 +139,19 @@ describe('per-host politeness', () => {
     expect(Math.min(...childGaps)).toBeLessThan(800);
   });
 
+  for (const limit of [{ rate: 20 }, { perHostConcurrency: 1 }] as const) {
+    it(`--max-pages 3 holds at concurrency 4 with ${JSON.stringify(limit)}: URLs parked for their host count against the budget`, async () => {
+      const links = Array.from({ length: 8 }, (_, i) => `<a href="/p${i}">p${i}</a>`).join(' ');
+      const pages: Record<string, Route> = { '/': { body: html('Home', links) } };
+      for (let i = 0; i < 8; i++) pages[`/p${i}`] = { body: html(`P${i}`, '') };
+      const s = await site(pages);
+      const recs = await run({ seeds: [`${s.origin}/`], ...limit, concurrency: 4, maxPages: 3, settleTimeoutMs: 500 });
+      expect(s.documents()).toHaveLength(3);
+      expect(recs.filter((r) => r.skipped === null)).toHaveLength(3);
+      expect(recs.filter((r) => r.skipped === 'budget')).toHaveLength(6);
+    });
+  }
+
   it('the gap counts from the request that went out, not from its reserved time', async () => {
     const p = new Politeness({ ratePerSecond: 2, perHostConcurrency: null }); // 525 ms with the margin
     const t0 = Date.now();

@@ -308,6 +308,13 @@ export class Crawler {
     }
   }
 
+  /** Parked leases whose navigation has not started before (retries are not counted again). */
+  private parkedFirstVisits(): number {
+    let n = 0;
+    for (const p of this.parked) if (!this.attempts.has(p.lease.entry.url)) n++;
+    return n;
+  }
+
   /** The next parked lease whose host and backoff allow a start now, or the time until one does. */
   private takeReadyParked(now: number): { lease: Lease; host: string } | number {
     let soonest = Infinity;
@@ -370,7 +377,8 @@ export class Crawler {
           continue;
         }
         let waitFor = ready;
-        if (!this.shared && this.started >= o.maxPages) budgetSpent = true;
+        // Parked first visits count against the budget too: they start once their host opens.
+        if (!this.shared && this.started + this.parkedFirstVisits() >= o.maxPages) budgetSpent = true;
         // A shared frontier keeps the budget itself (and still hands out dead workers' leases).
         if ((!budgetSpent || this.shared) && !frontierDry && this.parked.length < parkLimit) {
           const lease = await this.frontier.next();
