@@ -111,6 +111,18 @@ describe('retries with backoff', () => {
     expect(refused).toMatchObject({ attempts: 1, error: { code: 'network', message: 'ERR_UNSAFE_PORT' } });
   });
 
+  it('an error status with an empty body is that status, not a network error: a 404 is final, a 503 is retried', async () => {
+    const s = await site({
+      '/': { body: html('Home', '<a href="/empty404">a</a> <a href="/empty503">b</a>') },
+      '/empty404': { status: 404, body: '' },
+      '/empty503': { status: 503, body: '' },
+    });
+    const recs = await run({ seeds: [`${s.origin}/`] });
+    expect(byPath(recs, '/empty404')).toMatchObject({ status: 404, error: null, attempts: 1, links: [] });
+    expect(byPath(recs, '/empty503')).toMatchObject({ status: 503, error: null, attempts: 3 });
+    expect([s.count('/empty404'), s.count('/empty503')]).toEqual([1, 3]);
+  });
+
   it('terminal statuses (404, 410) are not retried', async () => {
     const s = await site({
       '/': { body: html('Home', '<a href="/gone">g</a> <a href="/missing">m</a>') },

@@ -398,6 +398,12 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       result.finalUrl = mainResp.url();
       if (opts.onMainResponse?.(result.status, headers, result.respondedAt ?? Date.now())) return result;
     }
+    if (navError && mainResp && mainResp.status() >= 400 && navError.code === 'network' && navError.message === 'ERR_HTTP_RESPONSE_CODE_FAILURE') {
+      // An error status with an empty body: Chromium shows its own error page and fails the
+      // navigation. The status is the answer; there is no page of the site's to read.
+      result.settled = true;
+      return result;
+    }
     if (navError) {
       // A document that arrived but never reached DOMContentLoaded is still read below; with
       // no document at all there is nothing to read.
