@@ -129,6 +129,18 @@ describe('usage errors exit 2 with one line on stderr and nothing on stdout', ()
     expect(tree.server.log).toHaveLength(0);
   });
 
+  it('a --report path that is a folder, before crawling', async () => {
+    tree.server.reset();
+    expectUsageError(await run(['crawl', tree.url('/'), '--report', `csv:${tmp}`]), /^spacrawl: cannot write report .*: it is a folder\n$/);
+    expect(tree.server.log).toHaveLength(0);
+  });
+
+  it('--screenshots under /proc (where Node\'s recursive mkdir never returns)', async () => {
+    tree.server.reset();
+    expectUsageError(await run(['crawl', tree.url('/'), '--screenshots', '/proc/spacrawl-shots'], { killAfterMs: 20_000 }), /^spacrawl: cannot write screenshots to \/proc\/spacrawl-shots: /);
+    expect(tree.server.log).toHaveLength(0);
+  });
+
   it('export with neither --state nor --redis', async () => {
     expectUsageError(await run(['export', '--report', 'json']), /^spacrawl: Exactly one of the following must be provided: --redis, --state\n$/);
   });

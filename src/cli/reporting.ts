@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { OptionsError } from '../crawl/options.js';
-import { describeFsError } from '../report/fs-error.js';
+import { describeFsError, ensureDir } from '../report/files.js';
 import { audit, failingIssues, RULES, type AuditIssue, type AuditResult } from '../report/audit.js';
 import { FORMATTERS, parseReportSpec, writeReport, type ReportInput, type ReportSpec } from '../report/formats.js';
 import { renderMarkdownCapped } from '../report/formats/markdown.js';
@@ -41,7 +41,7 @@ export function planReports(o: ReportingOptions): { specs: ReportSpec[]; ignore:
   const specs = o.reports.map(parseReportSpec);
   if (o.outputDir) {
     try {
-      fs.mkdirSync(o.outputDir, { recursive: true });
+      ensureDir(o.outputDir);
       fs.accessSync(o.outputDir, fs.constants.W_OK);
     } catch (err) {
       throw new OptionsError(`cannot write to --output-dir ${o.outputDir}: ${describeFsError(err)}`);
@@ -58,6 +58,7 @@ export function planReports(o: ReportingOptions): { specs: ReportSpec[]; ignore:
     } catch {
       throw new OptionsError(`cannot write report ${s.path}: its folder is missing or read-only`);
     }
+    if (fs.statSync(s.path, { throwIfNoEntry: false })?.isDirectory()) throw new OptionsError(`cannot write report ${s.path}: it is a folder`);
   }
   const known = new Set([...Object.keys(RULES), 'none', 'warnings']);
   for (const r of o.failOn) if (!known.has(r)) throw new OptionsError(`unknown --fail-on rule ${JSON.stringify(r)} (known: ${[...known].join(', ')})`);

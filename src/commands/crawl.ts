@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { Args } from '@oclif/core';
 import { devices } from 'playwright';
 import { applyConfig } from '../cli/config.js';
-import { describeFsError } from '../report/fs-error.js';
+import { describeFsError, ensureDir } from '../report/files.js';
 import { classifyError, failAndExit } from '../cli/errors.js';
 import { crawlFlags } from '../cli/flags.js';
 import { runCrawl } from '../cli/run-crawl.js';
@@ -68,7 +68,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         : flags['output-dir']
           ? path.join(path.resolve(flags['output-dir']), 'screenshots')
           : null;
-      if (shots) checkWritableDir(shots);
+      if (shots) checkWritableDir(shots, flags.screenshots ? `screenshots to ${shots}` : `to --output-dir ${path.resolve(flags['output-dir']!)}`);
       let options: CrawlOptions = {
         seeds,
         concurrency: flags.concurrency,
@@ -261,13 +261,14 @@ export function parseRate(v: string): number {
 
 /**
  * Make sure `dir` exists (creating it) and is writable.
+ * @param what - what the error line says cannot be written (default `screenshots to <dir>`)
  * @throws OptionsError with a one-line message otherwise
  */
-export function checkWritableDir(dir: string): void {
+export function checkWritableDir(dir: string, what = `screenshots to ${dir}`): void {
   try {
-    fs.mkdirSync(dir, { recursive: true });
+    ensureDir(dir);
     fs.accessSync(dir, fs.constants.W_OK);
   } catch (err) {
-    throw new OptionsError(`cannot write screenshots to ${dir}: ${describeFsError(err)}`);
+    throw new OptionsError(`cannot write ${what}: ${describeFsError(err)}`);
   }
 }

@@ -1,5 +1,4 @@
 import { setMaxListeners } from 'node:events';
-import fs from 'node:fs';
 import path from 'node:path';
 import pLimit from 'p-limit';
 import { devices, request as playwrightRequest, type APIRequestContext, type Browser, type BrowserContextOptions } from 'playwright';
@@ -7,6 +6,7 @@ import { browserUserAgent, defaultUserAgent, launchBrowser } from '../browser/la
 import { ContextPool } from '../browser/pool.js';
 import { visitPage, type VisitResult } from '../browser/visit.js';
 import { blankRecord, type PageRecord, type RecordError, type SkipReason } from '../report/record.js';
+import { ensureDir } from '../report/files.js';
 import { screenshotFileName } from '../report/screenshot-name.js';
 import type { EndReason } from '../report/summary.js';
 import { normalize, toRequestUrl } from '../url/normalize.js';
@@ -244,7 +244,7 @@ export class Crawler {
     this.input.signal?.addEventListener('abort', onExternalAbort, { once: true });
     const maxTimer = o.maxTimeSeconds ? setTimeout(() => this.cancel('max-time'), o.maxTimeSeconds * 1000) : null;
 
-    if (o.screenshotsDir) fs.mkdirSync(o.screenshotsDir, { recursive: true });
+    if (o.screenshotsDir) ensureDir(o.screenshotsDir);
 
     if (this.input.browser) this.browser = this.input.browser;
     else {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { PageRecord } from './record.js';
-import { describeFsError } from './fs-error.js';
+import { describeFsError } from './files.js';
 
 /** Thrown when an output file cannot be opened for writing (the CLI maps it to exit code 2). */
 export class OutputError extends Error {

@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Words for a file-system error, for one-line messages such as
+ * `cannot write out/x.jsonl: its folder does not exist`.
+ * @param err - what `fs` threw (a `NodeJS.ErrnoException`, or anything)
+ * @returns a short phrase; the bare errno code for codes not listed, the message otherwise
+ */
+export function describeFsError(err: unknown): string {
+  const e = err as NodeJS.ErrnoException | null;
+  switch (e?.code) {
+    case 'ENOENT':
+      return 'its folder does not exist';
+    case 'ENOTDIR':
+      return 'a part of its path is a file, not a folder';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EROFS':
+      return 'the file system is read-only';
+    case 'EISDIR':
+      return 'it is a folder';
+    case 'ENOSPC':
+      return 'no space left on the device';
+    case 'EEXIST':
+      return 'a file of that name is in the way';
+    default:
+      return e?.code ?? (err instanceof Error ? err.message : String(err));
+  }
+}
+
+/**
+ * Create a folder and its missing parents, one level at a time. Unlike
+ * `fs.mkdirSync(dir, { recursive: true })`, it cannot loop: Node 20's recursive mkdir spins
+ * forever on some paths of pseudo file systems (e.g. `/proc/x`).
+ * @param dir - the folder to create (an existing folder is fine)
+ * @throws the `fs` error (`ENOENT`, `ENOTDIR`, `EACCES`, …) of the first level that cannot be made
+ */
+export function ensureDir(dir: string): void {
+  const missing: string[] = [];
+  let d = path.resolve(dir);
+  for (;;) {
+    try {
+      if (fs.statSync(d).isDirectory()) break;
+      const e = new Error(`ENOTDIR: not a directory, mkdir '${dir}'`) as NodeJS.ErrnoException;
+      e.code = 'ENOTDIR';
+      throw e;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    missing.push(d);
+    const up = path.dirname(d);
+    if (up === d) break;
+    d = up;
+  }
+  for (const m of missing.reverse()) {
+    try {
+      fs.mkdirSync(m);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+}
