@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -155,6 +156,21 @@ describe('usage errors exit 2 with one line on stderr and nothing on stdout', ()
     tree.server.reset();
     expectUsageError(await run(['crawl', tree.url('/')], { env: { SPACRAWL_BROWSER: '/nonexistent' } }), /\/nonexistent/);
     expect(tree.server.log).toHaveLength(0);
+  });
+});
+
+describe('a seed that cannot be reached', () => {
+  it('nothing listening: exit 1, and the last line says the host cannot be reached', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as net.AddressInfo).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const r = await run(['crawl', `http://127.0.0.1:${port}/`]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(lines(r.stderr).at(-1)).toBe(`spacrawl: no seed could be crawled: http://127.0.0.1:${port}/ cannot be reached (connect ECONNREFUSED 127.0.0.1:${port}), not even its robots.txt`);
   });
 });
 

@@ -176,7 +176,12 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
   else {
     if (noSeed) {
       const seeds = all.filter((r) => r.depth === 0 && r.referrer === null);
-      const why = seeds.map((r) => (r.skipped ? `${r.url} skipped (${r.skipped}${r.error ? `: ${r.error.message}` : ''})` : `${r.url} ${r.error ? r.error.message : 'not reached'}`));
+      const why = seeds.map((r) => {
+        // robots.txt failed without any HTTP answer: say that the host is unreachable, not only robots.
+        const unreachable = r.error?.code === 'robots-unavailable' ? /could not be fetched \((?!HTTP )(.*)\); the origin/.exec(r.error.message) : null;
+        if (unreachable) return `${r.url} cannot be reached (${unreachable[1]}), not even its robots.txt`;
+        return r.skipped ? `${r.url} skipped (${r.skipped}${r.error ? `: ${r.error.message}` : ''})` : `${r.url} ${r.error ? r.error.message : 'not reached'}`;
+      });
       say(`spacrawl: no seed could be crawled${why.length ? `: ${why.join('; ')}` : ''}`);
     }
     if (!output.neverFailOnFindings && (outcome.failing.length > 0 || noSeed)) exitCode = ExitCode.Findings;
