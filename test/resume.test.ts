@@ -205,7 +205,9 @@ describe('refusals', () => {
 
   it('export writes the stored records of a crawl without crawling', async () => {
     const db = path.join(tmp, 'export.db');
+    const t0 = Date.now();
     const r1 = await exited(start(['--state', db, '--max-pages', '5']));
+    const wall = Date.now() - t0;
     expect(r1.code).toBe(0);
     const before = site.log.length;
     const jsonl = path.join(tmp, 'export.jsonl');
@@ -215,9 +217,15 @@ describe('refusals', () => {
     expect(site.log.length).toBe(before);
     const recs = lines(jsonl).map((l) => JSON.parse(l) as { skipped: string | null });
     expect(recs.filter((x) => x.skipped === null)).toHaveLength(5);
-    const report = JSON.parse(fs.readFileSync(json, 'utf8')) as { schemaVersion: number; summary: { pages: number }; pages: unknown[] };
+    const report = JSON.parse(fs.readFileSync(json, 'utf8')) as { schemaVersion: number; summary: { pages: number; elapsedMs: number }; pages: unknown[] };
     expect(report.schemaVersion).toBe(1);
     expect(report.summary.pages).toBe(5);
     expect(report.pages).toHaveLength(recs.length);
+    // The crawl's own time (open to close of the state file), not the export's; an export adds none.
+    expect(report.summary.elapsedMs).toBeGreaterThan(0);
+    expect(report.summary.elapsedMs).toBeLessThan(wall);
+    const again = spawnSync(process.execPath, [BIN, 'export', '--state', db, '--report', `json:${json}`], { encoding: 'utf8' });
+    expect(again.status).toBe(0);
+    expect((JSON.parse(fs.readFileSync(json, 'utf8')) as { summary: { elapsedMs: number } }).summary.elapsedMs).toBe(report.summary.elapsedMs);
   });
 });

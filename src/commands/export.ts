@@ -39,13 +39,17 @@ export default class Export extends SpacrawlCommand {
       if (this.jsonEnabled() && specs.some((s) => s.path === null)) throw new OptionsError('--json prints the summary on stdout: give every --report a PATH');
       let store: Frontier;
       let source: string;
+      // Crawl time is kept by state files only (0 for a shared crawl).
+      let elapsedMs = 0;
       if (flags.redis) {
         store = await RedisFrontier.open(flags.redis, { crawlId: flags['crawl-id']!, crawlKey: null, heartbeat: false, retryMs: flags['redis-timeout'] * 1000 });
         source = `crawl ${flags['crawl-id']!}`;
       } else {
         const file = path.resolve(flags.state!);
         if (!fs.existsSync(file)) throw new OptionsError(`no state file at ${file}`);
-        store = SqliteFrontier.open(file, { crawlKey: { seeds: [], scope: '' }, keepKey: true });
+        const sqlite = SqliteFrontier.open(file, { crawlKey: { seeds: [], scope: '' }, keepKey: true });
+        elapsedMs = sqlite.crawlTimeMs();
+        store = sqlite;
         source = file;
       }
       const records: PageRecord[] = [];
@@ -58,7 +62,7 @@ export default class Export extends SpacrawlCommand {
       } finally {
         await store.close();
       }
-      const summary = counter.snapshot(0, 'done');
+      const summary = counter.snapshot(elapsedMs, 'done');
       const input = { records, summary, audit: audit(records), failOn: ['broken-link', 'server-error'], screenshotsDir: null };
       for (const s of specs) writeReport(s, input);
       process.stderr.write(`exported ${records.length} records (${summary.pages} pages) from ${source}\n`);

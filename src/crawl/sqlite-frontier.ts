@@ -193,6 +193,8 @@ const RECORD_PAGE = 256;
  */
 export class SqliteFrontier implements Frontier {
   private closed = false;
+  /** When this process opened the file (ms since the epoch). */
+  private readonly openedAt = Date.now();
   /** Next value of `urls.seq` (this process is the only writer). */
   private seq: number;
   private readonly stmts: ReturnType<typeof prepare>;
@@ -207,6 +209,8 @@ export class SqliteFrontier implements Frontier {
     readonly file: string,
     /** Lease expiry (ms). */
     readonly leaseTtlMs: number,
+    /** Add this open's time to the stored crawl time at close (`false` for `export`). */
+    private readonly timed: boolean,
   ) {
     this.stmts = prepare(db);
     this.seq = (this.stmts.maxSeq.get() ?? 0) + 1;
@@ -330,7 +334,7 @@ export class SqliteFrontier implements Frontier {
       if (String(mode).toLowerCase() !== 'wal' && String(db.pragma('journal_mode', { simple: true })).toLowerCase() !== 'wal') {
         throw new StateFileError(file, 'cannot be switched to WAL mode (is it on a file system without locking?)');
       }
-      return new SqliteFrontier(db, file, leaseTtlMs);
+      return new SqliteFrontier(db, file, leaseTtlMs, !opts.keepKey);
     } catch (err) {
       try {
         db.close();
@@ -530,11 +534,21 @@ export class SqliteFrontier implements Frontier {
    * which drops the lock. Calling it again does nothing.
    * @throws StateStoreError on a database error (the database is closed anyway)
    */
+  /**
+   * Wall time (ms) of every crawl run on this file that closed it: from open to close, summed.
+   * A run that was killed (`kill -9`) adds nothing. Export reports it as the crawl's elapsed time.
+   * @throws StateStoreError on a database error
+   */
+  crawlTimeMs(): number {
+    return this.guard(() => Number(this.stmts.getMeta.get('crawl_ms') ?? 0));
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     let failure: unknown = null;
     try {
       this.stmts.releaseAll.run();
+      if (this.timed) this.stmts.addCrawlTime.run({ ms: Date.now() - this.openedAt });
     } catch (err) {
       failure = err;
     }
@@ -552,6 +566,11 @@ export class SqliteFrontier implements Frontier {
 function prepare(db: Database.Database) {
   return {
     maxSeq: db.prepare<[], number>('SELECT COALESCE(MAX(seq), 0) FROM urls').pluck(),
+    getMeta: db.prepare<[string], string>('SELECT value FROM meta WHERE key = ?').pluck(),
+    addCrawlTime: db.prepare<[{ ms: number }]>(
+      `INSERT INTO meta (key, value) VALUES ('crawl_ms', @ms)
+       ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + @ms`,
+    ),
     insertUrl: db.prepare<[InsertParams]>(
       // Not INSERT OR IGNORE: that would also drop rows breaking other constraints, silently.
       `INSERT INTO urls (url, requested_url, depth, referrer, state, skip_reason, skip_error, duplicate_of, seq)
