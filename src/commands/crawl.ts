@@ -21,13 +21,20 @@ import { InvalidUrlError } from '../url/normalize.js';
 import { compilePattern, type ScopeMode } from '../url/scope.js';
 import type { HashRouteMode } from '../url/normalize.js';
 
-/** Check a seed before anything starts: absolute http(s), no credentials. */
-export function checkSeed(raw: string): string {
+/**
+ * Check a seed (or another URL given on the command line) before anything starts: absolute
+ * http(s), no credentials.
+ * @param raw - the argument as typed
+ * @param what - what the URL is, for the error line (default `seed URL`)
+ * @returns the parsed URL (its WHATWG `href`)
+ * @throws InvalidUrlError with a one-line message otherwise
+ */
+export function checkSeed(raw: string, what = 'seed URL'): string {
   let u: URL;
   try {
     u = new URL(raw);
   } catch {
-    throw new InvalidUrlError(raw, 'expected an absolute http:// or https:// seed URL');
+    throw new InvalidUrlError(raw, `expected an absolute http:// or https:// ${what}`);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
     throw new InvalidUrlError(raw, `unsupported scheme ${u.protocol} (only http and https can be crawled)`);
@@ -60,7 +67,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
     let flags = parsed.flags;
     try {
       flags = await applyConfig(Crawl.flags, flags, this.argv, flags.config);
-      const seeds = (argv as string[]).map(checkSeed);
+      const seeds = (argv as string[]).map((a) => checkSeed(a));
       checkSharedFlags(flags, seeds.length);
       let out = flags.out ? path.resolve(flags.out) : null;
       const shots = flags.screenshots

@@ -26,7 +26,7 @@ export default class Robots extends SpacrawlCommand {
     const { args, flags } = await this.parse(Robots);
     let url: string;
     try {
-      url = checkSeed(args.url);
+      url = checkSeed(args.url, 'URL');
     } catch (err) {
       failAndExit(err instanceof Error ? err.message : String(err), ExitCode.Usage);
     }
