@@ -124,13 +124,11 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
       if (flags['max-depth'] !== undefined) options.maxDepth = flags['max-depth'];
       if (flags['max-time'] !== undefined) options.maxTimeSeconds = flags['max-time'];
       let earlier: AsyncIterable<PageRecord> | undefined;
-      let reopened: string[] = [];
+      let durable: SqliteFrontier | null = null;
       if (flags.state) {
-        const store = SqliteFrontier.open(path.resolve(flags.state), { crawlKey: crawlKeyOf(options), force: flags.force });
-        options.frontier = store;
-        // A resume with a larger --max-pages or --max-depth goes on where the budget stopped.
-        reopened = await store.reopenBudget({ maxPages: options.maxPages ?? DEFAULT_MAX_PAGES, maxDepth: options.maxDepth ?? Infinity });
-        earlier = store.records();
+        durable = SqliteFrontier.open(path.resolve(flags.state), { crawlKey: crawlKeyOf(options), force: flags.force });
+        options.frontier = durable;
+        earlier = durable.records();
       }
       const reporting: ReportingOptions = {
         reports: flags.report ?? [],
@@ -163,6 +161,9 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         options.frontier = store;
       }
       if (!out && flags['output-dir']) out = path.join(path.resolve(flags['output-dir']), 'pages.jsonl');
+      // A resume with a larger --max-pages or --max-depth goes on where the budget stopped (after
+      // every usage check: runCrawl takes the reopened URLs' old records out of --out).
+      const reopened = durable ? await durable.reopenBudget({ maxPages: options.maxPages ?? DEFAULT_MAX_PAGES, maxDepth: options.maxDepth ?? Infinity }) : [];
       const { summary, exitCode } = await runCrawl(options, {
         reporting,
         outFile: out,
