@@ -179,6 +179,12 @@ describe('link-check rules on records', () => {
     expect(rules(secure([check('http://site.test/x', 'link', 200), check('https://site.test/x', 'https-form', 200)], { finalUrl: 'http://site.test/' }))).toEqual([]);
   });
 
+  it('an off-site link check answering 429 is blocked (one request, rate-limited); a page still answering 429 after its retries is a broken link', () => {
+    const home = page('/', { linkDetails: [{ url: 'https://ext.test/busy', text: 'Busy', source: 'anchor', nofollow: false }], externalLinks: ['https://ext.test/busy'], linkChecks: [check('https://ext.test/busy', 'link', 429)] }, null);
+    const limited = page('/limited', { status: 429, title: null, attempts: 3 });
+    expect(rules([home, limited])).toEqual(['broken-link https://site.test/limited', 'blocked https://ext.test/busy']);
+  });
+
   it('an https-form probe that fails is never a broken link, an in-scope check is judged by its own record, and two 404s are no upgrade', () => {
     expect(rules(secure([check('https://site.test/x', 'https-form', 404), check('http://site.test/x', 'link', 404)]))).toEqual([]);
   });

@@ -7,7 +7,7 @@ export type Severity = 'error' | 'warning' | 'notice';
 export const RULES = {
   'broken-link': { severity: 'error', description: 'a link leads to a 4xx/5xx page, a network error, or a soft 404 (off-site links with --check-external)' },
   'server-error': { severity: 'error', description: 'a page answered with a 5xx status' },
-  blocked: { severity: 'warning', description: 'a bot wall or a rate limit answered instead of the page (403 with cf-mitigated, 999, or 429 after the retries): not proof the link is broken' },
+  blocked: { severity: 'warning', description: 'a bot wall answered instead of the page (403 with cf-mitigated, or 999), or an off-site link check was rate-limited (429): not proof the link is broken' },
   'redirect-chain': { severity: 'warning', description: 'a link goes through more than one redirect' },
   'redirect-loop': { severity: 'error', description: 'redirects never end' },
   'js-error': { severity: 'error', description: 'an uncaught exception on the page' },
@@ -69,15 +69,21 @@ export interface AuditResult {
 
 const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, notice: 2 };
 
-/**
- * `true` for an answer that says nothing about the page: a bot wall (403 with a `cf-mitigated`
- * header, or the non-standard 999) or a rate limit (429 Too Many Requests, RFC 6585 §4).
- */
-function isBlockedAnswer(a: { status: number | null; blockedBy: string | null }): boolean {
-  return a.status === 999 || a.status === 429 || (a.status === 403 && a.blockedBy !== null);
+/** `true` for a bot wall rather than a broken page: 403 with a `cf-mitigated` header, or the non-standard 999. */
+function isBotWall(a: { status: number | null; blockedBy: string | null }): boolean {
+  return a.status === 999 || (a.status === 403 && a.blockedBy !== null);
 }
 
-/** Why a {@link isBlockedAnswer} answer is not a broken link, for issue messages. */
+/**
+ * `true` for an off-site link check that says nothing about the link: a bot wall, or a rate
+ * limit (429 Too Many Requests, RFC 6585 §4; a check is one request, not retried). A page of the
+ * crawl that still answers 429 after its retries (which honour `Retry-After`) is broken.
+ */
+function isBlockedCheck(c: LinkCheck): boolean {
+  return isBotWall(c) || c.status === 429;
+}
+
+/** Why a bot wall or a rate-limited check is not a broken link, for issue messages. */
 function blockedWhy(a: { status: number | null; blockedBy: string | null }): string {
   if (a.status === 429) return 'HTTP 429: rate-limited, not necessarily broken';
   return `HTTP ${a.status}${a.blockedBy ? ` (${a.blockedBy})` : ''}: a bot wall, not necessarily broken`;
@@ -120,7 +126,7 @@ export function audit(records: readonly PageRecord[], opts: AuditOptions = {}): 
     if (!isPage(r)) continue;
     const html = r.status !== null && r.status < 400 && r.error === null && r.title !== null;
     if (r.error?.code === 'network' && /TOO_MANY_REDIRECTS/.test(r.error.message)) add('redirect-loop', r.url, `redirects never end (${r.error.message})`, true);
-    else if (isBlockedAnswer(r)) add('blocked', r.url, blockedWhy(r), true);
+    else if (isBotWall(r)) add('blocked', r.url, blockedWhy(r), true);
     else if (r.error) add('broken-link', r.url, `${r.error.code}: ${r.error.message}`, true);
     else if (r.status !== null && r.status >= 400) add('broken-link', r.url, `HTTP ${r.status}`, true);
     else if (r.soft404) add('broken-link', r.url, 'soft 404: answers 200 but renders a "not found" screen', true);
@@ -219,7 +225,7 @@ function linkCheckIssues(
   }
   for (const [url, c] of external) {
     const how = `off-site, checked with ${c.method}`;
-    if (isBlockedAnswer(c)) add('blocked', url, `${blockedWhy(c)} (${how})`, true);
+    if (isBlockedCheck(c)) add('blocked', url, `${blockedWhy(c)} (${how})`, true);
     else if (c.error) add('broken-link', url, `${c.error.code}: ${c.error.message} (${how})`, true);
     else if (c.status !== null && c.status >= 400) add('broken-link', url, `HTTP ${c.status} (${how})`, true);
   }
