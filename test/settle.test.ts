@@ -87,6 +87,16 @@ describe('settle', () => {
     expect(page.timings.settledMs!, JSON.stringify(page.timings)).toBeLessThan(540);
   });
 
+  it('a fetch() whose body the page never reads does not hold the settle (it would never finish)', async () => {
+    const { records } = await crawlFrom('/ignored-body', { maxDepth: 0 });
+    const page = records.find((r) => pathOf(r.url) === '/ignored-body')!;
+    expect(page).toMatchObject({ status: 200, settled: true, error: null, title: 'Ignored body' });
+    expect(page.links).toEqual([`${site.origin}/late-target`]);
+    // 50 ms for the data, then 100 ms of quiet: well before the full window, let alone the 2 s
+    // an unread body used to hold.
+    expect(page.timings.settledMs!, JSON.stringify(page.timings)).toBeLessThan(540);
+  });
+
   it('does not settle early while the page works in slices chained through a MessageChannel (React\'s scheduler)', async () => {
     const { records } = await crawlFrom('/message-channel', { maxDepth: 0 });
     const page = records.find((r) => pathOf(r.url) === '/message-channel')!;

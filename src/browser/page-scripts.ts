@@ -55,7 +55,8 @@ export const SOON_TIMER_MS = 1000;
  * last DOM mutation (including inside shadow roots attached later) on `window.__spacrawl`;
  * counts the work the page has scheduled soon (`setTimeout` due within {@link SOON_TIMER_MS},
  * `setInterval` of at most that period until cleared, `requestAnimationFrame`,
- * `requestIdleCallback`, and `MessageChannel` messages not yet handled); counts clicks on
+ * `requestIdleCallback`, and `MessageChannel` messages not yet handled); counts fetch() body
+ * reads in progress; counts clicks on
  * `download` links (their request is the browser's, not the page's, so the network tracking
  * does not see it); and replaces `window.open` so popups are recorded as links instead of
  * opened.
@@ -70,6 +71,7 @@ export function installMutationClock(): void {
     downloadClicks: 0,
     downloadAt: 0,
     messages: { posted: 0, handled: 0 },
+    bodyReads: 0,
   };
   w.__spacrawl = state;
   window.addEventListener(
@@ -165,6 +167,43 @@ export function installMutationClock(): void {
       return (remove as (...x: unknown[]) => void).call(this, type, listener(type, fn), ...rest);
     };
   }
+  // Reads of fetch() response bodies: a body method (json(), text() …) until its promise
+  // settles, and a body stream once taken (the page reads it at its own pace). A response whose
+  // body the page never asks for is not waited for (see visitPage).
+  const Resp = window.Response?.prototype as unknown as Record<string, Fn> | undefined;
+  if (Resp) {
+    for (const name of ['json', 'text', 'arrayBuffer', 'blob', 'formData', 'bytes']) {
+      const read = Resp[name];
+      if (typeof read !== 'function') continue;
+      Resp[name] = function (this: unknown, ...a: unknown[]): unknown {
+        const out = read.apply(this, a);
+        if (out instanceof Promise) {
+          state.bodyReads++;
+          const done = (): void => {
+            state.bodyReads--;
+          };
+          out.then(done, done);
+        }
+        return out;
+      };
+    }
+    const body = Object.getOwnPropertyDescriptor(Resp, 'body');
+    if (body?.get) {
+      const get = body.get;
+      const taken = new WeakSet<object>();
+      Object.defineProperty(Resp, 'body', {
+        configurable: true,
+        enumerable: body.enumerable,
+        get(this: object) {
+          if (!taken.has(this)) {
+            taken.add(this);
+            state.bodyReads++;
+          }
+          return get.call(this);
+        },
+      });
+    }
+  }
   const mark = (): void => {
     state.last = performance.now();
   };
@@ -194,16 +233,29 @@ export function installMutationClock(): void {
   };
 }
 
+/** What {@link settleState} reads from a page. Times in ms. */
+export interface SettleState {
+  /** The load event has fired. */
+  loaded: boolean;
+  /** Time since the last DOM mutation (0 when the clock is missing). */
+  quietForMs: number;
+  /** Timers, intervals, animation frames, idle callbacks and channel messages scheduled soon. */
+  scheduled: number;
+  /** Clicks on `download` links so far. */
+  downloadClicks: number;
+  /** Time since the last such click (`Infinity` for none). */
+  sinceDownloadClickMs: number;
+  /** fetch() body reads in progress, body streams taken included (1 when unknown). */
+  bodyReads: number;
+}
+
 /**
- * The page's settle state: whether the load event has fired, milliseconds since the last DOM
- * mutation (from the clock {@link installMutationClock} keeps; 0 when it is missing), how
- * many timers, intervals, animation frames, idle callbacks and channel messages the page has
- * scheduled soon, and how many `download` links were clicked and how long ago the last one was
- * (ms).
+ * The page's settle state (see {@link SettleState}), from the clock and counters
+ * {@link installMutationClock} keeps.
  */
-export function settleState(): { loaded: boolean; quietForMs: number; scheduled: number; downloadClicks: number; sinceDownloadClickMs: number } {
+export function settleState(): SettleState {
   const w = window as unknown as {
-    __spacrawl?: { last: number; pending?: Set<unknown>; downloadClicks?: number; downloadAt?: number; messages?: { posted: number; handled: number } };
+    __spacrawl?: { last: number; pending?: Set<unknown>; downloadClicks?: number; downloadAt?: number; messages?: { posted: number; handled: number }; bodyReads?: number };
   };
   const s = w.__spacrawl;
   const unhandledMessages = s?.messages ? Math.max(0, s.messages.posted - s.messages.handled) : 0;
@@ -214,6 +266,7 @@ export function settleState(): { loaded: boolean; quietForMs: number; scheduled:
     scheduled: s?.pending ? s.pending.size + unhandledMessages : 1,
     downloadClicks: s?.downloadClicks ?? 0,
     sinceDownloadClickMs: s?.downloadAt ? performance.now() - s.downloadAt : Infinity,
+    bodyReads: s?.bodyReads ?? 1,
   };
 }
 

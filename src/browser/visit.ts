@@ -3,7 +3,7 @@ import type { DialogRecord, FailedRequest, PageTimings, RecordError, RedirectHop
 import type { LinkSource, PageMeta } from '../report/record.js';
 import { toRequestUrl } from '../url/normalize.js';
 import { exploreClicks, scrollForLinks, type ClickOptions, type ScrollOptions } from './explore.js';
-import { extractPage, readAnchors, settleState, type ExtractResult, type RawLink } from './page-scripts.js';
+import { extractPage, readAnchors, settleState, type ExtractResult, type SettleState, type RawLink } from './page-scripts.js';
 import { sleep, withTimeout } from './timeout.js';
 
 /** How one page visit behaves. Times in milliseconds. */
@@ -266,6 +266,8 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     // Requests whose body has not been read to the end yet, with when their response arrived:
     // a page still reading (and then processing) a large response is not settled early, nor
     // within UNREAD_WAIT_MS of the response (a body the page never reads stops counting then).
+    // A fetch() body counts only while the page has a body read in progress: Chromium finishes a
+    // fetch() request only once its body is read, and a page that ignores the body never does.
     const unread = new Map<Request, number | null>();
     let lastNet = Date.now();
     const isNavOfMain = (r: Request): boolean => r.isNavigationRequest() && r.frame() === p.mainFrame();
@@ -430,10 +432,13 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       if (inflight.size === 0 && now - lastNet >= early && now - lastRead >= early) {
         lastRead = now;
         const state = await step(
-          withTimeout(p.evaluate(settleState), 2_000, 'reading the settle state').catch(() => ({ loaded: false, quietForMs: 0, scheduled: 1, downloadClicks: 0, sinceDownloadClickMs: Infinity })),
+          withTimeout(p.evaluate(settleState), 2_000, 'reading the settle state').catch((): SettleState => ({ loaded: false, quietForMs: 0, scheduled: 1, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 1 })),
         );
         const netQuiet = inflight.size === 0 ? Date.now() - lastNet : 0;
-        const reading = [...unread.values()].some((at) => at !== null && Date.now() - at < UNREAD_WAIT_MS);
+        // A response counts as being read while its body is not finished, unless it is a fetch()
+        // whose body the page has not asked for (nothing reads it, so it never finishes).
+        const held = [...unread].filter(([r]) => r.resourceType() !== 'fetch' || state.bodyReads > 0);
+        const reading = held.some(([, at]) => at !== null && Date.now() - at < UNREAD_WAIT_MS);
         if (state.loaded && !reading && state.quietForMs >= opts.quietMs && netQuiet >= opts.quietMs) {
           result.settled = true;
           break;
@@ -441,7 +446,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
         // A clicked download link is a request the page events do not show until the download
         // starts: wait for it (at most DOWNLOAD_WAIT_MS after the click) before settling early.
         const downloadPending = state.downloadClicks > downloadsSeen && state.sinceDownloadClickMs < DOWNLOAD_WAIT_MS;
-        if (state.loaded && state.scheduled === 0 && unread.size === 0 && !downloadPending && state.quietForMs >= early && netQuiet >= early) {
+        if (state.loaded && state.scheduled === 0 && held.length === 0 && !downloadPending && state.quietForMs >= early && netQuiet >= early) {
           result.settled = true;
           break;
         }
