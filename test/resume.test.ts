@@ -113,8 +113,17 @@ describe('Ctrl-C, then resume', () => {
     first.kill('SIGINT');
     const r1 = await firstDone;
     expect(r1.code).toBe(130);
+    // A report made from the stopped crawl says it stopped.
+    const endReason = (): string => {
+      const json = path.join(tmp, 'sigint-export.json');
+      const e = spawnSync(process.execPath, [BIN, 'export', '--state', db, '--report', `json:${json}`], { encoding: 'utf8' });
+      expect(e.status).toBe(0);
+      return (JSON.parse(fs.readFileSync(json, 'utf8')) as { summary: { endReason: string } }).summary.endReason;
+    };
+    expect(endReason()).toBe('interrupted');
     const r2 = await exited(start(['--state', db, '--out', out, '--concurrency', '4']));
     expect(r2.code).toBe(0);
+    expect(endReason()).toBe('done');
     const counts = docCounts();
     expect([...counts.keys()].sort()).toEqual(ALL);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
@@ -134,6 +143,9 @@ describe('resuming with a larger budget', () => {
     const r1 = await exited(start(['--state', db, '--out', out, '--concurrency', '4', '--max-pages', '10']));
     expect(r1.code).toBe(0);
     expect(site.documents()).toHaveLength(10);
+    const exported = path.join(tmp, 'budget-export.json');
+    expect(spawnSync(process.execPath, [BIN, 'export', '--state', db, '--report', `json:${exported}`], { encoding: 'utf8' }).status).toBe(0);
+    expect((JSON.parse(fs.readFileSync(exported, 'utf8')) as { summary: { endReason: string } }).summary.endReason).toBe('max-pages');
     const budget1 = read().filter((r) => r.skipped === 'budget').length;
     expect(budget1).toBeGreaterThan(0);
     expectOnePerUrl(read());

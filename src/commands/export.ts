@@ -10,7 +10,7 @@ import type { Frontier } from '../crawl/frontier.js';
 import { OptionsError } from '../crawl/options.js';
 import { parseReportSpec, writeReport } from '../report/formats.js';
 import type { PageRecord } from '../report/record.js';
-import { SummaryCounter, type CrawlSummary } from '../report/summary.js';
+import { SummaryCounter, type CrawlSummary, type EndReason } from '../report/summary.js';
 import { audit } from '../report/audit.js';
 
 /** `spacrawl export --state FILE --report FORMAT:PATH`: reports from a stored crawl, without crawling. */
@@ -39,8 +39,9 @@ export default class Export extends SpacrawlCommand {
       if (this.jsonEnabled() && specs.some((s) => s.path === null)) throw new OptionsError('--json prints the summary on stdout: give every --report a PATH');
       let store: Frontier;
       let source: string;
-      // Crawl time is kept by state files only (0 for a shared crawl).
+      // Crawl time and end reason are kept by state files only (0 and `done` for a shared crawl).
       let elapsedMs = 0;
+      let endReason: EndReason = 'done';
       if (flags.redis) {
         store = await RedisFrontier.open(flags.redis, { crawlId: flags['crawl-id']!, crawlKey: null, heartbeat: false, retryMs: flags['redis-timeout'] * 1000 });
         source = `crawl ${flags['crawl-id']!}`;
@@ -49,6 +50,7 @@ export default class Export extends SpacrawlCommand {
         if (!fs.existsSync(file)) throw new OptionsError(`no state file at ${file}`);
         const sqlite = SqliteFrontier.open(file, { crawlKey: { seeds: [], scope: '' }, keepKey: true });
         elapsedMs = sqlite.crawlTimeMs();
+        endReason = await sqlite.endReason();
         store = sqlite;
         source = file;
       }
@@ -62,7 +64,7 @@ export default class Export extends SpacrawlCommand {
       } finally {
         await store.close();
       }
-      const summary = counter.snapshot(elapsedMs, 'done');
+      const summary = counter.snapshot(elapsedMs, endReason);
       const input = { records, summary, audit: audit(records), failOn: ['broken-link', 'server-error'], screenshotsDir: null };
       for (const s of specs) writeReport(s, input);
       process.stderr.write(`exported ${records.length} records (${summary.pages} pages) from ${source}\n`);

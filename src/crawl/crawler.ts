@@ -304,6 +304,8 @@ export class Crawler {
       await requestCtx?.dispose().catch(() => {});
       await this.linkChecker?.close();
       if (this.ownBrowser) await this.browser?.close().catch(() => {});
+      // Durable stores keep why the run ended, for export (a store failure has its own error).
+      await this.frontier.recordEnd?.(this.endReason).catch(() => {});
       await this.frontier.close();
     }
   }

@@ -1,4 +1,5 @@
 import type { PageRecord, RecordError, SkipReason } from '../report/record.js';
+import type { EndReason } from '../report/summary.js';
 import type { PolitenessStore } from './politeness.js';
 import type { RobotsStore } from '../url/robots.js';
 
@@ -97,6 +98,8 @@ export interface Frontier {
    * `--max-pages` count starts. Stores without earlier runs leave it out (0).
    */
   visited?(): Promise<number>;
+  /** Durable stores: keep why this run ended (the last run's reason is what `export` reports). */
+  recordEnd?(reason: EndReason): Promise<void>;
   close(): Promise<void>;
 }
 

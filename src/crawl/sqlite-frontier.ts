@@ -21,6 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { blankRecord, type PageRecord, type RecordError, type SkipReason } from '../report/record.js';
+import type { EndReason } from '../report/summary.js';
 import { StaleLeaseError, type Frontier, type FrontierCounts, type FrontierEntry, type Lease } from './frontier.js';
 import { keyDiff, normalizeKey, stableStringify, type CrawlKey } from './crawl-key.js';
 
@@ -543,6 +544,26 @@ export class SqliteFrontier implements Frontier {
     return this.guard(() => Number(this.stmts.getMeta.get('crawl_ms') ?? 0));
   }
 
+  /**
+   * Keep why this run ended (meta `end_reason`); the last run's reason is the stored crawl's.
+   * @throws StateStoreError on a database error
+   */
+  async recordEnd(reason: EndReason): Promise<void> {
+    this.guard(() => this.stmts.setMeta.run('end_reason', reason));
+  }
+
+  /**
+   * Why the stored crawl stopped, for `export`: the last run's reason, except that URLs still
+   * queued (a killed run records none) mean `interrupted`.
+   * @throws StateStoreError on a database error
+   */
+  async endReason(): Promise<EndReason> {
+    const stored = this.guard(() => this.stmts.getMeta.get('end_reason')) as EndReason | undefined;
+    const { queued } = await this.counts();
+    if (queued > 0 && (stored === undefined || stored === 'done')) return 'interrupted';
+    return stored ?? 'done';
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     let failure: unknown = null;
@@ -567,6 +588,7 @@ function prepare(db: Database.Database) {
   return {
     maxSeq: db.prepare<[], number>('SELECT COALESCE(MAX(seq), 0) FROM urls').pluck(),
     getMeta: db.prepare<[string], string>('SELECT value FROM meta WHERE key = ?').pluck(),
+    setMeta: db.prepare<[string, string]>('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
     addCrawlTime: db.prepare<[{ ms: number }]>(
       `INSERT INTO meta (key, value) VALUES ('crawl_ms', @ms)
        ON CONFLICT (key) DO UPDATE SET value = CAST(value AS INTEGER) + @ms`,
