@@ -1,3 +1,4 @@
+import { describeFsError } from '../report/files.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { OptionsError } from '../crawl/options.js';
@@ -32,7 +33,7 @@ export async function applyConfig<T extends Record<string, unknown>>(
     data = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    throw new OptionsError(`cannot read config ${file}: ${e.code ?? e.message.split('\n')[0]}`);
+    throw new OptionsError(`cannot read config ${file}: ${e.code ? describeFsError(e, 'read') : e.message.split('\n')[0]}`);
   }
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw new OptionsError(`config ${file} must hold one JSON object of flag values`);
   const given = (name: string): boolean => argv.some((a) => a === `--${name}` || a.startsWith(`--${name}=`));

@@ -55,8 +55,8 @@ export function planReports(o: ReportingOptions): { specs: ReportSpec[]; ignore:
     if (s.path === null) continue;
     try {
       fs.accessSync(path.dirname(s.path), fs.constants.W_OK);
-    } catch {
-      throw new OptionsError(`cannot write report ${s.path}: its folder is missing or read-only`);
+    } catch (err) {
+      throw new OptionsError(`cannot write report ${s.path}: ${describeFsError(err)}`);
     }
     if (fs.statSync(s.path, { throwIfNoEntry: false })?.isDirectory()) throw new OptionsError(`cannot write report ${s.path}: it is a folder`);
   }

@@ -5,13 +5,14 @@ import path from 'node:path';
  * Words for a file-system error, for one-line messages such as
  * `cannot write out/x.jsonl: its folder does not exist`.
  * @param err - what `fs` threw (a `NodeJS.ErrnoException`, or anything)
+ * @param op - what was tried: a missing path means a missing folder for a write, a missing file for a read
  * @returns a short phrase; the bare errno code for codes not listed, the message otherwise
  */
-export function describeFsError(err: unknown): string {
+export function describeFsError(err: unknown, op: 'write' | 'read' = 'write'): string {
   const e = err as NodeJS.ErrnoException | null;
   switch (e?.code) {
     case 'ENOENT':
-      return 'its folder does not exist';
+      return op === 'read' ? 'no such file' : 'its folder does not exist';
     case 'ENOTDIR':
       return 'a part of its path is a file, not a folder';
     case 'EACCES':
