@@ -531,11 +531,6 @@ export class SqliteFrontier implements Frontier {
   }
 
   /**
-   * Put every lease back in the queue (this process holds them all) and close the database,
-   * which drops the lock. Calling it again does nothing.
-   * @throws StateStoreError on a database error (the database is closed anyway)
-   */
-  /**
    * Wall time (ms) of every crawl run on this file that closed it: from open to close, summed.
    * A run that was killed (`kill -9`) adds nothing. Export reports it as the crawl's elapsed time.
    * @throws StateStoreError on a database error
@@ -564,6 +559,12 @@ export class SqliteFrontier implements Frontier {
     return stored ?? 'done';
   }
 
+  /**
+   * Put every lease back in the queue (this process holds them all) and close the database,
+   * which drops the lock; a crawling open adds its time to the stored crawl time. Calling it again
+   * does nothing.
+   * @throws StateStoreError on a database error (the database is closed anyway)
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     let failure: unknown = null;
