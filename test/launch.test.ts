@@ -53,4 +53,23 @@ describe('launching Chromium', () => {
     await ctx.close();
     expect(targetInfos.filter((t) => t.type !== 'page' && t.type !== 'browser')).toEqual([]);
   });
+
+  it('runs no GPU process (--in-process-gpu), and a page still renders and screenshots', async () => {
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.setContent('<h1 style="color: rgb(200, 0, 0)">Red</h1>');
+    const png = await page.screenshot();
+    const types = descendants(process.pid).map((pid) => {
+      try {
+        return /--type=([a-z-]+)/.exec(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'))?.[1] ?? null;
+      } catch {
+        return null;
+      }
+    });
+    await ctx.close();
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(png.length).toBeGreaterThan(1000);
+    expect(types).toContain('renderer');
+    expect(types).not.toContain('gpu-process');
+  });
 });

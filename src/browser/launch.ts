@@ -39,6 +39,9 @@ export const SPACRAWL_DISABLED_FEATURES: readonly string[] = ['WebUIOmniboxPopup
 export const CHROMIUM_ARGS: readonly string[] = [
   '--no-sandbox',
   '--disable-gpu',
+  // The GPU service (software compositing here) runs as a thread of the browser process instead
+  // of a process of its own: ~25 MB less at the same speed (400-page bench tree, concurrency 8).
+  '--in-process-gpu',
   '--disable-quic',
   '--disable-background-networking',
   '--disable-component-update',
