@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { OptionsError } from '../crawl/options.js';
-import { describeFsError, ensureDir } from '../report/files.js';
+import { describeFsError, ensureWritableDir } from '../report/files.js';
 import { audit, failingIssues, RULES, type AuditIssue, type AuditResult } from '../report/audit.js';
 import { FORMATTERS, parseReportSpec, writeReport, type ReportInput, type ReportSpec } from '../report/formats.js';
 import { renderMarkdownCapped } from '../report/formats/markdown.js';
@@ -41,8 +41,7 @@ export function planReports(o: ReportingOptions): { specs: ReportSpec[]; ignore:
   const specs = o.reports.map(parseReportSpec);
   if (o.outputDir) {
     try {
-      ensureDir(o.outputDir);
-      fs.accessSync(o.outputDir, fs.constants.W_OK);
+      ensureWritableDir(o.outputDir);
     } catch (err) {
       throw new OptionsError(`cannot write to --output-dir ${o.outputDir}: ${describeFsError(err)}`);
     }

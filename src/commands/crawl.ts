@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { Args } from '@oclif/core';
 import { devices } from 'playwright';
 import { applyConfig } from '../cli/config.js';
-import { describeFsError, ensureDir } from '../report/files.js';
+import { describeFsError, ensureWritableDir } from '../report/files.js';
 import { classifyError, failAndExit } from '../cli/errors.js';
 import { crawlFlags } from '../cli/flags.js';
 import { runCrawl } from '../cli/run-crawl.js';
@@ -274,8 +274,7 @@ export function parseRate(v: string): number {
  */
 export function checkWritableDir(dir: string, what = `screenshots to ${dir}`): void {
   try {
-    ensureDir(dir);
-    fs.accessSync(dir, fs.constants.W_OK);
+    ensureWritableDir(dir);
   } catch (err) {
     throw new OptionsError(`cannot write ${what}: ${describeFsError(err)}`);
   }

@@ -6,7 +6,7 @@ import { browserUserAgent, defaultUserAgent, launchBrowser } from '../browser/la
 import { ContextPool } from '../browser/pool.js';
 import { visitPage, type VisitResult } from '../browser/visit.js';
 import { blankRecord, type PageRecord, type RecordError, type SkipReason } from '../report/record.js';
-import { ensureDir } from '../report/files.js';
+import { ensureWritableDir } from '../report/files.js';
 import { screenshotFileName } from '../report/screenshot-name.js';
 import type { EndReason } from '../report/summary.js';
 import { normalize, toRequestUrl } from '../url/normalize.js';
@@ -244,7 +244,7 @@ export class Crawler {
     this.input.signal?.addEventListener('abort', onExternalAbort, { once: true });
     const maxTimer = o.maxTimeSeconds ? setTimeout(() => this.cancel('max-time'), o.maxTimeSeconds * 1000) : null;
 
-    if (o.screenshotsDir) ensureDir(o.screenshotsDir);
+    if (o.screenshotsDir) ensureWritableDir(o.screenshotsDir);
 
     if (this.input.browser) this.browser = this.input.browser;
     else {

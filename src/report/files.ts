@@ -32,13 +32,14 @@ export function describeFsError(err: unknown, op: 'write' | 'read' = 'write'): s
 }
 
 /**
- * Create a folder and its missing parents, one level at a time. Unlike
- * `fs.mkdirSync(dir, { recursive: true })`, it cannot loop: Node 20's recursive mkdir spins
- * forever on some paths of pseudo file systems (e.g. `/proc/x`).
+ * Create a folder and its missing parents, one level at a time, and check that it is writable.
+ * Unlike `fs.mkdirSync(dir, { recursive: true })`, it cannot loop: Node 20's recursive mkdir
+ * spins forever on some paths of pseudo file systems (e.g. `/proc/x`).
  * @param dir - the folder to create (an existing folder is fine)
- * @throws the `fs` error (`ENOENT`, `ENOTDIR`, `EACCES`, …) of the first level that cannot be made
+ * @throws the `fs` error (`ENOENT`, `ENOTDIR`, `EACCES`, …) of the first level that cannot be
+ *   made, or of the write-access check
  */
-export function ensureDir(dir: string): void {
+export function ensureWritableDir(dir: string): void {
   const missing: string[] = [];
   let d = path.resolve(dir);
   for (;;) {
@@ -62,4 +63,5 @@ export function ensureDir(dir: string): void {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
   }
+  fs.accessSync(dir, fs.constants.W_OK);
 }

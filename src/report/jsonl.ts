@@ -54,6 +54,7 @@ export class JsonlWriter {
     const end = text.lastIndexOf('\n') + 1;
     if (end < text.length) fs.truncateSync(file, Buffer.byteLength(text.slice(0, end)));
     const kept: string[] = [];
+    let dropped = 0;
     for (const line of text.slice(0, end).split('\n')) {
       if (!line) continue;
       let u: unknown;
@@ -62,11 +63,14 @@ export class JsonlWriter {
       } catch {
         // not a record of ours: left as it is
       }
-      if (typeof u === 'string' && drop.has(u)) continue;
+      if (typeof u === 'string' && drop.has(u)) {
+        dropped++;
+        continue;
+      }
       if (typeof u === 'string') urls.add(u);
       kept.push(line);
     }
-    if (drop.size && kept.length < text.slice(0, end).split('\n').filter(Boolean).length) {
+    if (dropped > 0) {
       const tmp = `${file}.${process.pid}.tmp`;
       try {
         fs.writeFileSync(tmp, kept.map((l) => `${l}\n`).join(''));
