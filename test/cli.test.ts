@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PAGES } from '../fixtures/demo-site.js';
 import { startTreeSite, TREE_MISSING_PATH, TREE_PRIVATE_PATH, treePath, treeVisitedPaths, type TreeSite } from '../fixtures/sites/tree.js';
+import { checkWritableFile } from '../src/report/files.js';
 import { pathOf, recordProblems, sorted } from './helpers/records.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -134,6 +135,22 @@ describe('usage errors exit 2 with one line on stderr and nothing on stdout', ()
     tree.server.reset();
     expectUsageError(await run(['crawl', tree.url('/'), '--report', `csv:${tmp}`]), /^spacrawl: cannot write report .*: it is a folder\n$/);
     expect(tree.server.log).toHaveLength(0);
+  });
+
+  it('a --report path that cannot be created (under /sys), before crawling, leaving no file behind', async () => {
+    tree.server.reset();
+    expectUsageError(await run(['crawl', tree.url('/'), '--report', 'csv:/sys/spacrawl-report.csv']), /^spacrawl: cannot write report \/sys\/spacrawl-report\.csv: /);
+    expect(tree.server.log).toHaveLength(0);
+    expect(fs.existsSync('/sys/spacrawl-report.csv')).toBe(false);
+  });
+
+  it('the report-path check leaves no file behind, and an existing file as it was', () => {
+    const report = path.join(tmp, 'checked.csv');
+    checkWritableFile(report);
+    expect(fs.existsSync(report)).toBe(false);
+    fs.writeFileSync(report, 'keep');
+    checkWritableFile(report);
+    expect(fs.readFileSync(report, 'utf8')).toBe('keep');
   });
 
   it('--screenshots under /proc (where Node\'s recursive mkdir never returns)', async () => {

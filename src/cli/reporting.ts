@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { OptionsError } from '../crawl/options.js';
-import { describeFsError, ensureWritableDir } from '../report/files.js';
+import { checkWritableFile, describeFsError, ensureWritableDir } from '../report/files.js';
 import { audit, failingIssues, RULES, type AuditIssue, type AuditResult } from '../report/audit.js';
 import { FORMATTERS, parseReportSpec, writeReport, type ReportInput, type ReportSpec } from '../report/formats.js';
 import { renderMarkdownCapped } from '../report/formats/markdown.js';
@@ -53,11 +53,10 @@ export function planReports(o: ReportingOptions): { specs: ReportSpec[]; ignore:
   for (const s of specs) {
     if (s.path === null) continue;
     try {
-      fs.accessSync(path.dirname(s.path), fs.constants.W_OK);
+      checkWritableFile(s.path);
     } catch (err) {
       throw new OptionsError(`cannot write report ${s.path}: ${describeFsError(err)}`);
     }
-    if (fs.statSync(s.path, { throwIfNoEntry: false })?.isDirectory()) throw new OptionsError(`cannot write report ${s.path}: it is a folder`);
   }
   const known = new Set([...Object.keys(RULES), 'none', 'warnings']);
   for (const r of o.failOn) if (!known.has(r)) throw new OptionsError(`unknown --fail-on rule ${JSON.stringify(r)} (known: ${[...known].join(', ')})`);

@@ -12,7 +12,9 @@ export function describeFsError(err: unknown, op: 'write' | 'read' = 'write'): s
   const e = err as NodeJS.ErrnoException | null;
   switch (e?.code) {
     case 'ENOENT':
-      return op === 'read' ? 'no such file' : 'its folder does not exist';
+      if (op === 'read') return 'no such file';
+      // The folder is there but refuses new entries (a pseudo file system such as /proc).
+      return e.path && fs.existsSync(path.dirname(e.path)) ? 'it cannot be created there' : 'its folder does not exist';
     case 'ENOTDIR':
       return 'a part of its path is a file, not a folder';
     case 'EACCES':
@@ -64,4 +66,17 @@ export function ensureWritableDir(dir: string): void {
     }
   }
   fs.accessSync(dir, fs.constants.W_OK);
+}
+
+/**
+ * Check before a crawl that a report file can be written at the end: open it for appending
+ * (which neither truncates an existing file nor changes its content), and remove it again if
+ * this check created it.
+ * @param file - the report's path
+ * @throws the `fs` error of the open (`ENOENT`, `EISDIR`, `EACCES`, …)
+ */
+export function checkWritableFile(file: string): void {
+  const existed = fs.existsSync(file);
+  fs.closeSync(fs.openSync(file, 'a'));
+  if (!existed) fs.rmSync(file, { force: true });
 }
