@@ -1,9 +1,9 @@
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PAGES, startDemoSite } from '../fixtures/demo-site.js';
+import { DEMO_PAGES, DEMO_REDIRECTS, startDemoSite } from '../fixtures/demo-site.js';
 import type { FixtureServer } from '../fixtures/server.js';
 import { crawl, launchBrowser, type PageRecord } from '../src/index.js';
-import { collect, expectWellFormed, pagesOf, pathOf, sorted } from './helpers/records.js';
+import { collect, expectWellFormed, pagesOf, pathOf, redirectsOf, sorted } from './helpers/records.js';
 
 let browser: Browser;
 let site: FixtureServer;
@@ -26,14 +26,14 @@ describe('crawl() on the demo site', () => {
   it('visits exactly the pages of DEMO_PAGES, once each', () => {
     expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(sorted(DEMO_PAGES));
     expect(new Set(records.map((r) => r.url)).size).toBe(records.length);
-    // One navigation per page; /pricing is also loaded once more as the target of /old-pricing's 301.
+    // One navigation per page, /pricing included: /old-pricing's 301 to it is stopped at the hop.
     for (const p of DEMO_PAGES) {
-      expect({ p, n: site.documents().filter((d) => d.path === p).length }).toEqual({ p, n: p === '/pricing' ? 2 : 1 });
+      expect({ p, n: site.documents().filter((d) => d.path === p).length }).toEqual({ p, n: 1 });
     }
-    expect(site.documents()).toHaveLength(DEMO_PAGES.length + 1);
+    expect(site.documents()).toHaveLength(DEMO_PAGES.length + Object.keys(DEMO_REDIRECTS).length);
   });
 
-  it('has exactly one non-page record: /admin, skipped for robots.txt and never requested', () => {
+  it('has exactly one skipped record: /admin, skipped for robots.txt and never requested', () => {
     expect(records.filter((r) => r.skipped !== null).map((r) => ({ path: pathOf(r.url), skipped: r.skipped }))).toEqual([
       { path: '/admin', skipped: 'robots' },
     ]);
@@ -46,12 +46,13 @@ describe('crawl() on the demo site', () => {
     expect(errors.map((r) => pathOf(r.url))).toEqual(['/blog/missing-post']);
   });
 
-  it('follows /old-pricing to /pricing with one HTTP 301 hop', () => {
+  it('records /old-pricing as a redirect record to /pricing (one HTTP 301 hop), not a second copy of /pricing', () => {
+    expect(redirectsOf(records).map((r) => [pathOf(r.url), pathOf(r.finalUrl!)])).toEqual(Object.entries(DEMO_REDIRECTS));
     const r = rec('/old-pricing')!;
-    expect(r.finalUrl).toBe(`${site.origin}/pricing`);
-    expect(r.status).toBe(200);
+    expect(r).toMatchObject({ finalUrl: `${site.origin}/pricing`, status: 301, redirect: true, skipped: null, title: null, links: [], linkDetails: [] });
     expect(r.redirectChain).toEqual([{ url: `${site.origin}/old-pricing`, status: 301, kind: 'http' }]);
     expect(site.count('/old-pricing')).toBe(1);
+    expect(pagesOf(records).filter((x) => x.title === rec('/pricing')!.title).map((x) => pathOf(x.url))).toEqual(['/pricing']);
   });
 
   it('lists the off-site profile in externalLinks of /about and gives it no record', () => {

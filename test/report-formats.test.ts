@@ -10,7 +10,7 @@ import { renderJson } from '../src/report/formats/json.js';
 import { renderJunit } from '../src/report/formats/junit.js';
 import { formatElapsed, renderMarkdown, renderMarkdownCapped } from '../src/report/formats/markdown.js';
 import { renderSitemap } from '../src/report/formats/sitemap.js';
-import { blankRecord, type LinkDetail, type PageRecord } from '../src/report/record.js';
+import { blankRecord, isPage, type LinkDetail, type PageRecord } from '../src/report/record.js';
 import { SummaryCounter } from '../src/report/summary.js';
 
 const O = 'https://site.test';
@@ -98,9 +98,9 @@ function buildRecords(): PageRecord[] {
     page('/boom', { status: 500, title: 'Server error' }),
     page('/gone', { soft404: true, title: 'Oops' }),
     page('/private', { noindex: true, title: 'Private' }),
-    page('/redirected', { finalUrl: u('/new-place'), redirectChain: [{ url: u('/redirected'), status: 301, kind: 'http' }], title: 'New place' }),
+    page('/redirected', { redirect: true, status: 301, finalUrl: u('/new-place'), redirectChain: [{ url: u('/redirected'), status: 301, kind: 'http' }], title: null, links: [], linkDetails: [] }),
     page('/new-place', { title: 'New place' }, '/about'),
-    page('/offsite', { finalUrl: 'https://other.test/landing', redirectChain: [{ url: u('/offsite'), status: 302, kind: 'http' }], title: 'Other' }),
+    page('/offsite', { redirect: true, skipped: 'scope', status: 302, finalUrl: 'https://other.test/landing', redirectChain: [{ url: u('/offsite'), status: 302, kind: 'http' }], title: null, links: [], linkDetails: [] }),
     page('/doc.pdf', { contentType: 'application/pdf', title: null }),
     page('/timeout', { status: null, contentType: null, title: null, finalUrl: null, error: { code: 'timeout', message: 'navigation timed out after 30000 ms' } }),
     page('/xss', { title: XSS_TITLE }),
@@ -124,7 +124,8 @@ function buildInput(records = buildRecords(), failOn: string[] = ['broken-link',
 }
 
 const input = buildInput();
-const PAGES = input.records.filter((r) => r.skipped === null).map((r) => r.url);
+const PAGES = input.records.filter(isPage).map((r) => r.url);
+const REDIRECTS = input.records.filter((r) => r.redirect).map((r) => r.url);
 const sortedSet = (xs: Iterable<string>): string[] => [...new Set(xs)].sort();
 
 describe('the fixture audit (what every format must show)', () => {
@@ -145,7 +146,7 @@ describe('the fixture audit (what every format must show)', () => {
         'missing-title /untitled',
       ].sort(),
     );
-    expect(input.summary).toMatchObject({ pages: 15, ok: 12, errors: 3, soft404: 1, robotsSkipped: 1 });
+    expect(input.summary).toMatchObject({ pages: 13, redirects: 1, ok: 10, errors: 3, soft404: 1, robotsSkipped: 1, skipped: { robots: 1, scope: 1 } });
   });
 
   it('names referrers and anchor text for the off-site, insecure and fragment findings', () => {
@@ -237,9 +238,13 @@ describe('csv', () => {
   const text = renderCsv(input);
   const rows = parseCsv(text, { columns: true, skip_empty_lines: true }) as Record<string, string>[];
 
-  it('has the header row and one row per page (skipped records left out)', () => {
+  it('has the header row and one row per page and per redirect record (skipped records left out)', () => {
     expect(text.split('\n')[0]).toBe(CSV_COLUMNS.join(','));
-    expect(rows.map((r) => r.url).sort()).toEqual([...PAGES].sort());
+    expect(rows.map((r) => r.url).sort()).toEqual([...PAGES, ...REDIRECTS].sort());
+    expect(rows.filter((r) => r.kind === 'redirect').map((r) => [r.url, r.status, r.final_url, r.title, r.links])).toEqual([
+      [u('/redirected'), '301', u('/new-place'), '', '0'],
+      [u('/offsite'), '302', 'https://other.test/landing', '', '0'],
+    ]);
     expect(rows.map((r) => r.url)).not.toContain(u('/admin'));
   });
 
@@ -257,7 +262,9 @@ describe('csv', () => {
     const home = rows.find((r) => r.url === u('/'))!;
     expect(home).toEqual({
       url: u('/'),
+      kind: 'page',
       status: '200',
+      final_url: '',
       title: 'Home',
       depth: '0',
       referrer: '',
@@ -298,11 +305,11 @@ describe('junit', () => {
   });
 
   it('has a testcase per page (plus one per failing off-site URL) and a failure per non-ignored --fail-on issue', () => {
-    expect(cases.map((c) => c['@_name']).sort()).toEqual([...PAGES, 'https://ext.test/gone'].sort());
-    expect(new Set(cases.map((c) => c['@_classname']))).toEqual(new Set(['spacrawl.pages']));
+    expect(cases.map((c) => c['@_name']).sort()).toEqual([...PAGES, ...REDIRECTS, 'https://ext.test/gone'].sort());
+    expect(cases.filter((c) => c['@_classname'] === 'spacrawl.redirects').map((c) => c['@_name'])).toEqual(REDIRECTS);
     const failures = cases.flatMap((c) => (c.failure ?? []).map((f) => `${f['@_type']} ${c['@_name'].replace(O, '')}`));
     expect(failures.sort()).toEqual(['broken-link /boom', 'broken-link /gone', 'broken-link /missing', 'broken-link https://ext.test/gone', 'server-error /boom']);
-    expect(suite['@_tests']).toBe(String(PAGES.length + 1));
+    expect(suite['@_tests']).toBe(String(PAGES.length + REDIRECTS.length + 1));
     expect(suite['@_failures']).toBe('5');
     expect(doc.testsuites['@_failures']).toBe('5');
   });
@@ -358,7 +365,7 @@ describe('markdown', () => {
 
   it('has the verdict, the totals and an issue table of exactly the rules found', () => {
     expect(text).toContain('**❌ Fails** under `--fail-on broken-link, server-error`: 5 issues.');
-    expect(text).toContain(`| 15 | 12 | 3 | 1 | 1 | ${input.summary.uniqueUrls} | ${formatElapsed(4321)} |`);
+    expect(text).toContain(`| 13 | 10 | 3 | 1 | 1 | 1 | ${input.summary.uniqueUrls} | ${formatElapsed(4321)} |`);
     expect(sortedSet(tableRules(text))).toEqual(['blocked', 'broken-fragment', 'broken-link', 'insecure-link', 'long-title', 'missing-title', 'noindex', 'server-error']);
     expect(text).toMatch(/\| \*\*`broken-link`\*\* ❌ \| error \| 4 \| 1 \|/);
     expect(text).toMatch(/\| `insecure-link` \| notice \| 1 \| 0 \|/);
@@ -427,7 +434,18 @@ describe('html (static checks; the browser test is test/e2e/report.pw.ts)', () =
     expect(html).not.toMatch(/<link[^>]+href="(https?:)?\/\//);
     expect(html).toContain('<a href="https://ext.test/gone" rel="noopener noreferrer">');
     expect(html).toContain('<input id="filter"');
-    expect(html).toContain('<span id="shown">15</span>');
+    expect(html).toContain('<span id="shown">13</span>');
+  });
+
+  it('lists redirect records in their own section (where each leads), not among pages or skipped URLs', () => {
+    const html = renderHtml(input, '/tmp/r/index.html');
+    const section = (id: string): string => html.split(`<section id="${id}">`)[1]!.split('</section>')[0]!;
+    const urlsIn = (part: string): string[] => [...part.matchAll(/<tr (?:class="[^"]*" )?data-url="([^"]+)"/g)].map((m) => m[1]!.replaceAll('&amp;', '&'));
+    expect(urlsIn(section('redirects'))).toEqual(REDIRECTS);
+    expect(section('redirects')).toContain('off-site, not followed');
+    expect(urlsIn(section('skipped'))).toEqual([u('/admin')]);
+    expect(urlsIn(section('pages')).sort()).toEqual([...PAGES].sort());
+    expect(html).toContain('<dt>redirects</dt>');
   });
 
   it('links screenshots relative to the report folder', () => {

@@ -181,9 +181,11 @@ describe('resuming with a larger budget', () => {
 describe('refusals', () => {
   it('a second process on the same state file is refused (exit 2, one line) while the first runs', async () => {
     const db = path.join(tmp, 'locked.db');
-    const first = start(['--state', db, '--concurrency', '1']);
+    const out = path.join(tmp, 'locked.jsonl');
+    const first = start(['--state', db, '--concurrency', '1', '--out', out]);
     const firstDone = exited(first);
-    await new Promise((r) => setTimeout(r, 1500));
+    // The first process holds the file once it has recorded a page (whatever the machine's load).
+    await waitForLines(out, 1);
     const second = await exited(start(['--state', db]));
     process.kill(-first.pid!, 'SIGKILL');
     await firstDone;

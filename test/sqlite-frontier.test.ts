@@ -447,6 +447,27 @@ describe('SqliteFrontier: records', () => {
     expect(recs[0]).toMatchObject({ depth: 0, referrer: null, error: null, skipped: 'trap', status: null });
   });
 
+  it('a record stored by an older spacrawl (without today\'s fields) is read back with their defaults', async () => {
+    const file = stateFile();
+    const f = openF(file);
+    await f.add([entry('/', 0)]);
+    const home = (await f.next())!;
+    const rec = pageRecord(home.entry);
+    await f.complete(home, rec, []);
+    await f.close();
+    // Take the field out of the stored JSON, as a state file of an earlier version holds it.
+    const db = new Database(file);
+    const row = db.prepare('SELECT rowid AS id, json FROM records WHERE json IS NOT NULL').get() as { id: number; json: string };
+    const old = JSON.parse(row.json) as Record<string, unknown>;
+    delete old.redirect;
+    db.prepare('UPDATE records SET json = ? WHERE rowid = ?').run(JSON.stringify(old), row.id);
+    db.close();
+    const again = openF(file);
+    const recs = await allRecords(again);
+    expect(recs).toEqual([rec]);
+    expect(recs[0]!.redirect).toBe(false);
+  });
+
   it('pages through many records and allows other calls between items', async () => {
     const f = openF(stateFile());
     const n = 600;

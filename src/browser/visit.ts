@@ -23,6 +23,14 @@ export interface VisitOptions {
    * (no settle, no extraction): the crawler will retry it anyway.
    */
   onMainResponse?: (status: number, headers: Record<string, string>, at: number) => boolean;
+  /**
+   * Asked for every main-frame document response of the visit up to extraction, before the
+   * browser acts on it: each redirect hop (with its `Location` target) and each final document,
+   * the first navigation's and any client-side navigation's (meta refresh, `location` change).
+   * `"stop"` ends the navigation there: the target of a hop is never requested, a final document
+   * is never rendered; the visit's `stopped` says where and why. Absent = follow everything.
+   */
+  onDocument?: (doc: DocumentResponse) => DocumentDecision | Promise<DocumentDecision>;
   /** Awaited right before the navigation request is sent (the politeness gate). */
   beforeNavigate?: () => Promise<void>;
   /**
@@ -38,6 +46,35 @@ export interface VisitOptions {
   signal?: AbortSignal;
   /** Read the `id`s and `name`s of the rendered document into `anchors` (`--check-fragments`). @default false */
   collectAnchors?: boolean;
+}
+
+/** A main-frame document response, as {@link VisitOptions.onDocument} sees it. */
+export interface DocumentResponse {
+  /** The URL that answered (absolute). */
+  url: string;
+  /** Its HTTP status. */
+  status: number;
+  /** For a redirect (3xx with `Location`): the target, resolved against `url`; else `null`. */
+  location: string | null;
+  /** `true` while the visit's first navigation is under way (its redirect hops and its document); `false` for a client-side navigation after it. */
+  initial: boolean;
+}
+
+/**
+ * What to do with a main-frame document response: `follow` lets the browser go on; `stop`
+ * ends the navigation there, and says why: `scope` (the target is outside the crawl's scope) or
+ * `known` (the target's page is recorded, or being recorded, under another URL).
+ */
+export type DocumentDecision = 'follow' | { stop: 'scope' | 'known' };
+
+/** Where a visit's navigation was stopped by {@link VisitOptions.onDocument}. */
+export interface StoppedNavigation {
+  /** Why: see {@link DocumentDecision}. */
+  reason: 'scope' | 'known';
+  /** The URL the page was headed for (a hop's target or a final document's URL); never rendered. */
+  target: string;
+  /** `http` when a redirect hop was stopped (the target never requested), `client` for a client-side navigation. */
+  kind: 'http' | 'client';
 }
 
 /** A link found by a visit, before the link pipeline. */
@@ -94,6 +131,13 @@ export interface VisitResult {
   /** `true` if the screenshot was written. */
   screenshot: boolean;
   error: RecordError | null;
+  /**
+   * Set when `onDocument` stopped the navigation: the page only forwards to `target`. Then
+   * `redirectChain` holds every hop up to and including the one stopped (a stopped hop with its
+   * 3xx status; a stopped client navigation as a `client` hop of the page's own URL), `finalUrl`
+   * is `target`, and `status` is what the requested URL itself answered (its first response).
+   */
+  stopped: StoppedNavigation | null;
   /** `true` when the visit was cut short by cancellation (nothing to record). */
   interrupted: boolean;
   /** `true` when the page could not be closed cleanly: the context should be discarded. */
@@ -176,6 +220,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     blockedBy: null,
     screenshot: false,
     error: null,
+    stopped: null,
     interrupted: false,
     contextBroken: false,
   };
@@ -303,7 +348,11 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
         result.failedRequests.push({ url: r.url(), status: null, failure, resourceType: r.resourceType() });
       }
     });
+    // The first navigation's document response (after its HTTP redirects): the requested URL's
+    // answer. A client-side navigation may load another document later (meta refresh, location
+    // change, even before goto returns): the last one is the document that gets read.
     let mainResponse: Response | null = null;
+    let lastDocument: Response | null = null;
     on('response', (resp) => {
       const r = resp.request();
       if (!mine.has(r)) return;
@@ -314,8 +363,14 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       if (unread.has(r)) unread.set(r, lastNet);
       if (isNavOfMain(r)) {
         current = true;
-        mainResponse = resp;
-        result.respondedAt = Date.now();
+        const redirect = resp.status() >= 300 && resp.status() < 400 && resp.headers()['location'] !== undefined;
+        if (!redirect) {
+          if (!mainResponse) {
+            mainResponse = resp;
+            result.respondedAt = Date.now();
+          }
+          lastDocument = resp;
+        }
         return;
       }
       if (resp.status() >= 400 && result.failedRequests.length < MAX_KEPT && !isImplicitFavicon(r)) {
@@ -323,26 +378,68 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       }
     });
 
-    // Decide HTML or not from the main document's response headers, before the body is read.
+    // Decide each main-frame document response before the browser acts on it: a redirect hop or
+    // a document the crawler wants stopped (off-site, or a page recorded under another URL), and
+    // HTML or not from the headers, before the body is read.
     let nonHtml: { status: number; contentType: string | null; url: string; retryAfter: string | null } | null = null;
     const session = tab.cdp;
     const mainFrameId = tab.mainFrameId;
+    /** `true` once the first navigation's document (not a redirect) has answered. */
     let mainDecided = false;
-    const onPaused = (ev: PausedResponse): void => {
+    /** Documents are decided until extraction starts; later ones (clicks) are explore's to guard. */
+    let deciding = true;
+    /** The first navigation's HTTP hops, as they pass (for a navigation stopped at a hop). */
+    const hops: RedirectHop[] = [];
+    /** What the requested URL itself answered (its first response's status). */
+    let ownStatus: number | null = null;
+    const pass = (ev: PausedResponse): void => {
+      session.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
+    };
+    let onClientStop: () => void = () => {};
+    /** Resolves when a client-side navigation is stopped: the visit need not wait for anything else. */
+    const clientStopped = new Promise<void>((resolve) => (onClientStop = resolve));
+    const stopAt = (ev: PausedResponse, stop: StoppedNavigation): void => {
+      result.stopped = stop;
+      if (stop.kind === 'client') onClientStop();
+      if (stop.kind === 'http' && !mainDecided) {
+        // The first navigation ends on an empty document: nothing is requested or rendered.
+        mainDecided = true;
+        result.respondedAt = Date.now();
+        session
+          .send('Fetch.fulfillRequest', { requestId: ev.requestId, responseCode: 200, responseHeaders: [{ name: 'content-type', value: 'text/html' }], body: '' })
+          .catch(() => {});
+      } else {
+        // A client-side navigation is refused: the page stays where it is.
+        session.send('Fetch.failRequest', { requestId: ev.requestId, errorReason: 'Aborted' }).catch(() => {});
+      }
+    };
+    const decidePaused = async (ev: PausedResponse): Promise<void> => {
       const status = ev.responseStatusCode;
+      if (ev.frameId !== mainFrameId || status === undefined || !deciding || result.stopped) return pass(ev);
       const headers = ev.responseHeaders ?? [];
       const header = (n: string): string | null => headers.find((h) => h.name.toLowerCase() === n)?.value ?? null;
       const ct = header('content-type');
       const attachment = /^\s*attachment/i.test(header('content-disposition') ?? '');
-      const isRedirect = status !== undefined && status >= 300 && status < 400 && header('location') !== null;
-      // Only the visit's own main document is decided here. A later document response of the
-      // main frame (a download link the page clicks, a navigation it starts) goes through as is.
-      const decided = mainDecided;
-      if (ev.frameId === mainFrameId && status !== undefined && !isRedirect) mainDecided = true;
-      if (decided || ev.frameId !== mainFrameId || status === undefined || isRedirect || (!attachment && (ct === null || HTML_TYPES.test(ct)))) {
-        session.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
-        return;
+      const html = !attachment && (ct === null || HTML_TYPES.test(ct));
+      const location = status >= 300 && status < 400 ? resolveLocation(header('location'), ev.request.url) : null;
+      const initial = !mainDecided;
+      if (initial && ownStatus === null) ownStatus = status;
+      // A later document of the main frame that is not a page (a download the page starts) is
+      // not a navigation: it goes through as is (the context refuses downloads).
+      if (!initial && location === null && !html) return pass(ev);
+      const decision = opts.onDocument ? await Promise.resolve(opts.onDocument({ url: ev.request.url, status, location, initial })).catch((): DocumentDecision => 'follow') : 'follow';
+      if (location !== null) {
+        if (decision !== 'follow') {
+          if (initial) hops.push({ url: ev.request.url, status, kind: 'http' });
+          return stopAt(ev, { reason: decision.stop, target: location, kind: initial ? 'http' : 'client' });
+        }
+        if (initial) hops.push({ url: ev.request.url, status, kind: 'http' });
+        return pass(ev);
       }
+      if (decision !== 'follow') return stopAt(ev, { reason: decision.stop, target: ev.request.url, kind: initial ? 'http' : 'client' });
+      if (!initial) return pass(ev);
+      mainDecided = true;
+      if (html) return pass(ev);
       nonHtml = { status, contentType: ct, url: ev.request.url, retryAfter: header('retry-after') };
       result.respondedAt = Date.now();
       session
@@ -353,6 +450,9 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
           body: '',
         })
         .catch(() => {});
+    };
+    const onPaused = (ev: PausedResponse): void => {
+      void decidePaused(ev);
     };
     session.on('Fetch.requestPaused', onPaused);
     tab.intercepting = true;
@@ -372,13 +472,26 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       tab.paused = false;
     }
     try {
-      await step(p.goto(requestedUrl, { waitUntil: 'domcontentloaded', timeout: opts.navigationTimeoutMs }));
+      // A script that forwards during parsing (location.replace in the head) leaves the first
+      // document before DOMContentLoaded: once that navigation is stopped, nothing more will come.
+      const navigation = p.goto(requestedUrl, { waitUntil: 'domcontentloaded', timeout: opts.navigationTimeoutMs });
+      navigation.catch(() => {});
+      await step(Promise.race([navigation, clientStopped]));
     } catch (err) {
       if (err instanceof VisitAbort) throw err;
       navError = navigationError(err, opts.navigationTimeoutMs);
     }
     const mainResp = mainResponse as Response | null;
     const nh = nonHtml as { status: number; contentType: string | null; url: string; retryAfter: string | null } | null;
+    const stoppedAtHop = result.stopped as StoppedNavigation | null;
+    if (stoppedAtHop && stoppedAtHop.kind === 'http') {
+      // The URL only forwards: to an off-site target, or to a page recorded under another URL.
+      result.redirectChain = hops;
+      result.finalUrl = stoppedAtHop.target;
+      result.status = ownStatus;
+      result.settled = true;
+      return result;
+    }
     if (mainResp) result.redirectChain = await step(httpChain(mainResp.request()));
     if (nh) {
       result.nonHtml = true;
@@ -429,6 +542,8 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     for (;;) {
       const now = Date.now();
       if (now - settleStart >= opts.settleTimeoutMs) break;
+      // A client-side navigation was stopped: the page only forwards, nothing here is read.
+      if (result.stopped) break;
       if (inflight.size === 0 && now - lastNet >= early && now - lastRead >= early) {
         lastRead = now;
         const state = await step(
@@ -454,6 +569,25 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       await step(sleep(25));
     }
     result.timings.settledMs = Date.now() - t0;
+    deciding = false;
+    const stoppedClient = result.stopped as StoppedNavigation | null;
+    if (stoppedClient && mainResp) {
+      // The page forwards (client side) to a page recorded under another URL, or off-site.
+      result.redirectChain.push({ url: mainResp.url(), status: null, kind: 'client' });
+      result.finalUrl = stoppedClient.target;
+      result.status = ownStatus ?? mainResp.status();
+      result.settled = true;
+      return result;
+    }
+    // A client-side navigation that loaded another document: that document is the one read.
+    const lastDoc = lastDocument as Response | null;
+    if (lastDoc && mainResp && lastDoc !== mainResp) {
+      result.status = lastDoc.status();
+      const headers = await step(lastDoc.allHeaders().catch(() => ({}) as Record<string, string>));
+      result.contentType = headers['content-type'] ?? null;
+      result.robotsDirectives = (headers['x-robots-tag'] ?? '').toLowerCase();
+      result.blockedBy = headers['cf-mitigated'] ? `cf-mitigated: ${headers['cf-mitigated']}` : null;
+    }
 
     // --- extract ----------------------------------------------------------------------------
     const main = await step(withTimeout(p.evaluate(extractPage), 10_000, 'reading the DOM'));
@@ -594,6 +728,16 @@ async function readFrame(frame: Frame): Promise<ExtractResult | null> {
 
 function toFound(l: RawLink, source: FoundLink['source']): FoundLink {
   return { href: l.href, text: l.text, source, rel: l.rel };
+}
+
+/** A `Location` header's target resolved against the URL that sent it (RFC 9110 §10.2.2), or `null` when absent or unparsable. */
+function resolveLocation(location: string | null, base: string): string | null {
+  if (location === null) return null;
+  try {
+    return new URL(location, base).href;
+  } catch {
+    return null;
+  }
 }
 
 /** The HTTP redirect hops that led to `final` (oldest first). */

@@ -27,6 +27,7 @@ import { TrapDetector } from './traps.js';
 import { DustLearner } from './dust.js';
 import { contentHash } from './fingerprint.js';
 import { SoftNotFound } from './soft404.js';
+import { DocumentClaims, redirectRecord } from './redirects.js';
 import type { ClickOptions } from '../browser/explore.js';
 
 /** Robots.txt `Crawl-delay` values above this are capped (ms). */
@@ -114,6 +115,8 @@ export class Crawler {
   private readonly parked: Parked[] = [];
   private stopReason: EndReason | null = null;
   private scope!: Scope;
+  /** Which visit carries which rendered document (redirect records). */
+  private claims!: DocumentClaims;
   private robots: RobotsCache | null = null;
   private browser: Browser | null = null;
   private ownBrowser = false;
@@ -237,6 +240,7 @@ export class Crawler {
   private async run(): Promise<void> {
     const o = this.options;
     this.scope = new Scope(o.seeds, { mode: o.scope, include: o.include, exclude: o.exclude, normalize: o.normalize });
+    this.claims = new DocumentClaims(this.frontier, this.scope, (u) => this.canonical(u));
     const seeds: Candidate[] = o.seeds.map((s) => ({ url: this.canonical(s), requestedUrl: toRequestUrl(s, o.normalize) }));
 
     const onExternalAbort = (): void => this.cancel('interrupted');
@@ -610,6 +614,26 @@ export class Crawler {
     await this.relaunching;
   }
 
+  /**
+   * For a rendered visit whose page ended under another canonical URL without a new document
+   * (a history or hash navigation; document navigations were decided as they happened): `scope`
+   * when that URL is outside the scope, `known` when its page is carried by another visit, else
+   * `null` (this visit carries it). A seed's final URL joins the scope.
+   */
+  private async forwardedAfterRender(e: FrontierEntry, res: VisitResult): Promise<'scope' | 'known' | null> {
+    if (!res.finalUrl || res.nonHtml || res.error) return null;
+    let url: string;
+    try {
+      url = this.canonical(res.finalUrl);
+    } catch {
+      return null;
+    }
+    if (url === e.url) return null;
+    if (e.depth === 0 && !this.scope.inScope(url)) this.scope.addRoot(url);
+    if (!this.scope.inScope(url)) return 'scope';
+    return (await this.claims.claim(url, e.url)) ? null : 'known';
+  }
+
   private async process(pool: ContextPool, lease: Lease, host: string): Promise<void> {
     const o = this.options;
     const e = lease.entry;
@@ -627,6 +651,7 @@ export class Crawler {
       return;
     }
 
+    this.claims.visiting(e.url);
     await this.ensureBrowser(pool);
     let slot;
     try {
@@ -648,6 +673,7 @@ export class Crawler {
       collectAnchors: o.checkFragments,
       beforeNavigate: () => this.beforeNavigate(host),
       onNavigationSent: (at) => this.politeness.sent(host, at),
+      onDocument: (doc) => this.claims.decide(e, doc),
       onMainResponse: (status, headers, at) => {
         if (!RETRYABLE_STATUS.has(status)) return false;
         // Apply Retry-After to the host at once, before other visits to it start.
@@ -686,33 +712,16 @@ export class Crawler {
       return;
     }
 
-    const r = recordFromVisit(e, res, attempt, shotName);
     if (e.depth === 0 && res.status !== null) this.seedVisited = true;
-    if (res.status === 200 && !res.nonHtml && res.error === null && res.finalUrl) {
+    // A URL that only forwards (to a page recorded under another URL, or off-site) is a redirect record.
+    const forwarded = res.stopped?.reason ?? (await this.forwardedAfterRender(e, res));
+    const r = forwarded ? redirectRecord(e, res, attempt, forwarded === 'scope') : recordFromVisit(e, res, attempt, shotName);
+    if (!forwarded && res.status === 200 && !res.nonHtml && res.error === null && res.finalUrl) {
       if (this.soft404) r.soft404 = await this.soft404.judge(res.finalUrl, res.status, res.title ?? '', res.h1, res.text, e.depth === 0);
       const learned = this.dust?.observe(e.url, contentHash(res.text)) ?? [];
       for (const name of learned) this.notice(`learned: parameter ${name.slice(2)} does not change content on ${new URL(e.url).origin}; further variants are skipped as duplicates`);
     }
-
-    let followLinks = !res.nonHtml && res.error === null;
-    if (res.finalUrl) {
-      let finalCanonical: string | null = null;
-      try {
-        finalCanonical = this.canonical(res.finalUrl);
-      } catch {
-        finalCanonical = null;
-      }
-      if (finalCanonical && finalCanonical !== e.url) {
-        // The seed's final URL after redirects joins the scope (http://a → https://www.a/).
-        if (e.depth === 0 && !this.scope.inScope(finalCanonical)) this.scope.addRoot(finalCanonical);
-        if (!this.scope.inScope(finalCanonical)) {
-          r.skipped = 'scope';
-          followLinks = false;
-        } else {
-          await this.frontier.markDone(finalCanonical);
-        }
-      }
-    }
+    const followLinks = !forwarded && !res.nonHtml && res.error === null;
 
     let discovered: FrontierEntry[] = [];
     if (followLinks) {

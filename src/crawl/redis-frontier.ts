@@ -19,7 +19,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { Redis } from 'ioredis';
-import { blankRecord, type PageRecord, type RecordError, type SkipReason } from '../report/record.js';
+import { blankRecord, upgradeRecord, type PageRecord, type RecordError, type SkipReason } from '../report/record.js';
 import type { RobotsFetch, RobotsStore } from '../url/robots.js';
 import { keyDiff, normalizeKey, stableStringify, type CrawlKey } from './crawl-key.js';
 import { StaleLeaseError, type FrontierCounts, type FrontierEntry, type Lease, type SharedFrontier } from './frontier.js';
@@ -748,7 +748,7 @@ function toRecord(row: string): PageRecord {
   } catch (err) {
     throw new RedisStoreError(`a stored record is not JSON: ${firstLine(err)}`);
   }
-  if (!('$skip' in v)) return v;
+  if (!('$skip' in v)) return upgradeRecord(v);
   const r = blankRecord(v.url, v.requestedUrl, v.depth, v.referrer);
   r.skipped = v.$skip;
   r.error = v.error ?? null;

@@ -20,7 +20,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { blankRecord, type PageRecord, type RecordError, type SkipReason } from '../report/record.js';
+import { blankRecord, upgradeRecord, type PageRecord, type RecordError, type SkipReason } from '../report/record.js';
 import type { EndReason } from '../report/summary.js';
 import { StaleLeaseError, type Frontier, type FrontierCounts, type FrontierEntry, type Lease } from './frontier.js';
 import { keyDiff, normalizeKey, stableStringify, type CrawlKey } from './crawl-key.js';
@@ -669,7 +669,7 @@ function toEntry(r: EntryRow): FrontierEntry {
 
 /** A stored record row as a PageRecord (a skipped URL's record is built from its `urls` row). */
 function toRecord(row: RecordRow): PageRecord {
-  if (row.json !== null) return JSON.parse(row.json) as PageRecord;
+  if (row.json !== null) return upgradeRecord(JSON.parse(row.json) as PageRecord);
   if (row.skipReason === null) throw new Error(`the record of ${row.url} is missing (no page record, no skip reason)`);
   const r = blankRecord(row.url, row.requestedUrl, row.depth ?? 0, row.referrer);
   r.skipped = row.skipReason as SkipReason;

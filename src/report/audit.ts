@@ -122,8 +122,16 @@ export function audit(records: readonly PageRecord[], opts: AuditOptions = {}): 
   };
 
   const titles = new Map<string, { url: string; page: string }[]>();
+  const chainRule = (r: PageRecord): void => {
+    const hops = r.redirectChain.length;
+    if (hops > 1) add('redirect-chain', r.url, `${hops} redirects: ${[...r.redirectChain.map((h) => h.url), r.finalUrl ?? '?'].join(' → ')}`, true);
+  };
   for (const r of records) {
-    if (!isPage(r)) continue;
+    if (!isPage(r)) {
+      // A redirect record is no page, but its chain is still the links' detour.
+      if (r.redirect) chainRule(r);
+      continue;
+    }
     const html = r.status !== null && r.status < 400 && r.error === null && r.title !== null;
     if (r.error?.code === 'network' && /TOO_MANY_REDIRECTS/.test(r.error.message)) add('redirect-loop', r.url, `redirects never end (${r.error.message})`, true);
     else if (isBotWall(r)) add('blocked', r.url, blockedWhy(r), true);
@@ -131,8 +139,7 @@ export function audit(records: readonly PageRecord[], opts: AuditOptions = {}): 
     else if (r.status !== null && r.status >= 400) add('broken-link', r.url, `HTTP ${r.status}`, true);
     else if (r.soft404) add('broken-link', r.url, 'soft 404: answers 200 but renders a "not found" screen', true);
     if (r.status !== null && r.status >= 500) add('server-error', r.url, `HTTP ${r.status}`);
-    const httpHops = r.redirectChain.length;
-    if (httpHops > 1) add('redirect-chain', r.url, `${httpHops} redirects: ${[...r.redirectChain.map((h) => h.url), r.finalUrl ?? '?'].join(' → ')}`, true);
+    chainRule(r);
     for (const e of r.pageErrors) add('js-error', r.url, e);
     if (r.consoleErrors.length) add('console-error', r.url, `${r.consoleErrors.length} console error(s): ${r.consoleErrors[0]}`);
     for (const f of r.failedRequests) add('failed-request', r.url, `${f.resourceType} ${f.url}: ${f.status ?? f.failure ?? 'failed'}`);

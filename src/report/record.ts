@@ -198,6 +198,15 @@ export interface PageRecord {
   anchors: string[] | null;
   /** With `--check-fragments`: the page's in-scope links with a plain fragment (`[]` otherwise). */
   fragmentLinks: FragmentLink[];
+  /**
+   * `true` for a redirect record: the URL only forwards (HTTP 3xx, meta refresh, script or
+   * history navigation) to `finalUrl`, whose page is recorded under another URL, or is off-site
+   * (then also `skipped: "scope"`, and `finalUrl` was never loaded). A redirect record carries its
+   * `redirectChain`, `finalUrl` and `status` (what the URL itself answered: the first hop's 3xx,
+   * or its own status for a client-side forward), no title and no links; it is counted in the
+   * summary's `redirects`, not in `pages` (DESIGN.md, "Counting").
+   */
+  redirect: boolean;
   /** Why the URL was not visited, or `null` if it was. */
   skipped: SkipReason | null;
   /** With `skipped: "duplicate"`: the canonical URL whose content this one repeats. */
@@ -254,14 +263,34 @@ export function blankRecord(url: string, requestedUrl: string | null, depth: num
     linkChecks: [],
     anchors: null,
     fragmentLinks: [],
+    redirect: false,
     skipped: null,
     duplicateOf: null,
   };
 }
 
-/** `true` if the record counts as a page (DESIGN.md: records with `skipped: null`). */
+/**
+ * `true` if the record counts as a page (DESIGN.md, "Counting"): not skipped, and not a redirect
+ * record (a URL that only forwards to a page recorded under another URL).
+ */
 export function isPage(r: PageRecord): boolean {
-  return r.skipped === null;
+  return r.skipped === null && !r.redirect;
+}
+
+/** `true` for an in-scope redirect record (counted in the summary's `redirects`). */
+export function isRedirectRecord(r: PageRecord): boolean {
+  return r.skipped === null && r.redirect;
+}
+
+/**
+ * A record read back from a store or a file written by an older spacrawl, with every field of
+ * today's schema: fields it lacks get their defaults from {@link blankRecord} (e.g. `redirect:
+ * false` for records written before redirect records existed). Fields it has are kept as they are.
+ * @param raw - a parsed record object (its `url`, `requestedUrl`, `depth` and `referrer` are kept)
+ */
+export function upgradeRecord(raw: Partial<PageRecord> & { url: string }): PageRecord {
+  const base = blankRecord(raw.url, raw.requestedUrl ?? null, raw.depth ?? 0, raw.referrer ?? null);
+  return { ...base, ...raw, timings: { ...base.timings, ...(raw.timings ?? {}) }, meta: { ...base.meta, ...(raw.meta ?? {}) } };
 }
 
 /** `true` if the page counts as an error (DESIGN.md: an `error`, or a status >= 400). */

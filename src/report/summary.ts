@@ -1,10 +1,12 @@
-import { SCHEMA_VERSION, isErrorPage, isPage, type PageRecord } from './record.js';
+import { SCHEMA_VERSION, isErrorPage, isPage, isRedirectRecord, type PageRecord } from './record.js';
 
 /** The crawl's totals, counted as DESIGN.md defines ("Counting, everywhere"). */
 export interface CrawlSummary {
   schemaVersion: number;
-  /** Records with `skipped: null`. */
+  /** Records with `skipped: null` that carry a rendered document (redirect records are not pages). */
   pages: number;
+  /** Redirect records: in-scope URLs that only forward to a page recorded under another URL. */
+  redirects: number;
   /** Pages with a 2xx status. */
   ok: number;
   /** Pages with an `error` or a status >= 400. */
@@ -39,6 +41,7 @@ export type EndReason = 'done' | 'max-pages' | 'max-time' | 'interrupted';
 /** Accumulates a {@link CrawlSummary} from records as they stream past. */
 export class SummaryCounter {
   private pages = 0;
+  private redirects = 0;
   private ok = 0;
   private errors = 0;
   private robots = 0;
@@ -64,6 +67,8 @@ export class SummaryCounter {
       if (isErrorPage(r)) this.errors++;
       if (!r.settled && r.status !== null && r.error === null) this.unsettled++;
       if (r.soft404) this.soft404++;
+    } else if (isRedirectRecord(r)) {
+      this.redirects++;
     } else if (r.skipped) {
       this.skipped.set(r.skipped, (this.skipped.get(r.skipped) ?? 0) + 1);
       if (r.skipped === 'robots') this.robots++;
@@ -90,6 +95,7 @@ export class SummaryCounter {
     return {
       schemaVersion: SCHEMA_VERSION,
       pages: this.pages,
+      redirects: this.redirects,
       ok: this.ok,
       errors: this.errors,
       robotsSkipped: this.robots,

@@ -34,7 +34,9 @@ export function recordLine(r: PageRecord, origin: string | null, opts: RecordLin
   const paint = !c ? (s: string) => s : r.status === null || r.status >= 400 || r.soft404 ? c.red : r.status >= 300 ? c.cyan : c.green;
   const parts = [paint(status), where];
   if (r.finalUrl && r.redirectChain.length) parts.push(`→ ${shortUrl(r.finalUrl, origin)}`);
-  if (r.skipped) parts.push(`(${r.skipped}${r.contentType ? `: ${r.contentType.split(';')[0]}` : ''})`);
+  if (r.skipped === 'scope' && r.redirect) parts.push('(redirect off-site: not followed)');
+  else if (r.skipped) parts.push(`(${r.skipped}${r.contentType ? `: ${r.contentType.split(';')[0]}` : ''})`);
+  else if (r.redirect) parts.push('(redirect)');
   else parts.push(`${r.links.length} link${r.links.length === 1 ? '' : 's'}`);
   if (r.timings.total !== null) parts.push(`${r.timings.total} ms`);
   if (opts.verbose && !r.skipped && r.status !== null) {
@@ -42,7 +44,7 @@ export function recordLine(r: PageRecord, origin: string | null, opts: RecordLin
     const fmt = (n: number | null): string => (n === null ? '?' : `${n} ms`);
     parts.push(`(ttfb ${fmt(t.ttfb)}, load ${fmt(t.load)}, ${r.settled ? 'settled' : 'settle cap'} ${fmt(t.settledMs)})`);
   }
-  if (!r.settled && r.error === null && r.status !== null && !r.skipped) parts.push('(not quiet: read at settle cap)');
+  if (!r.settled && r.error === null && r.status !== null && !r.skipped && !r.redirect) parts.push('(not quiet: read at settle cap)');
   if (r.soft404) parts.push('(soft 404: renders a "not found" screen)');
   if (r.error) parts.push(`${r.error.code}: ${r.error.message}`);
   return parts.join('  ');
@@ -58,5 +60,6 @@ export function summaryLine(s: CrawlSummary): string {
   const sm = s.sitemapUrls ? `, ${s.sitemapUrls} from sitemaps (${s.orphans.length} orphan${s.orphans.length === 1 ? '' : 's'})` : '';
   const end = s.endReason === 'done' ? '' : ` [stopped: ${s.endReason}]`;
   const soft = s.soft404 ? `, ${s.soft404} soft 404${s.soft404 === 1 ? '' : 's'}` : '';
-  return `${s.pages} pages, ${s.ok} ok, ${s.errors} errors${soft}, ${s.robotsSkipped} skipped by robots.txt${extra}, ${s.uniqueUrls} unique URLs${sm}, ${secs} s${end}`;
+  const redirects = s.redirects ? `, ${s.redirects} redirect${s.redirects === 1 ? '' : 's'}` : '';
+  return `${s.pages} pages, ${s.ok} ok, ${s.errors} errors${soft}${redirects}, ${s.robotsSkipped} skipped by robots.txt${extra}, ${s.uniqueUrls} unique URLs${sm}, ${secs} s${end}`;
 }

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { PageRecord } from '../../src/report/record.js';
+import { isPage, type PageRecord } from '../../src/report/record.js';
 
 /** Every field of DESIGN.md's PageRecord table. */
 export const RECORD_FIELDS = [
@@ -25,6 +25,7 @@ export const RECORD_FIELDS = [
   'attempts',
   'soft404',
   'error',
+  'redirect',
   'skipped',
 ] as const;
 
@@ -99,6 +100,13 @@ export function recordProblems(r: unknown): string[] {
     if (typeof e !== 'object' || !isStr(e.code) || !isStr(e.message)) p.push('error not {code,message}|null');
   }
   if (!(o.skipped === null || SKIP_REASONS.includes(o.skipped as string))) p.push(`skipped not a known reason|null: ${String(o.skipped)}`);
+  if (typeof o.redirect !== 'boolean') p.push('redirect not boolean');
+  if (o.redirect === true) {
+    // A redirect record: where the URL forwards to, and nothing of a page.
+    if (!isAbsHttp(o.finalUrl) || !(o.redirectChain as unknown[]).length) p.push('redirect record without finalUrl or chain');
+    if (o.title !== null || (o.links as unknown[]).length || (o.linkDetails as unknown[]).length) p.push('redirect record with a title or links');
+    if (!(o.skipped === null || o.skipped === 'scope')) p.push(`redirect record skipped for ${String(o.skipped)}`);
+  }
 
   // Consistency between fields that DESIGN.md ties together.
   if (o.skipped === null) {
@@ -138,9 +146,14 @@ export function sorted<T>(xs: Iterable<T>): T[] {
   return [...xs].sort();
 }
 
-/** Records that are pages (DESIGN.md: `skipped: null`). */
+/** Records that are pages (DESIGN.md: `skipped: null`, not a redirect record). */
 export function pagesOf(records: readonly PageRecord[]): PageRecord[] {
-  return records.filter((r) => r.skipped === null);
+  return records.filter(isPage);
+}
+
+/** Redirect records (in scope: `skipped: null`, `redirect: true`). */
+export function redirectsOf(records: readonly PageRecord[]): PageRecord[] {
+  return records.filter((r) => r.redirect && r.skipped === null);
 }
 
 /** A record's linkDetails reduced to the fields DESIGN.md names (url, text, source). */

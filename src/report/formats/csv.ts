@@ -1,13 +1,15 @@
 import { stringify } from 'csv-stringify/sync';
 import type { ReportInput } from '../formats.js';
-import { isPage } from '../record.js';
+import { isPage, type PageRecord } from '../record.js';
 
 /** Column headers of `pages.csv`, in order. */
-export const CSV_COLUMNS = ['url', 'status', 'title', 'depth', 'referrer', 'links', 'settled_ms', 'issues', 'ignored_issues'] as const;
+export const CSV_COLUMNS = ['url', 'kind', 'status', 'final_url', 'title', 'depth', 'referrer', 'links', 'settled_ms', 'issues', 'ignored_issues'] as const;
 
 /**
- * `csv`: one row per page (records with `skipped: null`), header first. Unknown values are empty
- * cells. `issues` holds the rule ids of the page's issues (space-separated, each once, in audit
+ * `csv`: one row per page and per redirect record, header first. `kind` is `page` or `redirect`
+ * (a URL that only forwards: its `final_url` is where to, its `status` what it answered, and it
+ * has no title and no links; an off-site redirect is `redirect` too). `final_url` is empty when
+ * a page was not redirected. Unknown values are empty cells. `issues` holds the rule ids of the page's issues (space-separated, each once, in audit
  * order: most severe first); `ignored_issues` the rule ids of its ignored ones.
  *
  * Cells that a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or CR —
@@ -24,11 +26,13 @@ export function renderCsv(input: ReportInput): string {
     const list = i.ignored ? e.ignored : e.active;
     if (!list.includes(i.rule)) list.push(i.rule);
   }
-  const rows = input.records.filter(isPage).map((r) => {
+  const rows = input.records.filter((r: PageRecord) => isPage(r) || r.redirect).map((r) => {
     const e = issueRules.get(r.url);
     return [
       r.url,
+      r.redirect ? 'redirect' : 'page',
       r.status ?? '',
+      r.finalUrl && (r.redirect || r.redirectChain.length) ? r.finalUrl : '',
       r.title ?? '',
       r.depth,
       r.referrer ?? '',

@@ -224,7 +224,8 @@ export function renderHtml(input: ReportInput, outPath: string | null): string {
   const failingList = failingIssues(audit, input.failOn);
   const failing = new Set(failingList);
   const pages = input.records.filter(isPage);
-  const skipped = input.records.filter((r) => !isPage(r));
+  const redirects = input.records.filter((r) => r.redirect);
+  const skipped = input.records.filter((r) => !isPage(r) && !r.redirect);
   const byUrl = new Map<string, AuditIssue[]>();
   for (const i of audit.issues) {
     const list = byUrl.get(i.url);
@@ -264,6 +265,15 @@ export function renderHtml(input: ReportInput, outPath: string | null): string {
         .join('')}</tbody></table></details></section>`
     : '';
 
+  const redirectSection = redirects.length
+    ? `<section id="redirects"><h2>Redirects</h2><details><summary>${redirects.length} URL${redirects.length === 1 ? '' : 's'} that only forward to another page</summary><table><thead><tr><th>URL</th><th>status</th><th>leads to</th><th>found on</th></tr></thead><tbody>${redirects
+        .map(
+          (r) =>
+            `<tr data-url="${esc(r.url)}"><td class="url">${urlLink(r.url)}</td><td class="num">${r.status ?? '—'}</td><td class="url">→ ${r.finalUrl ? urlLink(r.finalUrl) : '?'}${r.skipped === 'scope' ? ' <span class="tag">off-site, not followed</span>' : ''}${r.redirectChain.length > 1 ? ` <span class="muted">(${r.redirectChain.length} hops)</span>` : ''}</td><td class="url">${r.referrer ? urlLink(r.referrer) : '<span class="none">—</span>'}</td></tr>`,
+        )
+        .join('')}</tbody></table></details></section>`
+    : '';
+
   const notes = summary.notes.length ? `<ul id="notes" class="muted">${summary.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : '';
 
   return `<!doctype html>
@@ -289,6 +299,7 @@ ${stat('pages', 'pages', summary.pages)}
 ${stat('ok', 'ok (2xx)', summary.ok)}
 ${stat('errors', 'errors', summary.errors, summary.errors > 0)}
 ${stat('soft404', 'soft 404s', summary.soft404, summary.soft404 > 0)}
+${stat('redirects', 'redirects', summary.redirects ?? 0)}
 ${stat('robotsSkipped', 'robots skipped', summary.robotsSkipped)}
 ${stat('uniqueUrls', 'unique URLs', summary.uniqueUrls)}
 ${stat('issues', 'issues', activeIssues)}
@@ -313,6 +324,7 @@ ${pages.map((r) => pageRow(r, byUrl.get(r.url) ?? [], failing, shots)).join('\n'
 </tbody>
 </table>
 </section>
+${redirectSection}
 ${skippedSection}
 <footer class="muted"><p>Made by spacrawl. The full data is in report.json and pages.jsonl.</p></footer>
 <script>${JS}</script>

@@ -45,7 +45,12 @@ export function renderJunit(input: ReportInput): string {
     }
     (failingSet.has(i) ? e.failures : e.others).push(i);
   }
-  const cases: { name: string; ms: number | null }[] = input.records.filter(isPage).map((r) => ({ name: r.url, ms: r.timings.total ?? r.timings.settledMs }));
+  const cases: { name: string; ms: number | null; classname?: string; out?: string }[] = input.records.filter(isPage).map((r) => ({ name: r.url, ms: r.timings.total ?? r.timings.settledMs }));
+  // Redirect records are test cases of their own class: where each URL forwards to.
+  for (const r of input.records) {
+    if (!r.redirect) continue;
+    cases.push({ name: r.url, ms: r.timings.total, classname: 'spacrawl.redirects', out: `redirects${r.status !== null ? ` (${r.status})` : ''} to ${r.finalUrl ?? '?'}${r.skipped === 'scope' ? ' (off-site: not followed)' : ''}` });
+  }
   // A failing issue about a URL without a page record still gets a test case, so no failure is lost.
   const named = new Set(cases.map((c) => c.name));
   for (const i of failing) {
@@ -59,13 +64,12 @@ export function renderJunit(input: ReportInput): string {
     // The same URL twice (should not happen) gets its failures once.
     const e = emitted.has(c.name) ? undefined : byUrl.get(c.name);
     emitted.add(c.name);
-    const tc: Record<string, unknown> = { '@_classname': 'spacrawl.pages', '@_name': xmlSafe(c.name), '@_time': seconds(c.ms) };
+    const tc: Record<string, unknown> = { '@_classname': c.classname ?? 'spacrawl.pages', '@_name': xmlSafe(c.name), '@_time': seconds(c.ms) };
     if (e?.failures.length) {
       tc.failure = e.failures.map((i) => ({ '@_type': i.rule, '@_message': xmlSafe(oneLine(i.message)), '#text': xmlSafe(failureBody(i)) }));
     }
-    if (e?.others.length) {
-      tc['system-out'] = xmlSafe(e.others.map((i) => `${i.ignored ? '[ignored] ' : ''}${i.rule} (${i.severity}): ${oneLine(i.message, 2000)}`).join('\n'));
-    }
+    const out = [...(c.out ? [c.out] : []), ...(e?.others ?? []).map((i) => `${i.ignored ? '[ignored] ' : ''}${i.rule} (${i.severity}): ${oneLine(i.message, 2000)}`)];
+    if (out.length) tc['system-out'] = xmlSafe(out.join('\n'));
     return tc;
   });
   const counts = { '@_tests': String(cases.length), '@_failures': String(failing.length), '@_errors': '0' };

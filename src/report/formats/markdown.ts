@@ -70,8 +70,8 @@ export function renderMarkdown(input: ReportInput): string {
       : `**✅ Passes** under \`--fail-on ${describeFailOn(input.failOn)}\`.`,
     '',
   );
-  out.push('| pages | ok | errors | soft 404s | robots skipped | unique URLs | elapsed |', '|---:|---:|---:|---:|---:|---:|---:|');
-  out.push(`| ${summary.pages} | ${summary.ok} | ${summary.errors} | ${summary.soft404} | ${summary.robotsSkipped} | ${summary.uniqueUrls} | ${formatElapsed(summary.elapsedMs)} |`, '');
+  out.push('| pages | ok | errors | soft 404s | redirects | robots skipped | unique URLs | elapsed |', '|---:|---:|---:|---:|---:|---:|---:|---:|');
+  out.push(`| ${summary.pages} | ${summary.ok} | ${summary.errors} | ${summary.soft404} | ${summary.redirects ?? 0} | ${summary.robotsSkipped} | ${summary.uniqueUrls} | ${formatElapsed(summary.elapsedMs)} |`, '');
   if (summary.endReason !== 'done') out.push(`The crawl ended early: \`${summary.endReason}\`.`, '');
 
   const rules = new Map<RuleId, { count: number; ignored: number }>();

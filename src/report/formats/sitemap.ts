@@ -1,6 +1,6 @@
 import { XMLBuilder } from 'fast-xml-parser';
 import type { ReportInput } from '../formats.js';
-import type { PageRecord } from '../record.js';
+import { isPage, type PageRecord } from '../record.js';
 
 /** The sitemaps.org protocol's limit of URLs per file. */
 export const SITEMAP_MAX_URLS = 50_000;
@@ -15,9 +15,13 @@ export function xmlSafe(s: string): string {
   return s.replace(NOT_XML, '\uFFFD');
 }
 
-/** `true` for a page that belongs in a sitemap: visited, HTML, HTTP 200, no error, not a soft 404, not `noindex`. */
+/**
+ * `true` for a page that belongs in a sitemap: visited, HTML, HTTP 200, no error, not a soft 404,
+ * not `noindex`, and not a redirect record (a URL that redirects is never listed; the page it
+ * leads to is listed under its own final URL).
+ */
 export function isSitemapPage(r: PageRecord): boolean {
-  return r.skipped === null && r.status === 200 && r.error === null && !r.soft404 && !r.noindex && r.contentType !== null && HTML_TYPE.test(r.contentType);
+  return isPage(r) && r.status === 200 && r.error === null && !r.soft404 && !r.noindex && r.contentType !== null && HTML_TYPE.test(r.contentType);
 }
 
 /** Host of a URL, or `null` if it does not parse. */

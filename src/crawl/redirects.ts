@@ -1,0 +1,102 @@
+import type { DocumentDecision, DocumentResponse, VisitResult } from '../browser/visit.js';
+import { blankRecord, type PageRecord } from '../report/record.js';
+import type { Scope } from '../url/scope.js';
+import type { Frontier, FrontierEntry } from './frontier.js';
+
+/**
+ * Which visit carries which rendered document, so that one document gets one page record however
+ * many URLs lead to it (DESIGN.md, "redirect": a redirect is never a second copy of its target).
+ *
+ * A visit whose navigation ends under another canonical URL than its own (HTTP redirects, meta
+ * refresh, a script or history navigation) claims that URL in the frontier before the document is
+ * rendered ({@link Frontier.markDone}, atomic across workers): the first visit to claim it carries
+ * the page; any other visit that reaches it stops there and becomes a redirect record. A redirect
+ * hop to a URL this worker already visits or has claimed is stopped before its target is
+ * requested; a hop to a URL outside the scope is always stopped (the target is never requested),
+ * except on a seed's first navigation, whose final URL joins the scope (`http://a` → `https://www.a/`).
+ */
+export class DocumentClaims {
+  /** Canonical URLs this worker visits (leased) or has claimed. */
+  private readonly mine = new Set<string>();
+  /** Claimed final URLs → the canonical URL of the visit that carries their page. */
+  private readonly owners = new Map<string, string>();
+
+  /**
+   * @param frontier - where claims are made (atomically, across workers)
+   * @param scope - the crawl's scope (a seed's redirect target may be added to it)
+   * @param canonical - the crawl's `normalize()`; throws for URLs that cannot be crawled
+   */
+  constructor(
+    private readonly frontier: Frontier,
+    private readonly scope: Scope,
+    private readonly canonical: (u: string) => string,
+  ) {}
+
+  /** Note that this worker visits `url` (a leased canonical URL). */
+  visiting(url: string): void {
+    this.mine.add(url);
+  }
+
+  /**
+   * Decide one main-frame document response of the visit of `entry` (see `VisitOptions.onDocument`).
+   * @returns `follow`, or where to stop and why
+   */
+  async decide(entry: FrontierEntry, doc: DocumentResponse): Promise<DocumentDecision> {
+    const target = doc.location ?? doc.url;
+    let url: string;
+    try {
+      url = this.canonical(target);
+    } catch {
+      return 'follow';
+    }
+    if (url === entry.url) return 'follow';
+    const seedStart = entry.depth === 0 && doc.initial;
+    if (!this.scope.inScope(url)) {
+      if (!seedStart) return { stop: 'scope' };
+      // A seed's own redirects are followed; where it lands joins the scope.
+      if (doc.location !== null) return 'follow';
+      this.scope.addRoot(url);
+    }
+    if (doc.location !== null) return this.mine.has(url) ? { stop: 'known' } : 'follow';
+    return (await this.claim(url, entry.url)) ? 'follow' : { stop: 'known' };
+  }
+
+  /**
+   * Claim `url`'s page for the visit of `owner`, after a navigation that did not request a new
+   * document (a history or hash change). `true` when `owner` carries the page.
+   */
+  async claim(url: string, owner: string): Promise<boolean> {
+    const prev = this.owners.get(url);
+    if (prev !== undefined) return prev === owner;
+    if (this.mine.has(url)) return false;
+    // Unknown or only queued: done now, and this visit's record carries it.
+    const ok = await this.frontier.markDone(url);
+    if (ok) {
+      this.owners.set(url, owner);
+      this.mine.add(url);
+    }
+    return ok;
+  }
+}
+
+/**
+ * The redirect record of a visit that only forwarded: its chain, `finalUrl` and what the URL
+ * itself answered; no title, no links, no page observations (DESIGN.md, "Counting"). An
+ * off-site target makes it `skipped: "scope"`.
+ * @param entry - the frontier entry that was visited
+ * @param res - the visit (`finalUrl` is the target, `redirectChain` the hops to it)
+ * @param attempts - navigations made for this URL
+ * @param offsite - `true` when the target is outside the scope
+ */
+export function redirectRecord(entry: FrontierEntry, res: VisitResult, attempts: number, offsite: boolean): PageRecord {
+  const r = blankRecord(entry.url, entry.requestedUrl, entry.depth, entry.referrer);
+  r.attempts = attempts;
+  r.finalUrl = res.finalUrl;
+  r.redirectChain = res.redirectChain;
+  r.status = res.redirectChain[0]?.status ?? res.status;
+  r.settled = true;
+  r.timings = res.timings;
+  r.redirect = true;
+  if (offsite) r.skipped = 'scope';
+  return r;
+}

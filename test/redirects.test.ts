@@ -1,0 +1,188 @@
+import type { Browser } from 'playwright';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startRedirectSites, type RedirectSites } from '../fixtures/sites/redirects.js';
+import { crawl, launchBrowser, type PageRecord } from '../src/index.js';
+import { audit } from '../src/report/audit.js';
+import { renderCsv } from '../src/report/formats/csv.js';
+import { renderSitemap } from '../src/report/formats/sitemap.js';
+import { SummaryCounter } from '../src/report/summary.js';
+import { recordLine } from '../src/report/terminal.js';
+import { collect, expectWellFormed, pagesOf, pathOf, redirectsOf, sorted } from './helpers/records.js';
+
+let browser: Browser;
+let sites: RedirectSites;
+
+beforeAll(async () => {
+  browser = (await launchBrowser()).browser;
+  sites = await startRedirectSites();
+}, 60_000);
+
+afterAll(async () => {
+  await sites?.close();
+  await browser?.close();
+});
+
+beforeEach(() => {
+  sites.site.reset();
+  sites.other.reset();
+});
+
+async function run(prefix: string, concurrency = 1): Promise<PageRecord[]> {
+  const records = await collect(crawl({ seeds: [`${sites.site.origin}${prefix}`], browser, concurrency, soft404: false }));
+  expectWellFormed(records);
+  return records;
+}
+
+const byPath = (records: PageRecord[], p: string): PageRecord | undefined => records.find((r) => pathOf(r.url) === p);
+/** Document requests the site saw for `path`. */
+const docs = (p: string): number => sites.site.documents().filter((d) => d.path === p).length;
+
+describe('HTTP redirects within the scope', () => {
+  it('a chain is reported on the redirecting URL, which carries the page; relative links resolve against the final URL', async () => {
+    const records = await run('/chain/');
+    expect(byPath(records, '/chain/start')).toMatchObject({
+      finalUrl: `${sites.site.origin}/chain/intro/`,
+      status: 200,
+      title: 'Intro guide',
+      redirect: false,
+      redirectChain: [
+        { url: `${sites.site.origin}/chain/start`, status: 301, kind: 'http' },
+        { url: `${sites.site.origin}/chain/moved`, status: 302, kind: 'http' },
+      ],
+    });
+    expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(['/chain/', '/chain/faq.html', '/chain/intro/next.html', '/chain/start']);
+    expect(records.filter((r) => [r.url, r.requestedUrl, r.finalUrl].some((u) => u && pathOf(u) === '/chain/intro/'))).toHaveLength(1);
+    expect(sites.site.count('/chain/next.html') + sites.site.count('/faq.html')).toBe(0);
+    expect(redirectsOf(records)).toEqual([]);
+  });
+
+  it('a link to the target and a link to its redirect, in flight together: one page record, one redirect record, the target requested once', async () => {
+    const records = await run('/race/', 4);
+    expect(pagesOf(records).filter((r) => r.title === 'New').map((r) => pathOf(r.url))).toEqual(['/race/new']);
+    const old = byPath(records, '/race/old')!;
+    expect(old).toMatchObject({
+      redirect: true,
+      skipped: null,
+      status: 301,
+      finalUrl: `${sites.site.origin}/race/new`,
+      title: null,
+      links: [],
+      redirectChain: [{ url: `${sites.site.origin}/race/old`, status: 301, kind: 'http' }],
+    });
+    expect(docs('/race/new')).toBe(1);
+    expect(docs('/race/old')).toBe(1);
+  });
+
+  it('two redirects to one unlinked target, in flight together: the target is rendered for one of them only', async () => {
+    const records = await run('/pair/', 4);
+    const carriers = pagesOf(records).filter((r) => r.title === 'Pair target');
+    expect(carriers).toHaveLength(1);
+    expect(['/pair/one', '/pair/two']).toContain(pathOf(carriers[0]!.url));
+    const other = redirectsOf(records);
+    expect(other.map((r) => pathOf(r.url))).toEqual(['/pair/one', '/pair/two'].filter((p) => p !== pathOf(carriers[0]!.url)));
+    expect(other[0]).toMatchObject({ status: 301, finalUrl: `${sites.site.origin}/pair/target`, title: null, links: [] });
+    // Its links were followed once: back to /pair/ (known), nothing else.
+    expect(records.filter((r) => pathOf(r.url) === '/pair/target')).toEqual([]);
+  });
+
+  it('three spellings of one target: one page, three redirect records, each stopped at its hop (the target requested once)', async () => {
+    const records = await run('/spell/');
+    expect(pagesOf(records).map((r) => pathOf(r.url))).toEqual(['/spell/', '/spell/target']);
+    expect(redirectsOf(records).map((r) => [pathOf(r.url), r.status, pathOf(r.finalUrl!)])).toEqual([
+      ['/spell/a', 301, '/spell/target'],
+      ['/spell/b', 301, '/spell/target'],
+      ['/spell/c', 301, '/spell/target'],
+    ]);
+    expect(docs('/spell/target')).toBe(1);
+
+    const counter = new SummaryCounter();
+    for (const r of records) counter.add(r);
+    expect(counter.snapshot(0, 'done')).toMatchObject({ pages: 2, redirects: 3, ok: 2, errors: 0 });
+    expect(recordLine(byPath(records, '/spell/a')!, sites.site.origin)).toMatch(/^301 {2}\/spell\/a {2}→ \/spell\/target {2}\(redirect\)/);
+
+    // Reports show redirects as redirects: never in a sitemap, a row of kind "redirect" in CSV.
+    const input = { records, summary: counter.snapshot(0, 'done'), audit: audit(records), failOn: ['broken-link' as const], screenshotsDir: null };
+    const locs = [...renderSitemap(input).matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => pathOf(m[1]!));
+    expect(locs).toEqual(['/spell/', '/spell/target']);
+    const rows = renderCsv(input).trim().split('\n').slice(1).map((l) => l.split(',').slice(0, 4));
+    expect(rows).toContainEqual([`${sites.site.origin}/spell/a`, 'redirect', '301', `${sites.site.origin}/spell/target`]);
+    expect(rows).toContainEqual([`${sites.site.origin}/spell/target`, 'page', '200', '']);
+  });
+});
+
+describe('redirects leaving the scope', () => {
+  it('an HTTP redirect off-site is stopped at the hop: skipped "scope", the off-site target never requested', async () => {
+    const records = await run('/off/');
+    expect(byPath(records, '/off/out')).toMatchObject({
+      skipped: 'scope',
+      redirect: true,
+      status: 302,
+      finalUrl: `${sites.other.origin}/landing`,
+      title: null,
+      links: [],
+      redirectChain: [{ url: `${sites.site.origin}/off/out`, status: 302, kind: 'http' }],
+    });
+    expect(sites.other.count('/landing')).toBe(0);
+  });
+
+  it('a client-side forward off-site (script, meta refresh) is never rendered: skipped "scope", at most one request off-site', async () => {
+    const records = await run('/off/');
+    for (const [p, target] of [
+      ['/off/js-out', '/landing2'],
+      ['/off/meta-out', '/landing3'],
+    ] as const) {
+      expect(byPath(records, p)).toMatchObject({
+        skipped: 'scope',
+        redirect: true,
+        status: 200,
+        finalUrl: `${sites.other.origin}${target}`,
+        title: null,
+        links: [],
+        redirectChain: [{ url: `${sites.site.origin}${p}`, status: null, kind: 'client' }],
+      });
+      expect(sites.other.count(target)).toBeLessThanOrEqual(1);
+    }
+    // Nothing of the other host was rendered: its page links to /x, which no record names.
+    expect(records.some((r) => r.linkDetails.some((l) => l.url.startsWith(sites.other.origin)))).toBe(false);
+    expect(sites.other.count('/x')).toBe(0);
+  });
+});
+
+describe('client-side redirects', () => {
+  it('pages that only forward (meta refresh, location.replace, history.replaceState) to a recorded page are redirect records', async () => {
+    const records = await run('/cl/');
+    expect(pagesOf(records).filter((r) => r.title === 'Client target').map((r) => pathOf(r.url))).toEqual(['/cl/target']);
+    for (const p of ['/cl/meta', '/cl/head', '/cl/spa']) {
+      expect({ p, r: byPath(records, p) }).toMatchObject({
+        p,
+        r: {
+          redirect: true,
+          skipped: null,
+          status: 200,
+          finalUrl: `${sites.site.origin}/cl/target`,
+          title: null,
+          links: [],
+          redirectChain: [{ url: `${sites.site.origin}${p}`, status: null, kind: 'client' }],
+        },
+      });
+    }
+    // The forwarders' own links are not the target's, and not followed from a redirect record.
+    expect(byPath(records, '/cl/only-on-forwarder')).toBeUndefined();
+    expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(['/cl/', '/cl/only-on-target', '/cl/target']);
+    // The document navigations to /cl/target after it was recorded were refused.
+    expect(docs('/cl/target')).toBeLessThanOrEqual(3);
+  });
+
+  it('a client-side forward to a page not recorded yet carries that page (one record for it)', async () => {
+    const records = await run('/cl2/');
+    expect(byPath(records, '/cl2/meta')).toMatchObject({
+      redirect: false,
+      status: 200,
+      title: 'Client target 2',
+      finalUrl: `${sites.site.origin}/cl2/target`,
+      redirectChain: [{ url: `${sites.site.origin}/cl2/meta`, status: null, kind: 'client' }],
+    });
+    expect(records.filter((r) => [r.url, r.requestedUrl, r.finalUrl].some((u) => u && pathOf(u) === '/cl2/target'))).toHaveLength(1);
+    expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(['/cl2/', '/cl2/meta', '/cl2/next']);
+  });
+});
