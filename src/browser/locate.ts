@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright';
+import { UsageError } from '../model/errors.js';
 
 /** Where a browser executable came from. */
 export type BrowserSource = 'flag' | 'env' | 'playwright' | 'system';
@@ -12,7 +13,7 @@ export interface LocatedBrowser {
 }
 
 /** Thrown when no usable Chromium is found; the CLI maps it to exit code 2. */
-export class BrowserNotFoundError extends Error {
+export class BrowserNotFoundError extends UsageError {
   readonly code = 'no-browser';
   constructor(message: string) {
     super(message);

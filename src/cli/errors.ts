@@ -1,27 +1,14 @@
-import { BrowserNotFoundError } from '../browser/locate.js';
-import { OptionsError } from '../crawl/options.js';
-import { OutputError } from '../report/jsonl.js';
-import { InvalidUrlError } from '../url/normalize.js';
-import { InvalidPatternError } from '../url/scope.js';
+import { UsageError } from '../model/errors.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 
-/** Map an error to a one-line message and an exit code, for errors found before crawling. */
+/**
+ * Map an error to a one-line message and an exit code, by its class (`src/model/errors.ts`): a
+ * {@link UsageError} exits 2; anything else (an `InfrastructureError`, or an error nobody
+ * expected) exits 3.
+ */
 export function classifyError(err: unknown): { message: string; exit: ExitCodeValue } {
   const first = (e: unknown): string => (e instanceof Error ? e.message : String(e)).split('\n')[0]!.trim();
-  if (
-    err instanceof InvalidUrlError ||
-    err instanceof OptionsError ||
-    err instanceof OutputError ||
-    err instanceof BrowserNotFoundError ||
-    err instanceof InvalidPatternError
-  ) {
-    return { message: first(err), exit: ExitCode.Usage };
-  }
-  const code = (err as { code?: unknown } | null)?.code;
-  // State-file and crawl-id problems found at open are usage errors; a store failing (or Redis
-  // unreachable) is infrastructure.
-  if (code === 'bad-state' || code === 'state-locked' || code === 'crawl-mismatch' || code === 'no-such-crawl') return { message: first(err), exit: ExitCode.Usage };
-  return { message: first(err), exit: ExitCode.Infrastructure };
+  return { message: first(err), exit: err instanceof UsageError ? ExitCode.Usage : ExitCode.Infrastructure };
 }
 
 /**

@@ -27,6 +27,7 @@ import { TrapDetector } from './traps.js';
 import { DustLearner } from './dust.js';
 import { contentHash } from './fingerprint.js';
 import { SoftNotFound } from './soft404.js';
+import { InfrastructureError } from '../model/errors.js';
 import { DocumentClaims, redirectRecord } from './redirects.js';
 import type { ClickOptions } from '../browser/explore.js';
 
@@ -41,15 +42,6 @@ const PARK_LIMIT = 256;
  * workers still hold leases (they may add links, or die and leave their leases to expire) (ms).
  */
 const SHARED_POLL_MS = 250;
-
-/** Thrown when the crawl cannot go on (a browser that cannot be relaunched); the CLI exits 3. */
-export class InfrastructureError extends Error {
-  readonly code = 'infrastructure';
-  constructor(message: string) {
-    super(message);
-    this.name = 'InfrastructureError';
-  }
-}
 
 /**
  * Playwright context options from the crawl's options: a device's settings, then `viewport`,

@@ -2,6 +2,7 @@ import type { Browser } from 'playwright';
 import type { HashRouteMode, NormalizeOptions } from '../url/normalize.js';
 import type { ScopeMode } from '../url/scope.js';
 import type { Frontier } from './frontier.js';
+import { UsageError } from '../model/errors.js';
 
 /** Default `--max-pages`: navigations started in all (a budget against infinite URL spaces). */
 export const DEFAULT_MAX_PAGES = 10_000;
@@ -166,7 +167,7 @@ export interface ResolvedCrawlOptions {
 }
 
 /** Thrown for options that make no sense (the CLI maps it to exit code 2). */
-export class OptionsError extends Error {
+export class OptionsError extends UsageError {
   readonly code = 'bad-option';
   constructor(message: string) {
     super(message);

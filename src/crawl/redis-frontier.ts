@@ -25,6 +25,7 @@ import { keyDiff, normalizeKey, stableStringify, type CrawlKey } from './crawl-k
 import { StaleLeaseError, type FrontierCounts, type FrontierEntry, type Lease, type SharedFrontier } from './frontier.js';
 import { OptionsError } from './options.js';
 import type { PolitenessStore } from './politeness.js';
+import { InfrastructureError, UsageError } from '../model/errors.js';
 
 /** Version of the crawl's key layout in Redis; a crawl stored with a higher version is refused. */
 export const REDIS_SCHEMA_VERSION = 1;
@@ -102,8 +103,8 @@ export interface CrawlStatus {
  * answered with an error. It must stop the crawl (the CLI exits 3); what was already written
  * stays.
  */
-export class RedisStoreError extends Error {
-  readonly code = 'redis-store';
+export class RedisStoreError extends InfrastructureError {
+  override readonly code = 'redis-store';
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'RedisStoreError';
@@ -111,7 +112,7 @@ export class RedisStoreError extends Error {
 }
 
 /** The crawl id names a crawl of other seeds or scope, and `force` was not given; the CLI exits 2. */
-export class RedisCrawlMismatchError extends Error {
+export class RedisCrawlMismatchError extends UsageError {
   readonly code = 'crawl-mismatch';
   /** Names of the crawl-key fields that differ. */
   readonly fields: string[];
@@ -123,7 +124,7 @@ export class RedisCrawlMismatchError extends Error {
 }
 
 /** The crawl id names no stored crawl, and no seeds were given to start one; the CLI exits 2. */
-export class NoSuchCrawlError extends Error {
+export class NoSuchCrawlError extends UsageError {
   readonly code = 'no-such-crawl';
   constructor(crawlId: string) {
     super(`no crawl named ${crawlId} in Redis`);

@@ -24,6 +24,7 @@ import { blankRecord, upgradeRecord, type PageRecord, type RecordError, type Ski
 import type { EndReason } from '../report/summary.js';
 import { StaleLeaseError, type Frontier, type FrontierCounts, type FrontierEntry, type Lease } from './frontier.js';
 import { keyDiff, normalizeKey, stableStringify, type CrawlKey } from './crawl-key.js';
+import { InfrastructureError, UsageError } from '../model/errors.js';
 
 export type { CrawlKey } from './crawl-key.js';
 
@@ -62,7 +63,7 @@ export interface SqliteFrontierOptions {
  * written by a newer spacrawl. The message is one line naming the file and the problem; the
  * CLI exits 2.
  */
-export class StateFileError extends Error {
+export class StateFileError extends UsageError {
   readonly code = 'bad-state';
   /** The state file's path as given to {@link SqliteFrontier.open}. */
   readonly file: string;
@@ -74,7 +75,7 @@ export class StateFileError extends Error {
 }
 
 /** Another process (or another open store in this one) holds the state file; the CLI exits 2. */
-export class StateLockedError extends Error {
+export class StateLockedError extends UsageError {
   readonly code = 'state-locked';
   /** The state file's path as given to {@link SqliteFrontier.open}. */
   readonly file: string;
@@ -89,7 +90,7 @@ export class StateLockedError extends Error {
  * The state file belongs to a different crawl (other seeds, scope …) and `force` was not
  * given. The message says what differs and mentions `--force`; the CLI exits 2.
  */
-export class CrawlMismatchError extends Error {
+export class CrawlMismatchError extends UsageError {
   readonly code = 'crawl-mismatch';
   /** The state file's path as given to {@link SqliteFrontier.open}. */
   readonly file: string;
@@ -108,8 +109,8 @@ export class CrawlMismatchError extends Error {
  * file was damaged, the store was used after `close()` … It wraps the SQLite error (`cause`)
  * and must stop the crawl (the CLI exits 3); it is never turned into an empty queue.
  */
-export class StateStoreError extends Error {
-  readonly code = 'state-store';
+export class StateStoreError extends InfrastructureError {
+  override readonly code = 'state-store';
   /** The SQLite result code (`SQLITE_FULL`, `SQLITE_CORRUPT` …), or `null` for other errors. */
   readonly sqliteCode: string | null;
   constructor(file: string, cause: unknown) {

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import type { PageRecord } from './record.js';
 import { describeFsError } from './files.js';
+import { UsageError } from '../model/errors.js';
 
 /** Thrown when an output file cannot be opened for writing (the CLI maps it to exit code 2). */
-export class OutputError extends Error {
+export class OutputError extends UsageError {
   readonly code = 'bad-output';
   constructor(message: string) {
     super(message);

@@ -38,6 +38,8 @@
  * @module
  */
 
+import { UsageError } from '../model/errors.js';
+
 /**
  * What to do with URL fragments.
  *
@@ -122,7 +124,7 @@ export const DEFAULT_STRIP_PARAMS: readonly string[] = Object.freeze([
  *
  * Shape: `{ name: 'InvalidUrlError', code: 'invalid-url', input: string, message: string }`.
  */
-export class InvalidUrlError extends Error {
+export class InvalidUrlError extends UsageError {
   /** Stable machine-readable code. */
   readonly code = 'invalid-url' as const;
   /** The offending input, as given. */

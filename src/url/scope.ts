@@ -17,6 +17,7 @@
 import { isIP } from 'node:net';
 import { getDomain } from 'tldts';
 import { InvalidUrlError, normalize, type NormalizeOptions } from './normalize.js';
+import { UsageError } from '../model/errors.js';
 
 /**
  * How far a root's site extends.
@@ -82,7 +83,7 @@ export interface ScopeOptions {
  *
  * Shape: `{ name: 'InvalidPatternError', code: 'invalid-pattern', pattern: string, message: string }`.
  */
-export class InvalidPatternError extends Error {
+export class InvalidPatternError extends UsageError {
   /** Stable machine-readable code. */
   readonly code = 'invalid-pattern' as const;
   /** The offending pattern, as given. */
