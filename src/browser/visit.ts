@@ -1,9 +1,10 @@
-import type { BrowserContext, CDPSession, Frame, Page, Request, Response } from 'playwright';
+import type { BrowserContext, CDPSession, Page, Request, Response } from 'playwright';
 import type { DialogRecord, FailedRequest, PageTimings, RecordError, RedirectHop } from '../report/record.js';
 import type { LinkSource, PageMeta } from '../report/record.js';
 import { toRequestUrl } from '../url/normalize.js';
 import { exploreClicks, scrollForLinks, type ClickOptions, type ScrollOptions } from './explore.js';
-import { extractPage, readAnchors, settleState, type ExtractResult, type SettleState, type RawLink } from './page-scripts.js';
+import { readFrames } from './frames.js';
+import { extractPage, readAnchors, settleState, type SettleState, type RawLink } from './page-scripts.js';
 import { sleep, withTimeout } from './timeout.js';
 
 /** How one page visit behaves. Times in milliseconds. */
@@ -61,6 +62,13 @@ export interface VisitResult {
   links: FoundLink[];
   /** `true` when the main document was not HTML: not rendered, no links, no title. */
   nonHtml: boolean;
+  /**
+   * `true` when the server's answer had nothing to render: Chromium did not render it (204, 205,
+   * a 304 nobody asked for, an error status with an empty body; see {@link UNRENDERED_ANSWER}),
+   * or the document it rendered is empty (an empty 200, a 3xx without `Location` or body).
+   * `title` is then `null` and there are no links.
+   */
+  noContent: boolean;
   /** Robots directives for this page from `<meta name="robots">` and `X-Robots-Tag` (lowercased, comma-joined). */
   robotsDirectives: string;
   /** The main document's `Retry-After` header, if any. */
@@ -107,6 +115,14 @@ class VisitAbort extends Error {
 }
 
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)\b/i;
+/**
+ * How Chromium fails a navigation whose answer arrived in full but is not rendered: `ERR_ABORTED`
+ * for a bodiless status (204 and 205, which the HTML standard's navigate algorithm drops, and a
+ * 304 to a request that asked for none) and `ERR_HTTP_RESPONSE_CODE_FAILURE` for an error status
+ * with an empty body (Chromium shows its own error page). The server's status is then the answer.
+ * Other network errors after the headers (an undecodable body …) leave no usable response.
+ */
+export const UNRENDERED_ANSWER = /^ERR_(ABORTED|HTTP_RESPONSE_CODE_FAILURE)$/;
 const MAX_KEPT = 50;
 /**
  * Quiet time (ms) after which a page with nothing scheduled soon counts as settled (the full
@@ -156,6 +172,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     title: null,
     links: [],
     nonHtml: false,
+    noContent: false,
     retryAfter: null,
     respondedAt: null,
     robotsDirectives: '',
@@ -271,12 +288,15 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     const unread = new Map<Request, number | null>();
     let lastNet = Date.now();
     const isNavOfMain = (r: Request): boolean => r.isNavigationRequest() && r.frame() === p.mainFrame();
+    // The visit's own main-document request (the last hop of its redirects).
+    let mainRequest: Request | null = null;
     let navigationSent = false;
     on('request', (r) => {
       if (!navigationSent && isNavOfMain(r)) {
         navigationSent = true;
         opts.onNavigationSent?.(Date.now());
       }
+      if (isNavOfMain(r) && (mainRequest === null || r.redirectedFrom() === mainRequest)) mainRequest = r;
       if (!current && !isNavOfMain(r)) return;
       mine.add(r);
       lastNet = Date.now();
@@ -328,6 +348,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     const session = tab.cdp;
     const mainFrameId = tab.mainFrameId;
     let mainDecided = false;
+    let answered: { status: number; url: string; headers: Record<string, string>; at: number } | null = null;
     const onPaused = (ev: PausedResponse): void => {
       const status = ev.responseStatusCode;
       const headers = ev.responseHeaders ?? [];
@@ -338,7 +359,11 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       // Only the visit's own main document is decided here. A later document response of the
       // main frame (a download link the page clicks, a navigation it starts) goes through as is.
       const decided = mainDecided;
-      if (ev.frameId === mainFrameId && status !== undefined && !isRedirect) mainDecided = true;
+      if (ev.frameId === mainFrameId && status !== undefined && !isRedirect) {
+        mainDecided = true;
+        // Kept for answers Chromium then drops without a response event (a 304 nobody asked for).
+        if (!decided) answered = { status, url: ev.request.url, headers: Object.fromEntries(headers.map((h) => [h.name.toLowerCase(), h.value])), at: Date.now() };
+      }
       if (decided || ev.frameId !== mainFrameId || status === undefined || isRedirect || (!attachment && (ct === null || HTML_TYPES.test(ct)))) {
         session.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
         return;
@@ -390,20 +415,34 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       opts.onMainResponse?.(nh.status, nh.retryAfter ? { 'retry-after': nh.retryAfter } : {}, result.respondedAt ?? Date.now());
       return result;
     }
-    if (mainResp) {
+    let headers: Record<string, string> | null = null;
+    // A redirect's response is the last one seen when the final hop's answer was dropped.
+    if (mainResp && !mainResp.request().redirectedTo()) {
       result.status = mainResp.status();
-      const headers = await step(mainResp.allHeaders().catch(() => ({}) as Record<string, string>));
+      headers = await step(mainResp.allHeaders().catch(() => ({}) as Record<string, string>));
+      result.finalUrl = mainResp.url();
+    } else if (navError?.code === 'network' && UNRENDERED_ANSWER.test(navError.message) && answered) {
+      // The server answered, and Chromium dropped the answer before its response event.
+      const a = answered as { status: number; url: string; headers: Record<string, string>; at: number };
+      result.status = a.status;
+      result.respondedAt = a.at;
+      headers = a.headers;
+      result.finalUrl = a.url;
+      const req = mainRequest as Request | null;
+      if (req) result.redirectChain = await step(httpChain(req));
+    }
+    if (headers && result.status !== null) {
       result.contentType = headers['content-type'] ?? null;
       result.retryAfter = headers['retry-after'] ?? null;
       result.robotsDirectives = (headers['x-robots-tag'] ?? '').toLowerCase();
       if (headers['cf-mitigated']) result.blockedBy = `cf-mitigated: ${headers['cf-mitigated']}`;
-      result.finalUrl = mainResp.url();
       if (opts.onMainResponse?.(result.status, headers, result.respondedAt ?? Date.now())) return result;
     }
-    if (navError && mainResp && mainResp.status() >= 400 && navError.code === 'network' && navError.message === 'ERR_HTTP_RESPONSE_CODE_FAILURE') {
-      // An error status with an empty body: Chromium shows its own error page and fails the
-      // navigation. The status is the answer; there is no page of the site's to read.
+    if (navError && navError.code === 'network' && result.status !== null && UNRENDERED_ANSWER.test(navError.message)) {
+      // Nothing of the site's is shown (the tab keeps the previous page, or shows Chromium's
+      // error page): the status is the answer, and there is nothing to read.
       result.settled = true;
+      result.noContent = true;
       return result;
     }
     if (navError) {
@@ -457,7 +496,8 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
 
     // --- extract ----------------------------------------------------------------------------
     const main = await step(withTimeout(p.evaluate(extractPage), 10_000, 'reading the DOM'));
-    result.title = main.title;
+    result.noContent = main.empty;
+    result.title = main.empty ? null : main.title;
     result.robotsDirectives = [result.robotsDirectives, main.robotsMeta].filter(Boolean).join(',');
     result.finalUrl = main.href;
     result.timings.ttfb = main.nav.ttfb;
@@ -471,16 +511,10 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     if (opts.collectAnchors) {
       result.anchors = await step(withTimeout(p.evaluate(readAnchors, MAX_ANCHORS), 5_000, 'reading ids and names').catch(() => null));
     }
-    const origin = safeOrigin(main.href);
-    for (const frame of p.frames()) {
-      if (frame === p.mainFrame()) continue;
-      if (safeOrigin(frame.url()) !== origin) {
-        if (/^https?:/.test(frame.url()) && result.frames.length < MAX_KEPT) result.frames.push(frame.url());
-        continue;
-      }
-      const fr = await step(readFrame(frame));
-      if (fr) for (const l of fr.links) result.links.push(toFound(l, 'frame'));
-    }
+    for (const l of main.frameSrcs) result.links.push(toFound(l, 'frame-src'));
+    const framed = await step(readFrames(p, main.origin));
+    result.links.push(...framed.links);
+    result.frames = framed.frames;
     // A client-side navigation during load (location change, pushState) is a client hop.
     if (mainResp && stripFragment(main.href) !== stripFragment(mainResp.url())) {
       result.redirectChain.push({ url: mainResp.url(), status: null, kind: 'client' });
@@ -584,14 +618,6 @@ export async function openTab(context: BrowserContext): Promise<VisitTab> {
   return tab;
 }
 
-async function readFrame(frame: Frame): Promise<ExtractResult | null> {
-  try {
-    return await withTimeout(frame.evaluate(extractPage), 5_000, 'reading a frame');
-  } catch {
-    return null;
-  }
-}
-
 function toFound(l: RawLink, source: FoundLink['source']): FoundLink {
   return { href: l.href, text: l.text, source, rel: l.rel };
 }
@@ -621,14 +647,6 @@ function sameDocument(a: string, b: string): boolean {
     return x.href === y.href;
   } catch {
     return false;
-  }
-}
-
-function safeOrigin(u: string): string | null {
-  try {
-    return new URL(u).origin;
-  } catch {
-    return null;
   }
 }
 
