@@ -130,13 +130,13 @@ describe('lazy content and frames', () => {
     expect(withScroll.recs.find((r) => r.url === `${s.origin}/`)!.linkSources.scroll).toBe(30);
   });
 
-  it('reads same-origin iframes against the frame\'s URL, and lists cross-origin frames without entering them', async () => {
+  it('reads same-origin iframes against the frame\'s URL, crawls their src, and lists cross-origin frames without entering them', async () => {
     const other = keep(await startFixtureServer(() => ({ body: html('Widget', '<a href="/inside">inside</a>') })));
     const s = keep(await startFrameSite(other.origin));
     const { recs } = await run({ seeds: [`${s.origin}/`], soft404: false });
-    expect(visited(recs)).toEqual(['/', '/frames/one.html', '/two.html']);
+    expect(visited(recs)).toEqual(['/', '/frames/nav.html', '/frames/one.html', '/two.html']);
     const home = recs.find((r) => r.url === `${s.origin}/`)!;
-    expect(home.linkSources.frame).toBe(2);
+    expect(home.linkSources).toEqual({ frame: 2, 'frame-src': 2 });
     expect(home.frames).toEqual([`${other.origin}/widget`]);
     expect(other.count('/inside')).toBe(0);
   });

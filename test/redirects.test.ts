@@ -185,4 +185,16 @@ describe('client-side redirects', () => {
     expect(records.filter((r) => [r.url, r.requestedUrl, r.finalUrl].some((u) => u && pathOf(u) === '/cl2/target'))).toHaveLength(1);
     expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(['/cl2/', '/cl2/meta', '/cl2/next']);
   });
+
+  it('hash routes: a route is no client hop of its own document; a route the router forwards is a redirect record', async () => {
+    const records = await run('/hash/');
+    const o = sites.site.origin;
+    expect(records.map((r) => [r.url.slice(o.length), r.title, r.redirect, r.redirectChain.map((h) => `${h.url.slice(o.length)} ${h.kind}`)])).toEqual([
+      ['/hash/', 'Hash home', false, []],
+      ['/hash/#/new', 'Hash new', false, []],
+      ['/hash/#/old', null, true, ['/hash/#/old client']],
+      ['/hash/#/', 'Hash home', false, []],
+    ]);
+    expect(byPath(records, '/hash/#/old')?.finalUrl ?? records.find((r) => r.url.endsWith('#/old'))!.finalUrl).toBe(`${o}/hash/#/new`);
+  });
 });

@@ -10,7 +10,7 @@ export interface RawLink {
   href: string;
   /** Anchor text, whitespace-collapsed, at most 200 characters. */
   text: string;
-  /** `true` when the anchor sits inside an open shadow root. */
+  /** `true` when the anchor sits inside a shadow root. */
   inShadow: boolean;
   /** The `rel` attribute, lowercased (e.g. `nofollow`). */
   rel: string;
@@ -20,6 +20,19 @@ export interface RawLink {
 export interface ExtractResult {
   title: string;
   links: RawLink[];
+  /**
+   * The `src` of every `<iframe>` and `<frame>` (resolved, `http:`/`https:` only), in the
+   * document and its shadow roots. An empty `src` (the frame stays `about:blank`) and the `src` of
+   * an `<iframe>` with `srcdoc` (never loaded) are left out.
+   */
+  frameSrcs: RawLink[];
+  /** The document's origin (`self.origin`): `"null"` for an opaque origin (a sandboxed frame). */
+  origin: string;
+  /**
+   * `true` when there is nothing rendered: no doctype, and `<head>` and `<body>` hold nothing but
+   * whitespace. What an empty response body (an empty 200, a 3xx without `Location`) parses into.
+   */
+  empty: boolean;
   /** `document.baseURI` at extraction time. */
   baseURI: string;
   /** `location.href` at extraction time. */
@@ -72,6 +85,7 @@ export function installMutationClock(): void {
     downloadAt: 0,
     messages: { posted: 0, handled: 0 },
     bodyReads: 0,
+    closedRoots: new WeakMap<Element, ShadowRoot>(),
   };
   w.__spacrawl = state;
   window.addEventListener(
@@ -227,6 +241,9 @@ export function installMutationClock(): void {
   const original = Element.prototype.attachShadow;
   Element.prototype.attachShadow = function attachShadow(this: Element, init: ShadowRootInit): ShadowRoot {
     const root = original.call(this, init);
+    // A closed root is out of the page's reach (`el.shadowRoot` is null) but not of a person's:
+    // kept so that extractPage reads its links too.
+    if (init?.mode === 'closed') state.closedRoots.set(this, root);
     observe(root);
     mark();
     return root;
@@ -271,39 +288,55 @@ export function settleState(): SettleState {
 }
 
 /**
- * Read title, links (in the document and every open shadow root, light DOM first) and timing
- * from the live DOM. Links are `a[href]` and `area[href]`, resolved by the browser
- * (`HTMLAnchorElement.href` honours `<base href>`); SVG `<a>` hrefs are resolved against
- * `document.baseURI`.
+ * Read title, links (in the document and every shadow root, light DOM first), frame sources and
+ * timing from the live DOM. Links are what a person can click to navigate:
+ * - `<a href>` and `<area href>`, resolved by the browser (`HTMLAnchorElement.href` honours
+ *   `<base href>`)
+ * - SVG `<a>` with `href` or the older `xlink:href` (SVG 2 §16.3: `href` wins), resolved against
+ *   the element's base URL
+ *
+ * A `data:` href is not a link: browsers refuse to navigate a top-level page to `data:` URLs.
+ * Shadow roots are the open ones and the closed ones the page attached after
+ * {@link installMutationClock} ran; `<template>` content counts once the page stamps it into the
+ * document. What only loads a resource (`<use>`, `<image>`, `<link>`, `<script>`, `srcset`) is
+ * not a link.
  */
 export function extractPage(): ExtractResult {
   const links: ExtractResult['links'] = [];
+  const frameSrcs: ExtractResult['frameSrcs'] = [];
+  const SVG = 'http://www.w3.org/2000/svg';
+  const XLINK = 'http://www.w3.org/1999/xlink';
+  const closedRoots = (window as unknown as { __spacrawl?: { closedRoots?: WeakMap<Element, ShadowRoot> } }).__spacrawl?.closedRoots;
   const textOf = (el: Element): string => {
-    const t = (el.textContent ?? '').replace(/\s+/g, ' ').trim() || el.getAttribute('aria-label') || el.getAttribute('title') || '';
+    const t = (el.textContent ?? '').replace(/\s+/g, ' ').trim() || el.getAttribute('aria-label') || el.getAttribute('title') || el.getAttribute('alt') || '';
     return t.length > 200 ? t.slice(0, 200) : t;
+  };
+  const hrefOf = (el: Element): string | null => {
+    const own = (el as unknown as { href?: unknown }).href;
+    if (typeof own === 'string') return el.hasAttribute('href') ? own : null;
+    if (el.namespaceURI !== SVG) return null;
+    // `xlink:href` as the HTML parser namespaces it, or as a script set it without a namespace.
+    const raw = el.getAttribute('href') ?? el.getAttributeNS(XLINK, 'href') ?? el.getAttribute('xlink:href');
+    if (raw === null) return null;
+    try {
+      return new URL(raw, el.baseURI).href;
+    } catch {
+      return null;
+    }
   };
   const visit = (root: Document | ShadowRoot, inShadow: boolean): void => {
     const all = root.querySelectorAll('*');
     for (let i = 0; i < all.length; i++) {
       const el = all[i] as Element;
       const tag = el.localName;
-      if ((tag === 'a' || tag === 'area') && el.hasAttribute('href')) {
-        let href: string | null = null;
-        const anyEl = el as unknown as { href?: unknown };
-        if (typeof anyEl.href === 'string') href = anyEl.href;
-        else {
-          const raw = el.getAttribute('href') ?? el.getAttribute('xlink:href');
-          if (raw !== null) {
-            try {
-              href = new URL(raw, document.baseURI).href;
-            } catch {
-              href = null;
-            }
-          }
-        }
-        if (href) links.push({ href, text: textOf(el), inShadow, rel: (el.getAttribute('rel') ?? '').toLowerCase() });
+      if (tag === 'a' || tag === 'area') {
+        const href = hrefOf(el);
+        if (href && !/^data:/i.test(href)) links.push({ href, text: textOf(el), inShadow, rel: (el.getAttribute('rel') ?? '').toLowerCase() });
+      } else if ((tag === 'iframe' || tag === 'frame') && (el.getAttribute('src') ?? '').trim() !== '' && !(tag === 'iframe' && el.hasAttribute('srcdoc'))) {
+        const src = (el as HTMLIFrameElement).src;
+        if (/^https?:/i.test(src)) frameSrcs.push({ href: src, text: textOf(el), inShadow, rel: '' });
       }
-      const sr = (el as HTMLElement).shadowRoot;
+      const sr = (el as HTMLElement).shadowRoot ?? closedRoots?.get(el) ?? null;
       if (sr) visit(sr, true);
     }
   };
@@ -313,6 +346,12 @@ export function extractPage(): ExtractResult {
   return {
     title: (document.title ?? '').trim(),
     links,
+    frameSrcs,
+    origin: self.origin,
+    empty:
+      document.doctype === null &&
+      (document.head === null || document.head.childNodes.length === 0) &&
+      (document.body === null || (document.body.children.length === 0 && (document.body.textContent ?? '').trim() === '')),
     text: `${document.title} ${document.body ? document.body.innerText : ''}`.toLowerCase().replace(/\s+/g, ' ').trim().slice(0, 20000),
     h1: (document.querySelector('h1')?.textContent ?? '').replace(/\s+/g, ' ').trim(),
     h1Count: document.querySelectorAll('h1').length,

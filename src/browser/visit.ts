@@ -1,9 +1,10 @@
-import type { BrowserContext, CDPSession, Frame, Page, Request, Response } from 'playwright';
+import type { BrowserContext, CDPSession, Page, Request, Response } from 'playwright';
 import type { DialogRecord, FailedRequest, PageTimings, RecordError, RedirectHop } from '../report/record.js';
 import type { LinkSource, PageMeta } from '../report/record.js';
 import { toRequestUrl } from '../url/normalize.js';
 import { exploreClicks, scrollForLinks, type ClickOptions, type ScrollOptions } from './explore.js';
-import { extractPage, readAnchors, settleState, type ExtractResult, type SettleState, type RawLink } from './page-scripts.js';
+import { readFrames } from './frames.js';
+import { extractPage, readAnchors, settleState, type SettleState, type RawLink } from './page-scripts.js';
 import { sleep, withTimeout } from './timeout.js';
 
 /** How one page visit behaves. Times in milliseconds. */
@@ -98,6 +99,13 @@ export interface VisitResult {
   links: FoundLink[];
   /** `true` when the main document was not HTML: not rendered, no links, no title. */
   nonHtml: boolean;
+  /**
+   * `true` when the server's answer had nothing to render: Chromium did not render it (204, 205,
+   * a 304 nobody asked for, an error status with an empty body; see {@link UNRENDERED_ANSWER}),
+   * or the document it rendered is empty (an empty 200, a 3xx without `Location` or body).
+   * `title` is then `null` and there are no links.
+   */
+  noContent: boolean;
   /** Robots directives for this page from `<meta name="robots">` and `X-Robots-Tag` (lowercased, comma-joined). */
   robotsDirectives: string;
   /** The main document's `Retry-After` header, if any. */
@@ -151,6 +159,14 @@ class VisitAbort extends Error {
 }
 
 const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)\b/i;
+/**
+ * How Chromium fails a navigation whose answer arrived in full but is not rendered: `ERR_ABORTED`
+ * for a bodiless status (204 and 205, which the HTML standard's navigate algorithm drops, and a
+ * 304 to a request that asked for none) and `ERR_HTTP_RESPONSE_CODE_FAILURE` for an error status
+ * with an empty body (Chromium shows its own error page). The server's status is then the answer.
+ * Other network errors after the headers (an undecodable body …) leave no usable response.
+ */
+export const UNRENDERED_ANSWER = /^ERR_(ABORTED|HTTP_RESPONSE_CODE_FAILURE)$/;
 const MAX_KEPT = 50;
 /**
  * Quiet time (ms) after which a page with nothing scheduled soon counts as settled (the full
@@ -200,6 +216,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     title: null,
     links: [],
     nonHtml: false,
+    noContent: false,
     retryAfter: null,
     respondedAt: null,
     robotsDirectives: '',
@@ -316,12 +333,15 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     const unread = new Map<Request, number | null>();
     let lastNet = Date.now();
     const isNavOfMain = (r: Request): boolean => r.isNavigationRequest() && r.frame() === p.mainFrame();
+    // The visit's own main-document request (the last hop of its redirects).
+    let mainRequest: Request | null = null;
     let navigationSent = false;
     on('request', (r) => {
       if (!navigationSent && isNavOfMain(r)) {
         navigationSent = true;
         opts.onNavigationSent?.(Date.now());
       }
+      if (isNavOfMain(r) && (mainRequest === null || r.redirectedFrom() === mainRequest)) mainRequest = r;
       if (!current && !isNavOfMain(r)) return;
       mine.add(r);
       lastNet = Date.now();
@@ -413,6 +433,8 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
         session.send('Fetch.failRequest', { requestId: ev.requestId, errorReason: 'Aborted' }).catch(() => {});
       }
     };
+    /** The first navigation's final answer, kept for answers Chromium then drops without a response event (a 304 nobody asked for). */
+    let answered: { status: number; url: string; headers: Record<string, string>; at: number } | null = null;
     const decidePaused = async (ev: PausedResponse): Promise<void> => {
       const status = ev.responseStatusCode;
       if (ev.frameId !== mainFrameId || status === undefined || !deciding || result.stopped) return pass(ev);
@@ -427,18 +449,23 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       // A later document of the main frame that is not a page (a download the page starts) is
       // not a navigation: it goes through as is (the context refuses downloads).
       if (!initial && location === null && !html) return pass(ev);
-      const decision = opts.onDocument ? await Promise.resolve(opts.onDocument({ url: ev.request.url, status, location, initial })).catch((): DocumentDecision => 'follow') : 'follow';
+      // The first navigation keeps the requested URL's fragment (a hash route) across its hops
+      // unless a Location names one of its own (RFC 9110 §10.2.2): that is where the page ends up.
+      const at = initial ? inheritFragment(ev.request.url, requestedUrl) : ev.request.url;
+      const to = location !== null && initial ? inheritFragment(location, requestedUrl) : location;
+      const decision = opts.onDocument ? await Promise.resolve(opts.onDocument({ url: at, status, location: to, initial })).catch((): DocumentDecision => 'follow') : 'follow';
       if (location !== null) {
         if (decision !== 'follow') {
           if (initial) hops.push({ url: ev.request.url, status, kind: 'http' });
-          return stopAt(ev, { reason: decision.stop, target: location, kind: initial ? 'http' : 'client' });
+          return stopAt(ev, { reason: decision.stop, target: to ?? location, kind: initial ? 'http' : 'client' });
         }
         if (initial) hops.push({ url: ev.request.url, status, kind: 'http' });
         return pass(ev);
       }
-      if (decision !== 'follow') return stopAt(ev, { reason: decision.stop, target: ev.request.url, kind: initial ? 'http' : 'client' });
+      if (decision !== 'follow') return stopAt(ev, { reason: decision.stop, target: at, kind: initial ? 'http' : 'client' });
       if (!initial) return pass(ev);
       mainDecided = true;
+      answered = { status, url: ev.request.url, headers: Object.fromEntries(headers.map((h) => [h.name.toLowerCase(), h.value])), at: Date.now() };
       if (html) return pass(ev);
       nonHtml = { status, contentType: ct, url: ev.request.url, retryAfter: header('retry-after') };
       result.respondedAt = Date.now();
@@ -503,20 +530,34 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       opts.onMainResponse?.(nh.status, nh.retryAfter ? { 'retry-after': nh.retryAfter } : {}, result.respondedAt ?? Date.now());
       return result;
     }
-    if (mainResp) {
+    let headers: Record<string, string> | null = null;
+    // A redirect's response is the last one seen when the final hop's answer was dropped.
+    if (mainResp && !mainResp.request().redirectedTo()) {
       result.status = mainResp.status();
-      const headers = await step(mainResp.allHeaders().catch(() => ({}) as Record<string, string>));
+      headers = await step(mainResp.allHeaders().catch(() => ({}) as Record<string, string>));
+      result.finalUrl = mainResp.url();
+    } else if (navError?.code === 'network' && UNRENDERED_ANSWER.test(navError.message) && answered) {
+      // The server answered, and Chromium dropped the answer before its response event.
+      const a = answered as { status: number; url: string; headers: Record<string, string>; at: number };
+      result.status = a.status;
+      result.respondedAt = a.at;
+      headers = a.headers;
+      result.finalUrl = a.url;
+      const req = mainRequest as Request | null;
+      if (req) result.redirectChain = await step(httpChain(req));
+    }
+    if (headers && result.status !== null) {
       result.contentType = headers['content-type'] ?? null;
       result.retryAfter = headers['retry-after'] ?? null;
       result.robotsDirectives = (headers['x-robots-tag'] ?? '').toLowerCase();
       if (headers['cf-mitigated']) result.blockedBy = `cf-mitigated: ${headers['cf-mitigated']}`;
-      result.finalUrl = mainResp.url();
       if (opts.onMainResponse?.(result.status, headers, result.respondedAt ?? Date.now())) return result;
     }
-    if (navError && mainResp && mainResp.status() >= 400 && navError.code === 'network' && navError.message === 'ERR_HTTP_RESPONSE_CODE_FAILURE') {
-      // An error status with an empty body: Chromium shows its own error page and fails the
-      // navigation. The status is the answer; there is no page of the site's to read.
+    if (navError && navError.code === 'network' && result.status !== null && UNRENDERED_ANSWER.test(navError.message)) {
+      // Nothing of the site's is shown (the tab keeps the previous page, or shows Chromium's
+      // error page): the status is the answer, and there is nothing to read.
       result.settled = true;
+      result.noContent = true;
       return result;
     }
     if (navError) {
@@ -573,7 +614,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     const stoppedClient = result.stopped as StoppedNavigation | null;
     if (stoppedClient && mainResp) {
       // The page forwards (client side) to a page recorded under another URL, or off-site.
-      result.redirectChain.push({ url: mainResp.url(), status: null, kind: 'client' });
+      result.redirectChain.push({ url: inheritFragment(mainResp.url(), requestedUrl), status: null, kind: 'client' });
       result.finalUrl = stoppedClient.target;
       result.status = ownStatus ?? mainResp.status();
       result.settled = true;
@@ -591,7 +632,8 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
 
     // --- extract ----------------------------------------------------------------------------
     const main = await step(withTimeout(p.evaluate(extractPage), 10_000, 'reading the DOM'));
-    result.title = main.title;
+    result.noContent = main.empty;
+    result.title = main.empty ? null : main.title;
     result.robotsDirectives = [result.robotsDirectives, main.robotsMeta].filter(Boolean).join(',');
     result.finalUrl = main.href;
     result.timings.ttfb = main.nav.ttfb;
@@ -605,19 +647,15 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     if (opts.collectAnchors) {
       result.anchors = await step(withTimeout(p.evaluate(readAnchors, MAX_ANCHORS), 5_000, 'reading ids and names').catch(() => null));
     }
-    const origin = safeOrigin(main.href);
-    for (const frame of p.frames()) {
-      if (frame === p.mainFrame()) continue;
-      if (safeOrigin(frame.url()) !== origin) {
-        if (/^https?:/.test(frame.url()) && result.frames.length < MAX_KEPT) result.frames.push(frame.url());
-        continue;
-      }
-      const fr = await step(readFrame(frame));
-      if (fr) for (const l of fr.links) result.links.push(toFound(l, 'frame'));
-    }
+    for (const l of main.frameSrcs) result.links.push(toFound(l, 'frame-src'));
+    const framed = await step(readFrames(p, main.origin));
+    result.links.push(...framed.links);
+    result.frames = framed.frames;
     // A client-side navigation during load (location change, pushState) is a client hop.
-    if (mainResp && stripFragment(main.href) !== stripFragment(mainResp.url())) {
-      result.redirectChain.push({ url: mainResp.url(), status: null, kind: 'client' });
+    // The document's response carries no fragment: the page arrived at the requested one.
+    const arrived = mainResp ? inheritFragment(mainResp.url(), requestedUrl) : null;
+    if (arrived && stripFragment(main.href) !== stripFragment(arrived)) {
+      result.redirectChain.push({ url: arrived, status: null, kind: 'client' });
     }
 
     if (opts.screenshotPath) {
@@ -718,14 +756,6 @@ export async function openTab(context: BrowserContext): Promise<VisitTab> {
   return tab;
 }
 
-async function readFrame(frame: Frame): Promise<ExtractResult | null> {
-  try {
-    return await withTimeout(frame.evaluate(extractPage), 5_000, 'reading a frame');
-  } catch {
-    return null;
-  }
-}
-
 function toFound(l: RawLink, source: FoundLink['source']): FoundLink {
   return { href: l.href, text: l.text, source, rel: l.rel };
 }
@@ -737,6 +767,18 @@ function resolveLocation(location: string | null, base: string): string | null {
     return new URL(location, base).href;
   } catch {
     return null;
+  }
+}
+
+/** `url` with the fragment of `from` when it has none of its own (how a browser carries a fragment across redirects). */
+function inheritFragment(url: string, from: string): string {
+  try {
+    const u = new URL(url);
+    const f = new URL(from);
+    if (u.hash === '' && f.hash !== '') u.hash = f.hash;
+    return u.href;
+  } catch {
+    return url;
   }
 }
 
@@ -765,14 +807,6 @@ function sameDocument(a: string, b: string): boolean {
     return x.href === y.href;
   } catch {
     return false;
-  }
-}
-
-function safeOrigin(u: string): string | null {
-  try {
-    return new URL(u).origin;
-  } catch {
-    return null;
   }
 }
 

@@ -708,7 +708,7 @@ export class Crawler {
     // A URL that only forwards (to a page recorded under another URL, or off-site) is a redirect record.
     const forwarded = res.stopped?.reason ?? (await this.forwardedAfterRender(e, res));
     const r = forwarded ? redirectRecord(e, res, attempt, forwarded === 'scope') : recordFromVisit(e, res, attempt, shotName);
-    if (!forwarded && res.status === 200 && !res.nonHtml && res.error === null && res.finalUrl) {
+    if (!forwarded && res.status === 200 && !res.nonHtml && !res.noContent && res.error === null && res.finalUrl) {
       if (this.soft404) r.soft404 = await this.soft404.judge(res.finalUrl, res.status, res.title ?? '', res.h1, res.text, e.depth === 0);
       const learned = this.dust?.observe(e.url, contentHash(res.text)) ?? [];
       for (const name of learned) this.notice(`learned: parameter ${name.slice(2)} does not change content on ${new URL(e.url).origin}; further variants are skipped as duplicates`);

@@ -14,8 +14,14 @@ export interface RedirectHop {
   kind: 'http' | 'client';
 }
 
-/** How a link was found on a page. */
-export type LinkSource = 'anchor' | 'shadow' | 'frame' | 'popup' | 'click' | 'scroll' | 'sitemap';
+/**
+ * How a link was found on a page: `anchor` (an `<a href>`, `<area href>` or SVG `<a>` of the
+ * document), `shadow` (the same inside a shadow root), `frame` (inside a same-origin frame),
+ * `frame-src` (the `src` of an `<iframe>` or `<frame>`: the frame's document is a URL of the
+ * crawl too), `popup` (`window.open`), `click` and `scroll` (click and scroll discovery),
+ * `sitemap`.
+ */
+export type LinkSource = 'anchor' | 'shadow' | 'frame' | 'frame-src' | 'popup' | 'click' | 'scroll' | 'sitemap';
 
 /** Every link found on a page, in scope or not. */
 export interface LinkDetail {
@@ -135,11 +141,14 @@ export interface PageRecord {
   finalUrl: string | null;
   /** Hops before `finalUrl`; `[]` if none. */
   redirectChain: RedirectHop[];
-  /** HTTP status of the final main document; `null` if no response. */
+  /**
+   * HTTP status of the final main document; `null` if no response. Also set when the browser
+   * renders nothing (204, 205, a 304, a 3xx without `Location`, an empty body): `error` stays `null`.
+   */
   status: number | null;
   /** Content type of the main document (the header value as sent). */
   contentType: string | null;
-  /** `document.title`, trimmed; `null` for non-HTML. */
+  /** `document.title`, trimmed; `null` for non-HTML and for a response with nothing to render. */
   title: string | null;
   /** Link distance from a seed; seeds are 0. */
   depth: number;
@@ -151,9 +160,9 @@ export interface PageRecord {
   linkDetails: LinkDetail[];
   /** Canonical off-site http(s) URLs found. */
   externalLinks: string[];
-  /** How many links came from each source (`anchor`, `shadow`, `frame`, `popup`, `click`, `scroll`, `sitemap`). */
+  /** How many links came from each source (see {@link LinkSource}). */
   linkSources: Partial<Record<LinkSource, number>>;
-  /** URLs of cross-origin frames on the page (listed, not entered). */
+  /** URLs of the frames of other origins the page embeds (listed, not entered; at most 50). */
   frames: string[];
   /** `true` if the page went quiet before the settle cap. */
   settled: boolean;
