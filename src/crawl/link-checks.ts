@@ -28,6 +28,14 @@ export interface LinkCheckerContextOptions {
 /** The answer to one URL, without the `kind` its page gives it. */
 export type CheckAnswer = Omit<LinkCheck, 'kind'>;
 
+/**
+ * The `Accept` header of a link check: what a browser sends when a person follows a link
+ * (RFC 9110 §12.5.1). Servers that negotiate content answer a bare `*\/*` differently (some with
+ * 404 or 406) although the link works in a browser. A `--header Accept: …` for the crawl's own
+ * origins replaces it.
+ */
+export const NAVIGATION_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
 /** HEAD and then, only if needed, GET: which requests a check made. */
 const RETRY_WITH_GET = (a: Attempt): boolean => ('error' in a ? a.error.code !== 'timeout' : a.status >= 400);
 
@@ -36,7 +44,8 @@ type Attempt = { status: number; blockedBy: string | null } | { error: RecordErr
 /**
  * Checks URLs with requests made outside any page, through one Playwright `APIRequestContext`:
  * HEAD first, then GET when HEAD failed (other than a timeout) or answered >= 400 (many servers
- * answer HEAD with 403, 404, 405 or 501 when GET works). Each URL is requested once per
+ * answer HEAD with 403, 404, 405 or 501 when GET works), each with a browser's navigation
+ * `Accept` ({@link NAVIGATION_ACCEPT}). Each URL is requested once per
  * checker: the answer (or the request in flight) is shared by every caller. At most
  * `perHostConcurrency` requests go to one host at a time, `concurrency` in all.
  *
@@ -125,7 +134,7 @@ export class LinkChecker {
     try {
       const resp = await this.request.fetch(url, {
         method,
-        headers: this.opts.headersFor?.(url) ?? {},
+        headers: { accept: NAVIGATION_ACCEPT, ...lowerCaseNames(this.opts.headersFor?.(url) ?? {}) },
         timeout: this.opts.timeoutMs,
         maxRedirects: this.maxRedirects,
         maxRetries: 0,
@@ -139,6 +148,11 @@ export class LinkChecker {
       return { error: requestError(err, this.opts.timeoutMs) };
     }
   }
+}
+
+/** `headers` with lower-case names, so a caller's `Accept` replaces the default one instead of doubling it. */
+function lowerCaseNames(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 }
 
 /** A request failure as a record error: `timeout`, or `network` with the first line of the message. */
