@@ -36,9 +36,10 @@ function asked(path: string): string[] {
 }
 
 describe('zoo: off-site link checks', () => {
-  it('the crawl is one page whose five off-site links are all checked, and only the moved one is broken', () => {
+  it('the crawl is one page whose eight off-site links are all checked, and only the moved one is broken', () => {
     expect(records.map((r) => [r.url, r.status, r.title])).toEqual([[`${sites.site.origin}/`, 200, 'Outbound links']]);
-    expect(records[0]!.externalLinks).toEqual(Object.values(OFFSITE_PATHS).map((p) => `${sites.other.origin}${p}`));
+    expect(records[0]!.externalLinks).toHaveLength(Object.values(OFFSITE_PATHS).length);
+    expect(records[0]!.linkChecks.map((c) => c.url)).toEqual(records[0]!.externalLinks);
     const broken = audit(records).issues.filter((i) => i.rule === 'broken-link' || i.rule === 'blocked').map((i) => `${i.rule} ${i.url.slice(sites.other.origin.length)}`);
     expect(broken).toEqual(['broken-link /moved']);
   });
@@ -58,5 +59,15 @@ describe('zoo: off-site link checks', () => {
     expect(check(OFFSITE_PATHS.renamed)).toBe('HEAD 200');
     expect(check(OFFSITE_PATHS.fine)).toBe('HEAD 200');
     expect(asked('/gone')).toEqual(['HEAD /gone', 'GET /gone']);
+  });
+
+  it('Z33 an off-site link is checked as linked: its whole query, in its order, with its escapes', () => {
+    const asChecked = (p: string): string => {
+      const c = records[0]!.linkChecks.find((x) => x.url === records[0]!.externalLinks[Object.values(OFFSITE_PATHS).indexOf(p as never)]);
+      return c ? `${c.method} ${c.status}` : 'not checked';
+    };
+    expect([OFFSITE_PATHS.withParams, OFFSITE_PATHS.ordered, OFFSITE_PATHS.escaped].map(asChecked)).toEqual(['HEAD 200', 'HEAD 200', 'HEAD 200']);
+    const seen = sites.other.log.map((l) => l.target).filter((t) => /^\/(details|list|%7Eowner|~owner)/.test(t));
+    expect(seen).toEqual(['/details?id=app&sid=7', '/list?b=2&a=1', '/%7Eowner']);
   });
 });
