@@ -1,6 +1,6 @@
 /**
- * Zoo cases Z21–Z24: what is a link, where a click leads, what a fragment and a canonical name
- * (see README.md).
+ * Zoo cases Z21–Z24 and Z34: what is a link, what it says, where a click leads, what a fragment
+ * and a canonical name (see README.md).
  */
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,5 +71,13 @@ describe('zoo: links', () => {
     const records = await run('/z24/');
     expect(summary(records).map((r) => `${r.path} ${r.status}`)).toEqual(['/z24/ 200', '/z24/caf%C3%A9 200', '/z24/other 200']);
     expect(issues(records, ['canonical-mismatch'])).toEqual(['canonical-mismatch /z24/other']);
+  });
+
+  it('Z34 an image-only link is named by the image alt text: the broken link report names it', async () => {
+    const records = await run('/z34/');
+    const index = records.find((r) => pathOf(r.url) === '/z34/')!;
+    expect(index.linkDetails.map((l) => l.text)).toEqual(['Spring catalogue', 'Catalogue', 'Open the catalogue']);
+    const broken = audit(records).issues.find((i) => i.rule === 'broken-link' && i.url === `${site.origin}/z34/gone`)!;
+    expect(broken.referrers.map((r) => r.text)).toEqual(['Spring catalogue', 'Catalogue', 'Open the catalogue']);
   });
 });
