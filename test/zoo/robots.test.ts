@@ -1,6 +1,9 @@
 /**
  * Zoo cases Z09–Z15: robots.txt as real sites write it (see README.md).
  */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FixtureServer } from '../../fixtures/server.js';
@@ -11,6 +14,14 @@ import { summary, zooCrawl } from './helpers.js';
 
 let browser: Browser;
 const servers: FixtureServer[] = [];
+const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'run.js');
+
+/** `spacrawl robots URL` (the built CLI): exit code and stdout. */
+function explain(url: string): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, 'robots', url], (err, stdout) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout }));
+  });
+}
 
 beforeAll(async () => {
   browser = (await launchBrowser()).browser;
@@ -53,6 +64,13 @@ describe('zoo: robots.txt', () => {
       '/~staff/page: robots',
     ]);
     expect(asked).toEqual(['/', '/a%2Fb', '/open/page']);
+  });
+
+  it('Z10 `spacrawl robots` names the rule that blocks /%7Estaff/page', async () => {
+    const site = await startRobotsSite('z10');
+    servers.push(site);
+    const { stdout } = await explain(`${site.origin}/%7Estaff/page`);
+    expect(stdout.split('\n').slice(0, 2)).toEqual([`disallowed: ${site.origin}/%7Estaff/page for agent "spacrawl"`, '  rule: line 2: Disallow: /~staff/']);
   });
 
   it('Z11 "User-Agent: SpaCrawl" is our group (case-insensitive) and replaces the * group', async () => {
