@@ -15,7 +15,8 @@ export interface ClickCandidate {
 }
 
 /**
- * Find click candidates: visible elements that are not links and not form submits, and that
+ * Find click candidates: visible elements that are not links (anchors without a destination of
+ * their own, such as `<a onclick>` or `<a href="#">`, count as buttons) and not form submits, and that
  * look clickable: an explicit role (`button`, `link`, `tab`, `treeitem`, `menuitem`),
  * `aria-expanded="false"`, `<summary>`, an `onclick` attribute, or a `cursor: pointer` that the
  * element sets itself (not one inherited from a clickable ancestor). Open shadow roots are
@@ -56,7 +57,34 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     if (tag === 'button') return (el as HTMLButtonElement).type === 'submit' && (el as HTMLButtonElement).form !== null;
     return false;
   };
-  const inAnchor = (el: Element): boolean => el.closest('a[href], area[href]') !== null;
+  // An anchor with a destination of its own (another document, a hash route, an in-page target,
+  // or a `javascript:` URL, which is never run) is read as a link and never clicked. One without
+  // (no href, `href="#"`, a fragment naming no element) is a button in disguise: its click handler
+  // is the only way on.
+  const here = location.href.split('#')[0];
+  const hasDestination = (el: Element): boolean => {
+    const raw = el.getAttribute('href');
+    if (raw === null) return false;
+    let u: URL;
+    try {
+      u = new URL(raw, document.baseURI);
+    } catch {
+      return false;
+    }
+    if (u.protocol === 'javascript:' || u.href.split('#')[0] !== here) return true;
+    let fragment = u.hash.slice(1);
+    try {
+      fragment = decodeURIComponent(fragment);
+    } catch {
+      // a malformed escape is looked up as written
+    }
+    if (fragment.startsWith('/') || fragment.startsWith('!')) return true;
+    return fragment !== '' && (document.getElementById(fragment) !== null || document.getElementsByName(fragment).length > 0);
+  };
+  const inAnchor = (el: Element): boolean => {
+    const a = el.closest('a[href], area[href]');
+    return a !== null && a !== el && hasDestination(a);
+  };
   const walk = (root: Document | ShadowRoot): void => {
     const all = root.querySelectorAll('*');
     for (let i = 0; i < all.length; i++) {
@@ -64,7 +92,7 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
       const sr = (el as HTMLElement).shadowRoot;
       if (sr) walk(sr);
       const tag = el.localName;
-      if (tag === 'a' || tag === 'area' || tag === 'select' || tag === 'option' || tag === 'textarea' || tag === 'input' && !isSubmit(el)) continue;
+      if (((tag === 'a' || tag === 'area') && hasDestination(el)) || tag === 'select' || tag === 'option' || tag === 'textarea' || (tag === 'input' && !isSubmit(el))) continue;
       if (tag === 'svg' || el instanceof SVGElement) continue;
       const role = el.getAttribute('role');
       const explicit =

@@ -8,7 +8,10 @@
 export interface RawLink {
   /** `a.href` / `area.href`: already resolved by the browser against `document.baseURI`. */
   href: string;
-  /** Anchor text, whitespace-collapsed, at most 200 characters. */
+  /**
+   * Anchor text, whitespace-collapsed, at most 200 characters: the text content, else
+   * `aria-label`, else the alt text of the images inside (an `<area>`'s own alt), else `title`.
+   */
   text: string;
   /** `true` when the anchor sits inside a shadow root. */
   inShadow: boolean;
@@ -307,8 +310,15 @@ export function extractPage(): ExtractResult {
   const SVG = 'http://www.w3.org/2000/svg';
   const XLINK = 'http://www.w3.org/1999/xlink';
   const closedRoots = (window as unknown as { __spacrawl?: { closedRoots?: WeakMap<Element, ShadowRoot> } }).__spacrawl?.closedRoots;
+  // A link's text: its text content, else what names it without text (aria-label; the alt text of
+  // the images it holds, or an <area>'s own alt, as for its accessible name), else its title.
+  const altsOf = (el: Element): string =>
+    [el, ...Array.from(el.querySelectorAll('img[alt], input[type="image"][alt]'))]
+      .map((x) => (x === el && el.localName !== 'area' ? '' : (x.getAttribute('alt') ?? '')).trim())
+      .filter(Boolean)
+      .join(' ');
   const textOf = (el: Element): string => {
-    const t = (el.textContent ?? '').replace(/\s+/g, ' ').trim() || el.getAttribute('aria-label') || el.getAttribute('title') || el.getAttribute('alt') || '';
+    const t = (el.textContent ?? '').replace(/\s+/g, ' ').trim() || el.getAttribute('aria-label') || altsOf(el).replace(/\s+/g, ' ') || el.getAttribute('title') || '';
     return t.length > 200 ? t.slice(0, 200) : t;
   };
   const hrefOf = (el: Element): string | null => {

@@ -1,4 +1,5 @@
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright';
+import { CookieJar, type JarView } from './cookie-jar.js';
 import { installMutationClock } from './page-scripts.js';
 import { openTab, type VisitTab } from './visit.js';
 import { withTimeout } from './timeout.js';
@@ -22,6 +23,8 @@ interface Slot {
   /** The slot's reusable tab, opened on first use. */
   tab: VisitTab | null;
   uses: number;
+  /** What the context holds of the crawl's cookie jar. */
+  jar: JarView;
 }
 
 /**
@@ -29,12 +32,15 @@ interface Slot {
  * first use, handed to one visit at a time, and replaced (context and tab) after `recycleAfter`
  * visits or when a visit reports the tab broken (stuck, crashed, unable to navigate). Reusing the
  * tab spares a renderer start per page. Service workers are blocked (cached responses would hide network
- * activity) and downloads are refused.
+ * activity) and downloads are refused. All contexts share one {@link CookieJar}: a cookie a site
+ * sets on one page is sent with every later page, whatever context renders it.
  */
 export class ContextPool {
   private readonly free: Slot[] = [];
   private readonly all = new Set<Slot>();
   private readonly recycleAfter: number;
+  /** The crawl's cookies, mirrored by every context before each visit. */
+  readonly cookies = new CookieJar();
 
   constructor(
     private browser: Browser,
@@ -65,7 +71,9 @@ export class ContextPool {
         return route.fallback({ headers: { ...req.headers(), ...extra } });
       });
     }
-    const slot: Slot = { context, tab: null, uses: 0 };
+    const slot: Slot = { context, tab: null, uses: 0, jar: { version: -1, baseline: new Map() } };
+    // Cookies the context starts with (a --storage-state) join the jar.
+    await this.cookies.collect(context, slot.jar);
     this.all.add(slot);
     return slot;
   }
@@ -77,13 +85,12 @@ export class ContextPool {
    */
   async acquire(): Promise<Slot & { tab: VisitTab }> {
     const slot = this.free.pop() ?? (await this.create());
-    if (!slot.tab) {
-      try {
-        slot.tab = await openTab(slot.context);
-      } catch (err) {
-        this.release(slot, true);
-        throw err;
-      }
+    try {
+      await this.cookies.apply(slot.context, slot.jar);
+      if (!slot.tab) slot.tab = await openTab(slot.context);
+    } catch (err) {
+      this.release(slot, true);
+      throw err;
     }
     return slot as Slot & { tab: VisitTab };
   }
@@ -95,9 +102,11 @@ export class ContextPool {
   release(slot: Slot, broken: boolean): void {
     slot.uses++;
     if (!this.all.has(slot)) return; // dropped by replaceBrowser()
+    // What the visit did to cookies goes back to the jar (not from a broken context: it may not answer).
+    const sync = broken ? Promise.resolve() : this.cookies.collect(slot.context, slot.jar).catch(() => {});
     if (broken || slot.uses >= this.recycleAfter) {
       this.all.delete(slot);
-      withTimeout(slot.context.close(), 10_000, 'closing a context').catch(() => {});
+      void sync.then(() => withTimeout(slot.context.close(), 10_000, 'closing a context').catch(() => {}));
       return;
     }
     this.free.push(slot);

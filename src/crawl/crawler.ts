@@ -716,18 +716,20 @@ export class Crawler {
     const followLinks = !forwarded && !res.nonHtml && res.error === null;
 
     let discovered: FrontierEntry[] = [];
+    let requestUrls = new Map<string, string>();
     if (followLinks) {
       const classified = classifyLinks(res.links, this.scope, o.normalize, o.followNofollow);
       r.links = classified.links;
       r.linkDetails = classified.linkDetails;
       r.externalLinks = classified.externalLinks;
       r.linkSources = classified.linkSources;
+      requestUrls = classified.requestUrls;
       if (o.checkFragments) r.fragmentLinks = fragmentLinksOf(res.links, this.scope, o.normalize);
       // <meta name="robots" content="nofollow"> / X-Robots-Tag: nofollow: links recorded, none followed.
       if (!r.nofollow || o.followNofollow) discovered = await this.decide(classified.candidates, e.depth + 1, e.url);
     }
     // Off-site links and https probes are checked before the record is stored, so it is self-contained.
-    if (followLinks && this.linkChecker && !(await applyLinkChecks(this.linkChecker, r, o.checkExternal, this.cancelVisits.signal))) {
+    if (followLinks && this.linkChecker && !(await applyLinkChecks(this.linkChecker, r, o.checkExternal, this.cancelVisits.signal, requestUrls))) {
       this.attempts.set(e.url, attempt - 1);
       this.held.delete(lease);
       await this.frontier.release(lease).catch(ignoreStale);

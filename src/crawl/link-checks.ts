@@ -28,6 +28,14 @@ export interface LinkCheckerContextOptions {
 /** The answer to one URL, without the `kind` its page gives it. */
 export type CheckAnswer = Omit<LinkCheck, 'kind'>;
 
+/**
+ * The `Accept` header of a link check: what a browser sends when a person follows a link
+ * (RFC 9110 §12.5.1). Servers that negotiate content answer a bare `*\/*` differently (some with
+ * 404 or 406) although the link works in a browser. A `--header Accept: …` for the crawl's own
+ * origins replaces it.
+ */
+export const NAVIGATION_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
 /** HEAD and then, only if needed, GET: which requests a check made. */
 const RETRY_WITH_GET = (a: Attempt): boolean => ('error' in a ? a.error.code !== 'timeout' : a.status >= 400);
 
@@ -36,7 +44,8 @@ type Attempt = { status: number; blockedBy: string | null } | { error: RecordErr
 /**
  * Checks URLs with requests made outside any page, through one Playwright `APIRequestContext`:
  * HEAD first, then GET when HEAD failed (other than a timeout) or answered >= 400 (many servers
- * answer HEAD with 403, 404, 405 or 501 when GET works). Each URL is requested once per
+ * answer HEAD with 403, 404, 405 or 501 when GET works), each with a browser's navigation
+ * `Accept` ({@link NAVIGATION_ACCEPT}). Each URL is requested once per
  * checker: the answer (or the request in flight) is shared by every caller. At most
  * `perHostConcurrency` requests go to one host at a time, `concurrency` in all.
  *
@@ -79,11 +88,15 @@ export class LinkChecker {
     return new LinkChecker(request, opts, true);
   }
 
-  /** Check one absolute http(s) URL (once per checker; later calls share the answer). Never throws. */
-  check(url: string): Promise<CheckAnswer> {
+  /**
+   * Check one absolute http(s) URL (once per checker; later calls share the answer). Never throws.
+   * @param url - the key the answer is cached and reported under (a canonical URL)
+   * @param request - the URL actually requested, as it was linked (default: `url`)
+   */
+  check(url: string, request = url): Promise<CheckAnswer> {
     let p = this.cache.get(url);
     if (!p) {
-      p = this.hostLimit(url)(() => this.all(() => this.run(url)));
+      p = this.hostLimit(request)(() => this.all(() => this.run(url, request)));
       this.cache.set(url, p);
     }
     return p;
@@ -109,12 +122,12 @@ export class LinkChecker {
     return l;
   }
 
-  private async run(url: string): Promise<CheckAnswer> {
+  private async run(url: string, request: string): Promise<CheckAnswer> {
     let method: 'HEAD' | 'GET' = 'HEAD';
-    let a = await this.attempt(url, method);
+    let a = await this.attempt(request, method);
     if (RETRY_WITH_GET(a)) {
       method = 'GET';
-      a = await this.attempt(url, method);
+      a = await this.attempt(request, method);
     }
     if ('error' in a) return { url, method, status: null, blockedBy: null, error: a.error };
     return { url, method, status: a.status, blockedBy: a.blockedBy, error: null };
@@ -125,7 +138,7 @@ export class LinkChecker {
     try {
       const resp = await this.request.fetch(url, {
         method,
-        headers: this.opts.headersFor?.(url) ?? {},
+        headers: { accept: NAVIGATION_ACCEPT, ...lowerCaseNames(this.opts.headersFor?.(url) ?? {}) },
         timeout: this.opts.timeoutMs,
         maxRedirects: this.maxRedirects,
         maxRetries: 0,
@@ -141,6 +154,11 @@ export class LinkChecker {
   }
 }
 
+/** `headers` with lower-case names, so a caller's `Accept` replaces the default one instead of doubling it. */
+function lowerCaseNames(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+}
+
 /** A request failure as a record error: `timeout`, or `network` with the first line of the message. */
 export function requestError(err: unknown, timeoutMs: number): RecordError {
   const msg = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.replace(/^apiRequestContext\.fetch:\s*/i, '');
@@ -150,30 +168,36 @@ export function requestError(err: unknown, timeoutMs: number): RecordError {
 
 /** A URL to check for a page, and why. */
 export interface CheckTarget {
+  /** Canonical URL: the key of the answer and the `url` of the record's `LinkCheck`. */
   url: string;
+  /** What is requested: the URL as it was linked (see `ClassifiedLinks.requestUrls`). */
+  request: string;
   kind: LinkCheck['kind'];
 }
 
 /**
  * The requests to make for one page's record: with `checkExternal` every off-site link; and, on
  * an `https:` page, every `http://` link in scope (off-site ones only with `checkExternal`) plus
- * its `https://` form. Each URL once per kind, links first, in document order.
+ * its `https://` form. Each URL once per kind, links first, in document order. A URL is
+ * requested as it was linked (`requestUrls`: canonical URL → as linked), never in its canonical
+ * spelling: that may have lost parameters (`sid`, tracking), their order or escapes the server needs.
  */
-export function checkTargets(r: PageRecord, checkExternal: boolean): CheckTarget[] {
+export function checkTargets(r: PageRecord, checkExternal: boolean, requestUrls: ReadonlyMap<string, string> = new Map()): CheckTarget[] {
   const out: CheckTarget[] = [];
   const seen = new Set<string>();
-  const add = (url: string, kind: LinkCheck['kind']): void => {
+  const add = (url: string, request: string, kind: LinkCheck['kind']): void => {
     const key = `${kind} ${url}`;
     if (seen.has(key)) return;
     seen.add(key);
-    out.push({ url, kind });
+    out.push({ url, request, kind });
   };
-  if (checkExternal) for (const u of r.externalLinks) add(u, 'link');
+  const asLinked = (u: string): string => requestUrls.get(u) ?? u;
+  if (checkExternal) for (const u of r.externalLinks) add(u, asLinked(u), 'link');
   const secure = (r.finalUrl ?? r.url).startsWith('https:');
   if (secure) {
     const insecure = [...r.links, ...(checkExternal ? r.externalLinks : [])].filter((u) => u.startsWith('http:'));
-    for (const u of insecure) add(u, 'link');
-    for (const u of insecure) add(httpsForm(u), 'https-form');
+    for (const u of insecure) add(u, asLinked(u), 'link');
+    for (const u of insecure) add(httpsForm(u), httpsForm(asLinked(u)), 'https-form');
   }
   return out;
 }
@@ -187,14 +211,21 @@ export function httpsForm(url: string): string {
 
 /**
  * Fill `r.linkChecks` for a page (see {@link checkTargets}).
+ * @param requestUrls - canonical URL → the URL as linked (`ClassifiedLinks.requestUrls`); a URL missing here is requested in its canonical form
  * @returns `false` when `signal` aborted first (the record is left unchanged), else `true`
  */
-export async function applyLinkChecks(checker: LinkChecker, r: PageRecord, checkExternal: boolean, signal?: AbortSignal): Promise<boolean> {
-  const targets = checkTargets(r, checkExternal);
+export async function applyLinkChecks(
+  checker: LinkChecker,
+  r: PageRecord,
+  checkExternal: boolean,
+  signal?: AbortSignal,
+  requestUrls: ReadonlyMap<string, string> = new Map(),
+): Promise<boolean> {
+  const targets = checkTargets(r, checkExternal, requestUrls);
   if (targets.length === 0) return true;
   const work = Promise.all(
     targets.map(async (t): Promise<LinkCheck> => {
-      const a = await checker.check(t.url);
+      const a = await checker.check(t.url, t.request);
       return { url: a.url, kind: t.kind, method: a.method, status: a.status, blockedBy: a.blockedBy, error: a.error };
     }),
   );

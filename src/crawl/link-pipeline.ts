@@ -23,6 +23,12 @@ export interface ClassifiedLinks {
   candidates: Candidate[];
   /** Links found, counted by source. */
   linkSources: Partial<Record<LinkSource, number>>;
+  /**
+   * For each canonical http(s) URL found (in scope or not), the URL as the browser resolved its
+   * first link, plain fragment dropped: what a request for it (a link check) must ask for. The
+   * canonical form may have lost parameters, order or escapes that the server needs.
+   */
+  requestUrls: Map<string, string>;
 }
 
 /** Cap on `linkDetails` per record, so a page with 100k links cannot bloat the report. */
@@ -36,7 +42,7 @@ export const MAX_LINK_DETAILS = 2000;
  * listed in `links` and `linkDetails` but not offered to the frontier unless `followNofollow`.
  */
 export function classifyLinks(found: readonly FoundLink[], scope: Scope, norm: NormalizeOptions = {}, followNofollow = false): ClassifiedLinks {
-  const out: ClassifiedLinks = { links: [], externalLinks: [], linkDetails: [], candidates: [], linkSources: {} };
+  const out: ClassifiedLinks = { links: [], externalLinks: [], linkDetails: [], candidates: [], linkSources: {}, requestUrls: new Map() };
   const inSeen = new Set<string>();
   const exSeen = new Set<string>();
   const detailSeen = new Set<string>();
@@ -63,6 +69,7 @@ export function classifyLinks(found: readonly FoundLink[], scope: Scope, norm: N
       out.linkDetails.push({ url: canonical, text: l.text, source: l.source, nofollow });
     }
     if (!web) continue;
+    if (!out.requestUrls.has(canonical)) out.requestUrls.set(canonical, toRequestUrl(u, norm));
     if (scope.inScope(canonical)) {
       if (!inSeen.has(canonical)) {
         inSeen.add(canonical);

@@ -1,3 +1,4 @@
+import { normalizePercent } from '../url/normalize.js';
 import { isPage, type LinkCheck, type PageRecord } from './record.js';
 
 /** Severity of an audit rule. */
@@ -157,7 +158,7 @@ export function audit(records: readonly PageRecord[], opts: AuditOptions = {}): 
     if (r.meta.description === null || r.meta.description.trim() === '') add('missing-description', r.url, 'no <meta name="description">');
     if (r.meta.h1Count === 0) add('missing-h1', r.url, 'no <h1>');
     if (r.meta.h1Count > 1) add('multiple-h1', r.url, `${r.meta.h1Count} <h1> elements`);
-    if (r.meta.canonical && r.finalUrl && stripHash(r.meta.canonical) !== stripHash(r.finalUrl)) {
+    if (r.meta.canonical && r.finalUrl && documentKey(r.meta.canonical) !== documentKey(r.finalUrl)) {
       add('canonical-mismatch', r.url, `canonical is ${r.meta.canonical}, page is ${r.finalUrl}`);
     }
     if (r.noindex) add('noindex', r.url, 'noindex');
@@ -244,11 +245,16 @@ function linkCheckIssues(
   }
 }
 
-function stripHash(u: string): string {
+/**
+ * The document a URL names, for comparing two spellings of it: WHATWG-parsed (scheme and host
+ * case, default port, dot segments), fragment dropped, and percent-encoding normalized in path
+ * and query (RFC 3986 §6.2.2.1–2: `%c3%a9` is `%C3%A9`, `%7E` is `~`). Query order and
+ * parameters are kept: to a server they are a different URL.
+ */
+function documentKey(u: string): string {
   try {
     const x = new URL(u);
-    x.hash = '';
-    return x.href;
+    return `${x.origin}${normalizePercent(x.pathname + x.search)}`;
   } catch {
     return u;
   }

@@ -161,10 +161,14 @@ const SPECIAL_SCHEMES = new Set(['http:', 'https:', 'ws:', 'wss:', 'ftp:', 'file
 const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
 
 /**
- * RFC 3986 §6.2.2.1 (uppercase hex) and §6.2.2.2 (decode unreserved). Leaves a `%` that is not
- * followed by two hex digits alone (WHATWG keeps it too).
+ * Percent-encoding normalization of a URL component: hex digits in uppercase (RFC 3986 §6.2.2.1)
+ * and escapes of unreserved characters `ALPHA DIGIT - . _ ~` decoded (RFC 3986 §6.2.2.2), so
+ * `/%7euser/%61` → `/~user/a`. Every other escape is kept (`%2F` stays `%2F`); a `%` not followed
+ * by two hex digits is left alone (WHATWG keeps it too). Never throws.
+ * @param text - a path, query or fragment (or any part of one)
+ * @returns the normalized text
  */
-function normalizePercent(text: string): string {
+export function normalizePercent(text: string): string {
   return text.replace(/%([0-9A-Fa-f]{2})/g, (_match, hex: string) => {
     const char = String.fromCharCode(Number.parseInt(hex, 16));
     return UNRESERVED.test(char) ? char : `%${hex.toUpperCase()}`;

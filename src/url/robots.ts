@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { APIRequestContext } from 'playwright';
+import { normalizePercent } from './normalize.js';
 
 /** robots-parser's parsed file (its CommonJS typings do not resolve as an ES default import). */
 interface ParsedRobots {
@@ -222,7 +223,7 @@ export class RobotsCache {
     const text = fetched.text;
     // robots-parser answers `undefined` for URLs outside the file's origin; the URL is then
     // governed by that other origin's robots.txt, which isAllowed() never mixes up.
-    const robots = robotsParser(robotsUrl, text);
+    const robots = robotsParser(robotsUrl, normalizeRuleEscapes(text));
     const delay = robots.getCrawlDelay(this.agent);
     const outcome: RobotsOutcome = {
       kind: 'parsed',
@@ -233,9 +234,32 @@ export class RobotsCache {
     };
     return {
       outcome,
-      isAllowed: (url) => robots.isAllowed(url, this.agent) !== false,
-      lineOf: (url) => robots.getMatchingLineNumber(url, this.agent),
+      isAllowed: (url) => robots.isAllowed(matchForm(url), this.agent) !== false,
+      lineOf: (url) => robots.getMatchingLineNumber(matchForm(url), this.agent),
       text,
     };
+  }
+}
+
+/** An `Allow:` or `Disallow:` line: the key (with its colon) and the rule's path. */
+const RULE_LINE = /^([ \t]*(?:allow|disallow)[ \t]*:)([^\r\n]*)/gim;
+
+/**
+ * RFC 9309 §2.2.2: an escaped ASCII character that is not reserved is compared unescaped, in the
+ * rules as in the URL (`Disallow: /%61rchive/` is `/archive/`); escaped reserved characters stay
+ * escaped (`%2F` is not `/`). Applied to the rule paths before robots-parser reads them (it only
+ * escapes non-ASCII); line numbers do not change.
+ */
+function normalizeRuleEscapes(text: string): string {
+  return text.replace(RULE_LINE, (_line, key: string, rule: string) => key + normalizePercent(rule));
+}
+
+/** `url` with its path and query percent-normalized the same way (`/%7Estaff/` → `/~staff/`), for matching. */
+function matchForm(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${normalizePercent(u.pathname + u.search)}`;
+  } catch {
+    return url;
   }
 }

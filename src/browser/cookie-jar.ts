@@ -1,0 +1,103 @@
+import type { BrowserContext, Cookie } from 'playwright';
+import { withTimeout } from './timeout.js';
+
+/** What a context saw of the jar when it last synchronized with it. */
+export interface JarView {
+  /** The jar's version the context mirrors, or -1 when it does not (new, or another context changed the jar since). */
+  version: number;
+  /** The jar's cookies as the context got them, keyed like the jar: changes are measured against this. */
+  baseline: Map<string, Cookie>;
+}
+
+const key = (c: Cookie): string => `${c.name}\u0000${c.domain}\u0000${c.path}`;
+const same = (a: Cookie, b: Cookie): boolean =>
+  a.value === b.value && a.expires === b.expires && a.httpOnly === b.httpOnly && a.secure === b.secure && a.sameSite === b.sameSite;
+
+/**
+ * One cookie jar for a whole crawl, as a person has one browser profile. The crawl renders pages
+ * in several browser contexts (one per concurrency slot, replaced every `recycleAfter` pages),
+ * and each context has cookies of its own: a cookie a site sets on one page (a session, a
+ * consent choice, a locale) would be missing on pages visited in another context, which would
+ * then see a cookie wall or another variant of the page. So every context mirrors this jar
+ * before a visit ({@link CookieJar.apply}) and hands back what the visit changed
+ * ({@link CookieJar.collect}): set, changed and deleted cookies, the last writer winning.
+ *
+ * Only cookies are shared; `localStorage` stays per context.
+ */
+export class CookieJar {
+  private readonly cookies = new Map<string, Cookie>();
+  private version = 0;
+  /** Collects under way: a visit that starts after another ended waits for that one's cookies. */
+  private readonly pending = new Set<Promise<void>>();
+
+  /** Cookies in the jar now. */
+  get size(): number {
+    return this.cookies.size;
+  }
+
+  /**
+   * Make `context` hold exactly the jar's cookies, unless it already does (`view.version` is
+   * current). Sets `view` to the jar as the context now holds it.
+   * @throws when the browser does not answer within 10 s
+   */
+  async apply(context: BrowserContext, view: JarView): Promise<void> {
+    while (this.pending.size) await Promise.allSettled([...this.pending]);
+    if (view.version !== this.version) {
+      const all = [...this.cookies.values()];
+      const version = this.version;
+      await withTimeout(context.clearCookies(), 10_000, 'clearing cookies');
+      if (all.length) await withTimeout(context.addCookies(all), 10_000, 'adding cookies');
+      view.version = version;
+      view.baseline = new Map(all.map((c) => [key(c), c]));
+      // Another visit may have changed the jar meanwhile: then the context is behind again.
+      if (version !== this.version) view.version = -1;
+      return;
+    }
+    view.baseline = new Map(this.cookies);
+  }
+
+  /**
+   * Take into the jar what changed in `context` since `view.baseline`: cookies set or changed,
+   * and cookies deleted (unless another visit has set them anew meanwhile). Later
+   * {@link CookieJar.apply} calls wait for it.
+   * @throws when the browser does not answer within 10 s
+   */
+  collect(context: BrowserContext, view: JarView): Promise<void> {
+    const p = this.merge(context, view);
+    const settled = p.then(
+      () => {},
+      () => {},
+    );
+    this.pending.add(settled);
+    void settled.then(() => this.pending.delete(settled));
+    return p;
+  }
+
+  private async merge(context: BrowserContext, view: JarView): Promise<void> {
+    const now = await withTimeout(context.cookies(), 10_000, 'reading cookies');
+    const current = view.version === this.version;
+    let changed = false;
+    const seen = new Set<string>();
+    for (const c of now) {
+      const k = key(c);
+      seen.add(k);
+      const before = view.baseline.get(k);
+      if (before && same(before, c)) continue;
+      this.cookies.set(k, c);
+      changed = true;
+    }
+    for (const [k, before] of view.baseline) {
+      if (seen.has(k)) continue;
+      const inJar = this.cookies.get(k);
+      if (inJar && same(inJar, before)) {
+        this.cookies.delete(k);
+        changed = true;
+      }
+    }
+    if (!changed) return;
+    this.version++;
+    // A context that mirrored the jar before its own changes still mirrors it after them.
+    view.version = current ? this.version : -1;
+    view.baseline = new Map(this.cookies);
+  }
+}
