@@ -13,6 +13,7 @@ import {
   startFeedSite,
   startPagerSite,
   startRegistrySite,
+  startReplaceStateSite,
 } from '../fixtures/sites/explore.js';
 import { launchBrowser } from '../src/browser/launch.js';
 import { Crawler } from '../src/crawl/crawler.js';
@@ -123,6 +124,18 @@ describe('controls whose clicks differ per page', () => {
       expect(s.log.filter((r) => r.method !== 'GET')).toEqual([]);
     });
   }
+});
+
+describe('clicks that navigate', () => {
+  it('a replaceState to another URL is undone in place (no going back out of the page), and what it showed belongs to that URL', async () => {
+    const s = keep(await startReplaceStateSite());
+    const recs = await run({ seeds: [`${s.origin}/`], concurrency: 1 });
+    expect(visited(recs)).toEqual(['/', '/?filters=open', '/filtered', '/more']);
+    expect(linksOf(recordOf(recs, s, '/'))).toEqual(['/?filters=open', '/more']);
+    expect(linksOf(recordOf(recs, s, '/?filters=open'))).toEqual(sorted(['/?filters=open', '/filtered', '/more']));
+    expect(s.count('/')).toBe(1);
+    expect(s.count('/?filters=open')).toBe(1);
+  });
 });
 
 describe('--scroll', () => {
