@@ -12,6 +12,12 @@ export interface ClickCandidate {
   signature: string;
   /** Accessible name (trimmed, at most 100 characters). */
   name: string;
+  /**
+   * `true` when the element says it is switched on: `aria-selected`, `aria-expanded`,
+   * `aria-pressed` or `aria-checked` is `"true"`, or it is the `<summary>` of an open `<details>`.
+   * Clicking such a control again does not reveal more (a tab) or hides what it revealed.
+   */
+  on: boolean;
 }
 
 /**
@@ -21,7 +27,8 @@ export interface ClickCandidate {
  * `aria-expanded="false"`, `<summary>`, an `onclick` attribute, or a `cursor: pointer` that the
  * element sets itself (not one inherited from a clickable ancestor). Open shadow roots are
  * searched too. Elements whose accessible name matches `excludePattern` (destructive or
- * session-ending actions) are never returned. Stores the elements on
+ * session-ending actions) are never returned, nor disabled ones (`disabled`, or
+ * `aria-disabled="true"` / `inert` on the element or an ancestor). Stores the elements on
  * `window.__spacrawlClickables` for {@link clickCandidate}.
  * @param excludePattern - regex source, matched case-insensitively against the accessible name
  */
@@ -107,11 +114,14 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
       }
       if (!explicit && !pointer) continue;
       if (isSubmit(el) || inAnchor(el) || !visible(el)) continue;
-      if ((el as HTMLButtonElement).disabled) continue;
+      if ((el as HTMLButtonElement).disabled || el.hasAttribute('disabled') || el.closest('[aria-disabled="true"], [inert]')) continue;
       const name = nameOf(el);
       if (name && exclude.test(name)) continue;
       const sig = `${role ?? tag}|${name}|${landmarkOf(el)}`;
-      out.push({ index: found.length, signature: sig, name });
+      const on =
+        ['aria-selected', 'aria-expanded', 'aria-pressed', 'aria-checked'].some((a) => el.getAttribute(a) === 'true') ||
+        (tag === 'summary' && el.parentElement?.localName === 'details' && (el.parentElement as HTMLDetailsElement).open);
+      out.push({ index: found.length, signature: sig, name, on });
       found.push(el);
     }
   };
@@ -172,25 +182,16 @@ export function takeNavigations(): string[] {
   return out;
 }
 
+/** `history.length` (a click that pushed an entry is undone with `history.back()`). */
+export function historyLength(): number {
+  return history.length;
+}
+
 /**
- * Scroll to the bottom in steps of one viewport until the document stops growing, at most
- * `maxSteps` steps, waiting `stepMs` between steps.
- * @returns the number of steps taken
+ * Undo a click's `history.replaceState` to another URL (no entry to go back to): put `url` back
+ * and tell the app's router with a `popstate` event, as a back button would.
  */
-export async function scrollToEnd({ maxSteps, stepMs }: { maxSteps: number; stepMs: number }): Promise<number> {
-  let steps = 0;
-  let lastHeight = -1;
-  let stable = 0;
-  while (steps < maxSteps) {
-    const h = document.documentElement.scrollHeight;
-    if (h === lastHeight && window.scrollY + window.innerHeight >= h - 2) {
-      stable++;
-      if (stable >= 2) break;
-    } else stable = 0;
-    lastHeight = h;
-    window.scrollBy(0, window.innerHeight);
-    steps++;
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
-  return steps;
+export function replaceUrlBack(url: string): void {
+  history.replaceState(history.state, '', url);
+  window.dispatchEvent(new PopStateEvent('popstate', { state: history.state }));
 }

@@ -1,38 +1,42 @@
 import type { Page, Route } from 'playwright';
-import { clickCandidate, recordNavigations, scanClickables, scrollToEnd, takeNavigations, type ClickCandidate } from './click-scripts.js';
+import { toRequestUrl } from '../url/normalize.js';
+import { clickCandidate, historyLength, recordNavigations, replaceUrlBack, scanClickables, takeNavigations, type ClickCandidate } from './click-scripts.js';
+import type { ClickPolicy } from './click-memory.js';
 import { extractPage } from './page-scripts.js';
 import { sleep, withTimeout } from './timeout.js';
 import type { FoundLink } from './visit.js';
 
+export { scrollForLinks, type ScrollOptions } from './scroll.js';
+
 /** Accessible names never clicked: destructive or session-ending actions. Extend with `--click-exclude`. */
 export const DESTRUCTIVE_NAMES: readonly string[] = ['log ?out', 'sign ?out', 'delete', 'remove', 'unsubscribe', 'buy', 'pay', 'checkout', 'purchase', 'order now', 'deactivate', 'close account'];
 
+/** Longest wait (ms) for another page that is learning a clickable (see `ClickMemory`) before clicking it anyway. */
+export const CLAIM_WAIT_MS = 5_000;
+
 /** How click discovery behaves on one page. */
 export interface ClickOptions {
-  /** Most clicks on this page. @default 100 */
+  /** Most clicks on this page, repeats and replays included. @default 100 */
   limit: number;
   /** Extra accessible-name patterns never clicked (regex sources, case-insensitive). */
   exclude: readonly string[];
   /**
-   * Asked once per distinct clickable (signature = role or tag, accessible name, nearest
-   * landmark) before clicking it; `false` skips it. `--click auto` answers `true` only the first
-   * time a signature is seen on the site; `--click all` always answers `true`.
+   * Which clickables to click, per signature (role or tag, accessible name, nearest landmark),
+   * asked only once the clickable was found on the page: `--click auto` uses the site's
+   * `ClickMemory`, `--click all` clicks everything (`CLICK_EVERYWHERE`).
    */
-  shouldClick: (signature: string) => boolean;
+  policy: ClickPolicy;
+  /**
+   * Most repeats of one clickable on the page: a clickable is clicked again while each click
+   * reveals links not seen before on the page ("Next", "Load more"). @default 20 (`--click-repeat`)
+   */
+  repeat: number;
   /** Longest wait for the page to go quiet after one click (ms). @default 1000 */
   clickWaitMs: number;
   /** Time budget for all clicks on the page (ms). */
   budgetMs: number;
   /** How many rounds of revealed clickables are followed (a click that reveals clickables that reveal …). @default 2 */
   maxRevealDepth: number;
-}
-
-/** Options of {@link scrollForLinks}. */
-export interface ScrollOptions {
-  /** Most scroll steps (one viewport each). @default 30 */
-  maxSteps: number;
-  /** Wait after each step (ms). @default 250 */
-  stepMs: number;
 }
 
 /** What exploring found. */
@@ -46,27 +50,53 @@ export interface ExploreResult {
 /** `true` once the page's network and DOM have been quiet for `quietMs`. */
 export type QuietProbe = (quietMs: number) => Promise<boolean>;
 
-/**
- * Scroll to the end of the page (lazy lists render links only when scrolled into view) and
- * return the links that appeared, with source `scroll`.
- * @param known - hrefs already found on the page
- */
-export async function scrollForLinks(page: Page, known: Set<string>, opts: ScrollOptions, quiet: QuietProbe): Promise<FoundLink[]> {
-  await withTimeout(page.evaluate(scrollToEnd, { maxSteps: opts.maxSteps, stepMs: opts.stepMs }), opts.maxSteps * (opts.stepMs + 200) + 5000, 'scrolling');
-  await waitQuiet(quiet, 200, 1500);
-  return newLinks(page, known, 'scroll');
+/** A clickable waiting for its turn. */
+interface Turn {
+  sig: string;
+  depth: number;
+  /** Signatures clicked, in order, to bring the page into the state in which this clickable shows. */
+  state: string[];
+  /** Clicks made on it so far on this page. */
+  clicks: number;
+  /** When the site memory first said another page is learning it (ms since epoch), or `null`. */
+  waitingSince: number | null;
+  /** `true` while this page holds the site memory's claim on it. */
+  claimed: boolean;
+  /** What its clicks revealed so far (link identities), and every link seen meanwhile. */
+  revealed: Set<string>;
+  present: Set<string>;
+}
+
+/** A URL as a page's identity: plain fragment dropped, hash route kept. */
+function identity(u: string): string {
+  try {
+    return toRequestUrl(u);
+  } catch {
+    return u;
+  }
 }
 
 /**
  * Click discovery: click the page's clickables (see `scanClickables`) one at a time, and after
  * each click capture (a) any navigation it caused or attempted — `pushState`, `replaceState`,
  * hash change, `window.open`, a document request — and restore the page, and (b) the `<a href>`
- * it revealed, plus clickables it revealed (up to `maxRevealDepth` rounds).
+ * it revealed, plus clickables it revealed (up to `maxRevealDepth` rounds, depth first).
+ *
+ * - A clickable whose click revealed links not seen before on the page is clicked again (a
+ *   pager's "Next", "Load more"), at most `repeat` more times, and not once it is gone, disabled
+ *   (`disabled`, `aria-disabled="true"`), says it is on (a selected tab, an expanded
+ *   disclosure), or a click revealed nothing new. Revealed clickables go before the repeat.
+ * - A click that navigates away (a `pushState`/hash change to another page, a document
+ *   navigation) gives the clicked page one link, the target: what the page then shows belongs to
+ *   the target, which is crawled as a page of its own. The page is restored with
+ *   `history.back()` (no network request), or by putting the URL back after a `replaceState`.
+ * - A clickable that is missing at its turn (a tab that re-rendered after going back) is looked
+ *   for again after replaying the clicks that led to it (re-opening the tab); still missing, it
+ *   is left unclicked and is not reported to the site memory.
  *
  * Safety while exploring: every non-GET request is aborted (nothing a click triggers may change
- * server state) and every document navigation of the main frame is recorded and aborted; the
- * page is restored with `history.back()` (no network request) when a click changed its URL.
- * @param known - hrefs already found on the page (not reported again)
+ * server state) and every document navigation of the main frame is recorded and aborted.
+ * @param known - hrefs already found on the page (updated; not reported again)
  */
 export async function exploreClicks(page: Page, known: Set<string>, opts: ClickOptions, quiet: QuietProbe): Promise<ExploreResult> {
   const result: ExploreResult = { links: [], clicks: 0, blocked: 0 };
@@ -90,56 +120,175 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
   const exclude = [...DESTRUCTIVE_NAMES, ...opts.exclude].map((p) => `(?:${p})`).join('|');
   const scan = async (): Promise<ClickCandidate[]> =>
     withTimeout(page.evaluate(scanClickables, exclude), 5_000, 'scanning clickables').catch(() => []);
+  const find = (cands: ClickCandidate[], sig: string): ClickCandidate | undefined => cands.find((c) => c.signature === sig);
+  const clickAt = async (index: number): Promise<boolean> => withTimeout(page.evaluate(clickCandidate, index), 5_000, 'clicking').catch(() => false);
+  const takeNavs = async (): Promise<string[]> => withTimeout(page.evaluate(takeNavigations), 5_000, 'reading navigations').catch(() => [] as string[]);
+  const settle = (): Promise<void> => waitQuiet(quiet, 200, Math.min(opts.clickWaitMs, Math.max(0, deadline - Date.now())));
+  const addLink = (href: string, text: string, rel = ''): boolean => {
+    if (known.has(href)) return false;
+    known.add(href);
+    result.links.push({ href, text, source: 'click', rel });
+    return true;
+  };
+  /** Read the page's links: new ones become results; returns every link identity and how many were new. */
+  const read = async (): Promise<{ all: Set<string>; fresh: number }> => {
+    const now = await withTimeout(page.evaluate(extractPage), 10_000, 'reading the DOM').catch(() => null);
+    const all = new Set<string>();
+    let fresh = 0;
+    if (!now) return { all, fresh };
+    for (const l of [...now.links, ...now.opened.map((href) => ({ href, text: '', rel: '' }))]) {
+      all.add(identity(l.href));
+      if (addLink(l.href, l.text, l.rel)) fresh++;
+    }
+    return { all, fresh };
+  };
+
   // Most pages have nothing to click: then the guard and the history hooks are not installed
   // (routing every request of the page through the crawler costs CPU on every page).
   const initial = await scan();
   if (!initial.length) return result;
   await page.route('**/*', guard);
+  const claimed = new Set<string>();
   try {
     const origin = page.url();
+    const home = identity(origin);
     await withTimeout(page.evaluate(recordNavigations), 5_000, 'hooking history');
+    /** Undo a click that navigated away; `false` when the page could not be restored without reloading. */
+    const restore = async (historyBefore: number): Promise<boolean> => {
+      if (page.url() !== origin) {
+        const grew = (await withTimeout(page.evaluate(historyLength), 2_000, 'reading history').catch(() => historyBefore)) > historyBefore;
+        if (grew) await withTimeout(page.goBack({ waitUntil: 'commit', timeout: 3_000 }), 4_000, 'restoring the page').catch(() => null);
+        else await withTimeout(page.evaluate(replaceUrlBack, origin), 2_000, 'restoring the URL').catch(() => null);
+        await waitQuiet(quiet, 200, 1_000);
+      }
+      await takeNavs();
+      navigations.length = 0;
+      return identity(page.url()) === home;
+    };
     const seenSigs = new Set<string>();
-    const queue: { sig: string; depth: number }[] = [];
-    // Clickables a click revealed go first (depth-first), while what revealed them is still open:
-    // a later click may re-render the page and hide them again.
-    const enqueue = (cands: { signature: string }[], depth: number): void => {
-      const fresh: { sig: string; depth: number }[] = [];
+    const fresh = (cands: ClickCandidate[], depth: number, state: string[]): Turn[] => {
+      const out: Turn[] = [];
       for (const c of cands) {
         if (seenSigs.has(c.signature)) continue;
         seenSigs.add(c.signature);
-        fresh.push({ sig: c.signature, depth });
+        out.push({ sig: c.signature, depth, state, clicks: 0, waitingSince: null, claimed: false, revealed: new Set(), present: new Set() });
       }
-      queue.unshift(...fresh);
+      return out;
     };
-    enqueue(initial, 0);
+    /** Report a turn's clicks to the site memory (or give its claim back). */
+    const done = (t: Turn): void => {
+      if (!t.claimed) return;
+      t.claimed = false;
+      claimed.delete(t.sig);
+      if (t.clicks > 0) opts.policy.observe(t.sig, { revealed: t.revealed, present: t.present });
+      else opts.policy.release(t.sig);
+    };
+    let dom: Set<string> | null = null;
+    /** Bring the page back into `state` by clicking what is not on already; `false` if it went away. */
+    const replay = async (state: string[]): Promise<boolean> => {
+      for (const sig of state) {
+        if (result.clicks >= opts.limit || Date.now() >= deadline) return true;
+        const c = find(await scan(), sig);
+        if (!c) return true;
+        if (c.on) continue;
+        const before = await withTimeout(page.evaluate(historyLength), 2_000, 'reading history').catch(() => 0);
+        if (!(await clickAt(c.index))) return true;
+        result.clicks++;
+        dom = null;
+        await settle();
+        const navs = [...navigations.splice(0), ...(await takeNavs())];
+        if (navs.some((u) => identity(u) !== home) || identity(page.url()) !== home) return restore(before);
+      }
+      return true;
+    };
+
+    const queue: Turn[] = fresh(initial, 0, []);
     while (queue.length && result.clicks < opts.limit && Date.now() < deadline) {
-      const { sig, depth } = queue.shift()!;
-      if (!opts.shouldClick(sig)) continue;
-      const cands = await scan();
-      const target = cands.find((c) => c.signature === sig);
-      if (!target) continue;
-      const clicked = await withTimeout(page.evaluate(clickCandidate, target.index), 5_000, 'clicking').catch(() => false);
-      if (!clicked) continue;
+      // Only clickables that another page is learning are left: give it time.
+      if (queue.every((q) => q.waitingSince !== null)) await sleep(100);
+      const turn = queue.shift()!;
+      const forced = turn.waitingSince !== null && Date.now() - turn.waitingSince >= CLAIM_WAIT_MS;
+      const defer = (): void => {
+        turn.waitingSince ??= Date.now();
+        queue.push(turn);
+      };
+      if (!turn.claimed) {
+        const v = opts.policy.peek(turn.sig);
+        if (v === 'skip') continue;
+        if (v === 'wait' && !forced) {
+          defer();
+          continue;
+        }
+      }
+      let target = find(await scan(), turn.sig);
+      if (!target && turn.state.length) {
+        if (!(await replay(turn.state))) break;
+        target = find(await scan(), turn.sig);
+      }
+      if (!target || (target.on && turn.clicks === 0)) {
+        // Gone, disabled, or on already: not clicked, so nothing is learned from it. One that is
+        // gone may be revealed again by a later click.
+        if (!target && turn.clicks === 0) seenSigs.delete(turn.sig);
+        done(turn);
+        continue;
+      }
+      if (!turn.claimed) {
+        const v = opts.policy.take(turn.sig, forced);
+        if (v === 'skip') continue;
+        if (v === 'wait') {
+          defer();
+          continue;
+        }
+        turn.claimed = true;
+        claimed.add(turn.sig);
+      }
+      const before = dom ?? (await read()).all;
+      const historyBefore = await withTimeout(page.evaluate(historyLength), 2_000, 'reading history').catch(() => 0);
+      if (!(await clickAt(target.index))) {
+        done(turn);
+        continue;
+      }
       result.clicks++;
-      await waitQuiet(quiet, 200, Math.min(opts.clickWaitMs, Math.max(0, deadline - Date.now())));
-      // (a) navigations the click caused or attempted
-      const navs = [...navigations.splice(0), ...(await withTimeout(page.evaluate(takeNavigations), 5_000, 'reading navigations').catch(() => [] as string[]))];
-      for (const href of navs) {
-        if (known.has(href)) continue;
-        known.add(href);
-        result.links.push({ href, text: target.name, source: 'click', rel: '' });
+      turn.clicks++;
+      await settle();
+      for (const u of before) turn.present.add(u);
+      turn.present.add(home);
+      // (a) navigations the click caused or attempted: links of this page
+      const attempted = navigations.splice(0);
+      const pushed = await takeNavs();
+      for (const href of [...attempted, ...pushed]) {
+        addLink(href, target.name);
+        turn.revealed.add(identity(href));
+        turn.present.add(identity(href));
       }
-      // (b) links it revealed
-      result.links.push(...(await newLinks(page, known, 'click')));
-      if (page.url() !== origin) {
-        await withTimeout(page.goBack({ waitUntil: 'commit', timeout: 3_000 }), 4_000, 'restoring the page').catch(() => null);
-        await waitQuiet(quiet, 200, 1_000);
-        await withTimeout(page.evaluate(takeNavigations), 5_000, 'reading navigations').catch(() => []);
-        if (page.url() !== origin) break; // could not restore without reloading: stop here
+      if (attempted.length || pushed.some((u) => identity(u) !== home) || identity(page.url()) !== home) {
+        // What the page shows now is the target's, not this page's: go back, read nothing.
+        dom = null;
+        done(turn);
+        if (!(await restore(historyBefore))) break;
+        continue;
       }
-      if (depth < opts.maxRevealDepth) enqueue(await scan(), depth + 1);
+      // (b) links it revealed, and clickables it revealed
+      const after = await read();
+      dom = after.all;
+      for (const u of after.all) {
+        turn.present.add(u);
+        if (!before.has(u)) turn.revealed.add(u);
+      }
+      const cands = await scan();
+      const revealed = turn.depth < opts.maxRevealDepth ? fresh(cands, turn.depth + 1, [...turn.state, turn.sig]) : [];
+      const self = find(cands, turn.sig);
+      if (after.fresh > 0 && turn.clicks <= opts.repeat && self && !self.on) {
+        // Again ("Next", "Load more"), after what this click revealed.
+        turn.state = [...turn.state, turn.sig];
+        queue.unshift(...revealed, turn);
+      } else {
+        done(turn);
+        queue.unshift(...revealed);
+      }
     }
   } finally {
+    for (const sig of claimed) opts.policy.release(sig);
     await page.unroute('**/*', guard).catch(() => {});
   }
   return result;
@@ -152,16 +301,4 @@ async function waitQuiet(quiet: QuietProbe, quietMs: number, capMs: number): Pro
     if (await quiet(quietMs)) return;
     await sleep(50);
   }
-}
-
-async function newLinks(page: Page, known: Set<string>, source: 'click' | 'scroll'): Promise<FoundLink[]> {
-  const now = await withTimeout(page.evaluate(extractPage), 10_000, 'reading the DOM').catch(() => null);
-  const out: FoundLink[] = [];
-  if (!now) return out;
-  for (const l of [...now.links.map((x) => ({ href: x.href, text: x.text, rel: x.rel })), ...now.opened.map((href) => ({ href, text: '', rel: '' }))]) {
-    if (known.has(l.href)) continue;
-    known.add(l.href);
-    out.push({ href: l.href, text: l.text, source, rel: l.rel });
-  }
-  return out;
 }

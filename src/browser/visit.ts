@@ -41,7 +41,7 @@ export interface VisitOptions {
   onNavigationSent?: (at: number) => void;
   /** Click discovery (`--click`), or `null` for none. */
   click?: ClickOptions | null;
-  /** Scroll to the end before reading links again (`--scroll`), or `null` for none. */
+  /** Scroll discovery (`--scroll`, see `scrollForLinks`), or `null` for none. */
   scroll?: ScrollOptions | null;
   /** Aborts the visit (cancellation); the result then has `error.code = "interrupted"`. */
   signal?: AbortSignal;
@@ -250,7 +250,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
   const step = <T>(p: Promise<T>): Promise<T> => Promise.race([p, aborted]);
 
   const hardDeadline =
-    opts.navigationTimeoutMs + opts.settleTimeoutMs + 15_000 + (opts.click ? opts.click.budgetMs + 5_000 : 0) + (opts.scroll ? opts.scroll.maxSteps * (opts.scroll.stepMs + 200) + 5_000 : 0);
+    opts.navigationTimeoutMs + opts.settleTimeoutMs + 15_000 + (opts.click ? opts.click.budgetMs + 5_000 : 0) + (opts.scroll ? opts.scroll.budgetMs + 5_000 : 0);
   const deadlineTimer = setTimeout(
     () => abort({ code: 'timeout', message: `page did not finish within the ${hardDeadline} ms page deadline` }),
     hardDeadline,

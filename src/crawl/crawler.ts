@@ -30,6 +30,8 @@ import { SoftNotFound } from './soft404.js';
 import { InfrastructureError } from '../model/errors.js';
 import { DocumentClaims, redirectRecord } from './redirects.js';
 import type { ClickOptions } from '../browser/explore.js';
+import { ClickMemory, CLICK_EVERYWHERE } from '../browser/click-memory.js';
+import { scrollOptionsOf } from '../browser/scroll.js';
 
 /** Robots.txt `Crawl-delay` values above this are capped (ms). */
 export const MAX_CRAWL_DELAY_MS = 30_000;
@@ -121,8 +123,8 @@ export class Crawler {
   private linkChecker: LinkChecker | null = null;
   private readonly soft404: SoftNotFound | null;
   private readonly dust: DustLearner | null;
-  /** `origin|signature` of every clickable clicked (`--click auto` clicks each once per site). */
-  private readonly clicked = new Set<string>();
+  /** What `--click auto` learned about each site's clickables (chrome or per page), in this process. */
+  private readonly clickMemory = new ClickMemory();
   /** Things the summary should say (soft-404 matching switched off, learned parameters …). */
   readonly notes: string[] = [];
 
@@ -566,19 +568,14 @@ export class Crawler {
     }
   }
 
-  /** Click discovery settings for a page on `origin`. */
-  private clickOptions(origin: string): ClickOptions {
+  /** Click discovery settings for the page `url` (canonical) on `origin`. */
+  private clickOptions(origin: string, url: string): ClickOptions {
     const o = this.options;
     return {
       limit: o.clickLimit,
       exclude: o.clickExclude,
-      shouldClick: (sig) => {
-        if (o.click === 'all') return true;
-        const key = `${origin}|${sig}`;
-        if (this.clicked.has(key)) return false;
-        this.clicked.add(key);
-        return true;
-      },
+      policy: o.click === 'all' ? CLICK_EVERYWHERE : this.clickMemory.forPage(origin, url),
+      repeat: o.clickRepeat,
       clickWaitMs: 1000,
       budgetMs: 30_000,
       maxRevealDepth: 2,
@@ -660,8 +657,8 @@ export class Crawler {
       quietMs: o.quietMs,
       screenshotPath: shotName && o.screenshotsDir ? path.join(o.screenshotsDir, shotName) : null,
       maxDialogs: 10,
-      click: o.click === 'off' ? null : this.clickOptions(new URL(e.requestedUrl).origin),
-      scroll: o.scroll ? { maxSteps: 30, stepMs: 250 } : null,
+      click: o.click === 'off' ? null : this.clickOptions(new URL(e.requestedUrl).origin, e.url),
+      scroll: o.scroll ? scrollOptionsOf(o) : null,
       collectAnchors: o.checkFragments,
       beforeNavigate: () => this.beforeNavigate(host),
       onNavigationSent: (at) => this.politeness.sent(host, at),

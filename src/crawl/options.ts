@@ -35,14 +35,28 @@ export interface CrawlOptions {
   foldTrailingSlash?: boolean;
   /** Treat `/dir/index.html` and `/dir/` as one page. @default false */
   foldIndex?: boolean;
-  /** Click discovery: `auto` clicks each distinct clickable once per site, `all` on every page, `off` never. @default 'auto' */
+  /**
+   * Click discovery: `auto` clicks navigation chrome (a clickable whose clicks revealed the same
+   * links on two pages) on two pages of a site and every other clickable on every page that has
+   * it; `all` clicks everything on every page; `off` never clicks. @default 'auto'
+   */
   click?: 'auto' | 'all' | 'off';
   /** Most clicks per page. @default 100 */
   clickLimit?: number;
   /** Accessible-name patterns (regex sources) never clicked, on top of the destructive ones. */
   clickExclude?: string[];
-  /** Scroll each page to its end and read links again (lazy lists). @default false */
+  /**
+   * Most repeats of one clickable on one page: it is clicked again while each click reveals links
+   * not seen before on the page ("Next", "Load more"); 0 clicks each clickable once. @default 20
+   */
+  clickRepeat?: number;
+  /**
+   * Scroll each page (the window, then its inner scroll containers) step by step, reading links
+   * after every step and waiting for what each step loads (lazy and virtualized lists, feeds). @default false
+   */
   scroll?: boolean;
+  /** Most scroll steps per scroll area and page (each 90 % of a view; a batch's wait is part of its step). @default 30 */
+  scrollLimit?: number;
   /** Probe each origin for its "not found" rendering and flag soft 404s. @default true */
   soft404?: boolean;
   /** Learn parameters that do not change content and skip further variants as duplicates. @default true */
@@ -127,7 +141,9 @@ export interface ResolvedCrawlOptions {
   click: 'auto' | 'all' | 'off';
   clickLimit: number;
   clickExclude: string[];
+  clickRepeat: number;
   scroll: boolean;
+  scrollLimit: number;
   soft404: boolean;
   dedupeContent: boolean;
   include: string[];
@@ -203,7 +219,9 @@ export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
     click: o.click ?? 'auto',
     clickLimit: int('click-limit', o.clickLimit, 100, 0),
     clickExclude: [...(o.clickExclude ?? [])],
+    clickRepeat: int('click-repeat', o.clickRepeat, 20, 0),
     scroll: o.scroll ?? false,
+    scrollLimit: int('scroll-limit', o.scrollLimit, 30, 1),
     soft404: o.soft404 ?? true,
     dedupeContent: o.dedupeContent ?? true,
     include: [...(o.include ?? [])],

@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright';
+import type { FixtureServer } from '../fixtures/server.js';
+import {
+  FEED_BATCHES,
+  FEED_BATCH_SIZE,
+  MENU_LINKS,
+  PACKAGES,
+  PAGER_PAGES,
+  PAGER_PAGE_SIZE,
+  VERSIONS,
+  VIRTUAL_ROWS,
+  startFeedSite,
+  startPagerSite,
+  startRegistrySite,
+  startReplaceStateSite,
+} from '../fixtures/sites/explore.js';
+import { launchBrowser } from '../src/browser/launch.js';
+import { Crawler } from '../src/crawl/crawler.js';
+import type { CrawlOptions } from '../src/crawl/options.js';
+import type { PageRecord } from '../src/report/record.js';
+
+let browser: Browser;
+const servers: FixtureServer[] = [];
+const keep = (s: FixtureServer): FixtureServer => (servers.push(s), s);
+
+beforeAll(async () => {
+  browser = (await launchBrowser()).browser;
+});
+afterAll(async () => {
+  await browser.close();
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+async function run(opts: Omit<CrawlOptions, 'browser'>): Promise<PageRecord[]> {
+  const crawler = new Crawler({ settleTimeoutMs: 3000, soft404: false, ...opts, browser });
+  const recs: PageRecord[] = [];
+  for await (const r of crawler.records()) recs.push(r);
+  return recs;
+}
+
+const pathOf = (u: string): string => {
+  const x = new URL(u);
+  return x.pathname + x.search + x.hash;
+};
+/** Paths of the visited pages (records with skipped: null), sorted. */
+const visited = (recs: PageRecord[]): string[] => recs.filter((r) => r.skipped === null).map((r) => pathOf(r.url)).sort();
+const recordOf = (recs: PageRecord[], s: FixtureServer, p: string): PageRecord => {
+  const r = recs.find((x) => x.url === `${s.origin}${p}`);
+  if (!r) throw new Error(`no record for ${p}`);
+  return r;
+};
+const linksOf = (r: PageRecord): string[] => r.links.map(pathOf).sort();
+const range = (from: number, to: number, f: (i: number) => string): string[] => Array.from({ length: to - from + 1 }, (_, i) => f(from + i));
+const sorted = (a: string[]): string[] => [...a].sort();
+
+describe('pagination in place', () => {
+  it('clicks "Next" until it is disabled and "Load more" until it is gone; a click that reveals nothing new is not repeated', async () => {
+    const s = keep(await startPagerSite());
+    const recs = await run({ seeds: [`${s.origin}/`], maxDepth: 1, concurrency: 2 });
+    const all = PAGER_PAGES * PAGER_PAGE_SIZE;
+    expect(visited(recs)).toEqual(sorted(['/', ...range(1, all, (i) => `/article/${i}`), ...range(1, all, (i) => `/post/${i}`), '/top/1', '/top/2']));
+    const home = recordOf(recs, s, '/');
+    expect(home.linkSources.click).toBe(2 * (all - PAGER_PAGE_SIZE));
+    // One request per page of each pager: "Next" was clicked 4 times and not once it said
+    // aria-disabled, "Load more" 4 times until it was removed, "Refresh" once.
+    for (let page = 1; page <= PAGER_PAGES; page++) {
+      expect([page, s.count(`/api/articles?page=${page}`), s.count(`/api/posts?page=${page}`)]).toEqual([page, 1, 1]);
+    }
+    expect(s.count(`/api/articles?page=${PAGER_PAGES + 1}`)).toBe(0);
+    expect(s.count(`/api/posts?page=${PAGER_PAGES + 1}`)).toBe(0);
+    expect(s.count('/api/refresh')).toBe(1);
+  });
+
+  it('--click-repeat caps the repeats per clickable and page', async () => {
+    const s = keep(await startPagerSite());
+    const recs = await run({ seeds: [`${s.origin}/`], maxDepth: 0, clickRepeat: 2 });
+    const shown = 4 * PAGER_PAGE_SIZE; // page 1, then 1 click and 2 repeats
+    expect(linksOf(recordOf(recs, s, '/'))).toEqual(sorted([...range(1, shown, (i) => `/article/${i}`), ...range(1, shown, (i) => `/post/${i}`), '/top/1', '/top/2']));
+    expect(s.count('/api/articles?page=4')).toBe(1);
+    expect(s.count('/api/articles?page=5')).toBe(0);
+    expect(s.count('/api/posts?page=5')).toBe(0);
+  });
+});
+
+describe('controls whose clicks differ per page', () => {
+  const pkgLinks = (p: string): string[] => [...VERSIONS.map((v) => `/pkg/${p}/v/${v}`), ...VERSIONS.map((v) => `/pkg/${p}/changelog/${v}`)];
+  const expectedPages = sorted([
+    '/',
+    ...MENU_LINKS,
+    '/examples',
+    ...PACKAGES.flatMap((p) => [`/pkg/${p}`, ...pkgLinks(p), ...VERSIONS.map((v) => `/pkg/${p}/changelog/${v}/notes`)]),
+  ]);
+
+  for (const concurrency of [1, 3]) {
+    it(`a per-page tab is clicked on every page, site-wide chrome on two pages only (concurrency ${concurrency})`, async () => {
+      const s = keep(await startRegistrySite());
+      const recs = await run({ seeds: [`${s.origin}/`], concurrency });
+      expect(visited(recs)).toEqual(expectedPages);
+      // Links revealed by chrome (the menu, "Show examples") are on the two pages that clicked it only.
+      const menu = new Set<string>([...MENU_LINKS, '/examples']);
+      for (const p of PACKAGES) {
+        const r = recordOf(recs, s, `/pkg/${p}`);
+        // The tab's links and the changelog routes its buttons push are this page's links; what
+        // the changelog route renders (its notes link) is not.
+        expect(linksOf(r).filter((l) => !menu.has(l))).toEqual(sorted(['/', ...pkgLinks(p)]));
+        // "Versions" clicked once, and once more to re-open the tab after going back from
+        // "Changelog 1.0" (the back navigation renders the Readme tab).
+        expect([p, s.count(`/api/pkg/${p}/versions`)]).toEqual([p, 2]);
+        for (const v of VERSIONS) {
+          const changelog = recordOf(recs, s, `/pkg/${p}/changelog/${v}`);
+          expect(linksOf(changelog).filter((l) => !menu.has(l))).toEqual(['/', `/pkg/${p}/changelog/${v}/notes`]);
+          expect(recordOf(recs, s, `/pkg/${p}/changelog/${v}/notes`).referrer).toBe(`${s.origin}/pkg/${p}/changelog/${v}`);
+        }
+      }
+      // The menu reveals the same links everywhere: clicked on two pages to learn that, then never.
+      expect(s.count('/api/menu')).toBe(2);
+      expect(recs.filter((r) => MENU_LINKS.every((l) => r.links.includes(`${s.origin}${l}`))).length).toBe(2);
+      // "Show examples" was gone at its turn on / (removed by "Hide tips"): that is not a click,
+      // so the package pages still click it, on two of them (then it is known as chrome). It has
+      // no on/off state, so each of the two clicks it again to see whether it reveals more.
+      expect(s.count('/api/examples')).toBe(4);
+      expect(recs.filter((r) => r.links.includes(`${s.origin}/examples`)).length).toBe(2);
+      expect(s.log.filter((r) => r.method !== 'GET')).toEqual([]);
+    });
+  }
+});
+
+describe('clicks that navigate', () => {
+  it('a replaceState to another URL is undone in place (no going back out of the page), and what it showed belongs to that URL', async () => {
+    const s = keep(await startReplaceStateSite());
+    const recs = await run({ seeds: [`${s.origin}/`], concurrency: 1 });
+    expect(visited(recs)).toEqual(['/', '/?filters=open', '/filtered', '/more']);
+    expect(linksOf(recordOf(recs, s, '/'))).toEqual(['/?filters=open', '/more']);
+    expect(linksOf(recordOf(recs, s, '/?filters=open'))).toEqual(sorted(['/?filters=open', '/filtered', '/more']));
+    expect(s.count('/')).toBe(1);
+    expect(s.count('/?filters=open')).toBe(1);
+  });
+});
+
+describe('--scroll', () => {
+  it('reads a slow infinite feed to its end, batch by batch, and requests each batch once', async () => {
+    const s = keep(await startFeedSite());
+    const recs = await run({ seeds: [`${s.origin}/feed`], maxDepth: 0, scroll: true, click: 'off', settleTimeoutMs: 5000 });
+    const all = FEED_BATCHES * FEED_BATCH_SIZE;
+    expect(linksOf(recordOf(recs, s, '/feed'))).toEqual(sorted(range(1, all, (i) => `/feed/item/${i}`)));
+    expect(recordOf(recs, s, '/feed').linkSources.scroll).toBe(all - FEED_BATCH_SIZE);
+    for (let page = 1; page <= FEED_BATCHES; page++) expect([page, s.count(`/api/feed?page=${page}`)]).toEqual([page, 1]);
+    expect(s.count(`/api/feed?page=${FEED_BATCHES + 1}`)).toBe(0);
+  });
+
+  it('--scroll-limit bounds the steps', async () => {
+    const s = keep(await startFeedSite());
+    const recs = await run({ seeds: [`${s.origin}/feed`], maxDepth: 0, scroll: true, scrollLimit: 4, click: 'off', settleTimeoutMs: 5000 });
+    // Batches are 1000 px, a step 720 px (90 % of the 800 px view), capped at the end of the page:
+    // step 1 reaches the end of batch 1 (batch 2 loads), step 2 falls short of the end of batch 2,
+    // step 3 reaches it (batch 3 loads), step 4 falls short again; there is no step 5.
+    expect(linksOf(recordOf(recs, s, '/feed'))).toEqual(sorted(range(1, 3 * FEED_BATCH_SIZE, (i) => `/feed/item/${i}`)));
+    expect(s.count('/api/feed?page=3')).toBe(1);
+    expect(s.count('/api/feed?page=4')).toBe(0);
+  });
+
+  it('collects every row of virtualized lists, in the window and in an inner scroll container', async () => {
+    const s = keep(await startFeedSite());
+    const recs = await run({ seeds: [`${s.origin}/rows`, `${s.origin}/box`], maxDepth: 0, scroll: true, click: 'off' });
+    expect(linksOf(recordOf(recs, s, '/rows'))).toEqual(sorted(range(0, VIRTUAL_ROWS - 1, (i) => `/row/${i}`)));
+    expect(linksOf(recordOf(recs, s, '/box'))).toEqual(sorted(range(0, VIRTUAL_ROWS - 1, (i) => `/box/${i}`)));
+  });
+});
