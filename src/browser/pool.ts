@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright';
 import { installMutationClock } from './page-scripts.js';
+import { installStreamWatch } from './stream-scripts.js';
 import { openTab, type VisitTab } from './visit.js';
 import { withTimeout } from './timeout.js';
 
@@ -56,6 +57,7 @@ export class ContextPool {
       'creating a browser context',
     );
     await context.addInitScript(installMutationClock);
+    await context.addInitScript(installStreamWatch);
     const extra = this.opts.headers;
     const inScope = this.opts.headerScope;
     if (extra && Object.keys(extra).length && inScope) {
