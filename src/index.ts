@@ -45,6 +45,7 @@ export { SummaryCounter, type CrawlSummary, type EndReason } from './report/summ
 export { normalize, toRequestUrl, isHashRoute, InvalidUrlError, type NormalizeOptions, type HashRouteMode } from './url/normalize.js';
 export { Scope, type ScopeMode, type ScopeOptions } from './url/scope.js';
 export { RobotsCache, ROBOTS_TOKEN, type RobotsOutcome } from './url/robots.js';
+export { HttpClient, HttpRequestError, type HttpClientOptions, type HttpRequestOptions, type HttpResponse } from './net/http-client.js';
 export { locateBrowser, BrowserNotFoundError, type LocatedBrowser } from './browser/locate.js';
 export { launchBrowser, CHROMIUM_ARGS, defaultUserAgent } from './browser/launch.js';
 export { ExitCode } from './cli/exit-codes.js';

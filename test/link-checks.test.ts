@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { request as playwrightRequest, type Browser } from 'playwright';
+import type { Browser } from 'playwright';
+import { HttpClient } from '../src/net/http-client.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCheckSites, startDualServer } from '../fixtures/sites/checks.js';
 import { launchBrowser } from '../src/browser/launch.js';
@@ -160,9 +161,8 @@ describe('without the flags', () => {
 describe('LinkChecker', () => {
   it('sends at most 2 requests to one host at a time and answers repeated URLs from its cache', async () => {
     const slow = await startDualServer(() => ({ body: 'slow', delayMs: 200 }));
-    const ctx = await playwrightRequest.newContext();
     try {
-      const checker = new LinkChecker(ctx, { timeoutMs: 10_000 });
+      const checker = new LinkChecker(new HttpClient({ userAgent: 'spacrawl-test' }), { timeoutMs: 10_000 });
       const urls = [1, 2, 3, 4, 5, 6].map((n) => `${slow.http}/p/${n}`);
       const answers = await Promise.all([...urls, ...urls].map((u) => checker.check(u)));
       expect(answers.map((a) => a.status)).toEqual(new Array(12).fill(200));
@@ -170,21 +170,15 @@ describe('LinkChecker', () => {
       expect(slow.peakInFlight()).toBe(2);
       expect(checker.requests).toBe(6);
     } finally {
-      await ctx.dispose();
       await slow.close();
     }
   });
 
   it('records a refused connection as a network error after trying GET too', async () => {
-    const ctx = await playwrightRequest.newContext();
-    try {
-      const checker = new LinkChecker(ctx, { timeoutMs: 5_000 });
-      const a = await checker.check('http://127.0.0.1:9/x');
-      expect({ method: a.method, status: a.status, code: a.error?.code }).toEqual({ method: 'GET', status: null, code: 'network' });
-      expect(a.error?.message).toMatch(/ECONNREFUSED/);
-      expect(checker.requests).toBe(2);
-    } finally {
-      await ctx.dispose();
-    }
+    const checker = new LinkChecker(new HttpClient({ userAgent: 'spacrawl-test' }), { timeoutMs: 5_000 });
+    const a = await checker.check('http://127.0.0.1:9/x');
+    expect({ method: a.method, status: a.status, code: a.error?.code }).toEqual({ method: 'GET', status: null, code: 'network' });
+    expect(a.error?.message).toMatch(/ECONNREFUSED/);
+    expect(checker.requests).toBe(2);
   });
 });

@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { request as playwrightRequest, type APIRequestContext, type Browser } from 'playwright';
+import type { Browser } from 'playwright';
+import { HttpClient } from '../src/net/http-client.js';
 import { html, startFixtureServer, type FixtureResponse, type FixtureServer } from '../fixtures/server.js';
 import { launchBrowser } from '../src/browser/launch.js';
 import { Crawler, crawl } from '../src/crawl/crawler.js';
@@ -10,15 +11,14 @@ import { SummaryCounter } from '../src/report/summary.js';
 import { RobotsCache } from '../src/url/robots.js';
 
 let browser: Browser;
-let api: APIRequestContext;
+let api: HttpClient;
 const servers: FixtureServer[] = [];
 
 beforeAll(async () => {
   browser = (await launchBrowser()).browser;
-  api = await playwrightRequest.newContext();
+  api = new HttpClient({ userAgent: 'spacrawl-test' });
 });
 afterAll(async () => {
-  await api.dispose();
   await browser.close();
   await Promise.all(servers.map((s) => s.close()));
 });

@@ -26,15 +26,43 @@ export const PLAYWRIGHT_DISABLED_FEATURES: readonly string[] = [
 ];
 
 /**
- * Features spacrawl turns off on top of Playwright's. Headless Chromium preloads the omnibox
- * popups (chrome:// pages) in every browser context, each in its own renderer process: a second
- * renderer per context (~45 MB of PSS each) that a crawl never uses.
+ * Features spacrawl turns off on top of Playwright's.
+ * - `WebUIOmniboxPopup`, `WebUIOmniboxAimPopup`: headless Chromium preloads the omnibox popups
+ *   (chrome:// pages) in every browser context, each in its own renderer process: a second
+ *   renderer per context (~45 MB of PSS each) that a crawl never uses.
+ * - `AutofillServerCommunication`: on every page with a form, Chromium asks
+ *   `content-autofill.googleapis.com` what its fields are (and retries), a host the crawl never
+ *   asked for.
  */
-export const SPACRAWL_DISABLED_FEATURES: readonly string[] = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'];
+export const SPACRAWL_DISABLED_FEATURES: readonly string[] = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'AutofillServerCommunication'];
 
 /**
- * Chromium switches used for every launch. The background-networking switches keep Chromium
- * from calling home, which a closed network answers by refusing connections (DESIGN.md, "Browsers here").
+ * An address Chromium refuses to connect to before any socket is opened (port 1 is on its list of
+ * restricted ports: `ERR_UNSAFE_PORT`). Services pointed here fail at once, on this machine.
+ */
+const NOWHERE = 'http://127.0.0.1:1/';
+
+/**
+ * Chromium switches used for every launch. The browser makes no request to a host the crawl did
+ * not ask for (checked by `test/proxy.test.ts` through a logging proxy):
+ * - `--disable-background-networking`, `--disable-component-update`, `--disable-sync`: the usual
+ *   calls home (DESIGN.md, "Browsers here").
+ * - `--component-updater=url-source=…`: Chromium 156 still asks `update.googleapis.com` for the
+ *   on-device model manifest component (`ceofaddefefcbblgcgnibnonglccbfja`, requested "on
+ *   demand", which `--disable-component-update` does not stop); the updater is pointed at
+ *   {@link NOWHERE}.
+ * - `--gaia-url=…`: every profile starts by asking `accounts.google.com/ListAccounts` which Google
+ *   accounts are signed in (and retries after 1 s and 3 s). Playwright's answer,
+ *   `--enable-features=SkipListAccountsWithoutGaiaCookies`, does not exist in Chromium 156; the
+ *   sign-in service is pointed at {@link NOWHERE}.
+ * - `--no-pings`: no hyperlink-auditing pings (`<a ping>`). Debian's `/etc/chromium.d/default-flags`
+ *   means to do this with `--disable-pings`, which is not a Chromium switch.
+ *
+ * Debian's `/usr/bin/chromium` wrapper also sources `/etc/chromium.d/`: Google API keys
+ * (`apikeys`), `--enable-remote-extensions` and an empty `--load-extension=` (`extensions`; with
+ * them the wrapper leaves out its own `--disable-background-networking`, which is passed here),
+ * `--disable-dev-shm-usage`, `--enable-gpu-rasterization`, `--media-router=0`. None of them causes a
+ * request once the switches here are in place.
  */
 export const CHROMIUM_ARGS: readonly string[] = [
   '--no-sandbox',
@@ -45,6 +73,9 @@ export const CHROMIUM_ARGS: readonly string[] = [
   '--disable-quic',
   '--disable-background-networking',
   '--disable-component-update',
+  `--component-updater=url-source=${NOWHERE}`,
+  `--gaia-url=${NOWHERE}`,
+  '--no-pings',
   '--disable-sync',
   '--no-first-run',
   '--disable-dev-shm-usage',

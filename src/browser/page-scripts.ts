@@ -267,6 +267,8 @@ export interface SettleState {
   sinceDownloadClickMs: number;
   /** fetch() body reads in progress, body streams taken included (1 when unknown). */
   bodyReads: number;
+  /** WebSockets and EventSources still awaiting their first message (see `installStreamWatch`; 0 when unknown). */
+  awaitingMessages: number;
 }
 
 /**
@@ -276,6 +278,7 @@ export interface SettleState {
 export function settleState(): SettleState {
   const w = window as unknown as {
     __spacrawl?: { last: number; pending?: Set<unknown>; downloadClicks?: number; downloadAt?: number; messages?: { posted: number; handled: number }; bodyReads?: number };
+    __spacrawlStreams?: { awaiting: number };
   };
   const s = w.__spacrawl;
   const unhandledMessages = s?.messages ? Math.max(0, s.messages.posted - s.messages.handled) : 0;
@@ -287,6 +290,7 @@ export function settleState(): SettleState {
     downloadClicks: s?.downloadClicks ?? 0,
     sinceDownloadClickMs: s?.downloadAt ? performance.now() - s.downloadAt : Infinity,
     bodyReads: s?.bodyReads ?? 1,
+    awaitingMessages: w.__spacrawlStreams?.awaiting ?? 0,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright';
 import { CookieJar, type JarView } from './cookie-jar.js';
 import { installMutationClock } from './page-scripts.js';
+import { installStreamWatch } from './stream-scripts.js';
 import { openTab, type VisitTab } from './visit.js';
 import { withTimeout } from './timeout.js';
 
@@ -62,6 +63,7 @@ export class ContextPool {
       'creating a browser context',
     );
     await context.addInitScript(installMutationClock);
+    await context.addInitScript(installStreamWatch);
     const extra = this.opts.headers;
     const inScope = this.opts.headerScope;
     if (extra && Object.keys(extra).length && inScope) {

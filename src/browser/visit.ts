@@ -5,6 +5,7 @@ import { toRequestUrl } from '../url/normalize.js';
 import { exploreClicks, scrollForLinks, type ClickOptions, type ScrollOptions } from './explore.js';
 import { readFrames } from './frames.js';
 import { extractPage, readAnchors, settleState, type SettleState, type RawLink } from './page-scripts.js';
+import { RepollWatch } from './repoll.js';
 import { sleep, withTimeout } from './timeout.js';
 
 /** How one page visit behaves. Times in milliseconds. */
@@ -321,8 +322,16 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     });
 
     // Requests of this page still waiting for a response, for the settle rule. EventSource
-    // streams never end by design and are not counted.
+    // streams never end by design and are not counted (their first message is: see
+    // installStreamWatch); nor is a long-poll re-poll that hangs (see RepollWatch).
     const inflight = new Set<Request>();
+    const repoll = new RepollWatch();
+    /** Requests in flight the settle waits for at `now`: all but hanging re-polls. */
+    const waitedOn = (now: number): number => {
+      let n = 0;
+      for (const r of inflight) if (!repoll.isBackground(r, now)) n++;
+      return n;
+    };
     // Requests of this visit's page (the previous page's late ones are left out).
     const mine = new WeakSet<Request>();
     // Requests whose body has not been read to the end yet, with when their response arrived:
@@ -349,6 +358,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       if (r.resourceType() !== 'eventsource') {
         inflight.add(r);
         unread.set(r, null);
+        repoll.sent(r, lastNet);
       }
     });
     on('requestfinished', (r) => {
@@ -356,12 +366,14 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       lastNet = Date.now();
       inflight.delete(r);
       unread.delete(r);
+      repoll.ended(r);
     });
     on('requestfailed', (r) => {
       if (!mine.has(r)) return;
       lastNet = Date.now();
       inflight.delete(r);
       unread.delete(r);
+      repoll.ended(r);
       const failure = r.failure()?.errorText ?? null;
       // ERR_BLOCKED_BY_CLIENT is click discovery's own guard aborting a non-GET request: not the site's failure.
       if (!isNavOfMain(r) && result.failedRequests.length < MAX_KEPT && !isImplicitFavicon(r) && !failure?.startsWith('net::ERR_BLOCKED_BY_CLIENT')) {
@@ -380,6 +392,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       // of a fetch() body only after the page reads it, and many apps never do.
       lastNet = Date.now();
       inflight.delete(r);
+      repoll.answeredBy(r);
       if (unread.has(r)) unread.set(r, lastNet);
       if (isNavOfMain(r)) {
         current = true;
@@ -575,8 +588,10 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     // Settled: no request in flight and none for quietMs, and no DOM change for quietMs. Or,
     // early: the same for EARLY_QUIET_MS while the page has nothing scheduled soon (no timer due
     // within a second, no short interval, animation frame, idle callback or channel message) and
-    // has read every response to the end, so nothing it has planned can still add content. The
-    // cap (settleTimeoutMs) is the backstop.
+    // has read every response to the end, so nothing it has planned can still add content. Never
+    // while a WebSocket or EventSource the page opened awaits its first message (its content is
+    // still to come). A long-poll re-poll that hangs is not waited for (RepollWatch). The cap
+    // (settleTimeoutMs) is the backstop.
     const settleStart = Date.now();
     const early = Math.min(opts.quietMs, EARLY_QUIET_MS);
     let lastRead = 0;
@@ -585,24 +600,30 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       if (now - settleStart >= opts.settleTimeoutMs) break;
       // A client-side navigation was stopped: the page only forwards, nothing here is read.
       if (result.stopped) break;
-      if (inflight.size === 0 && now - lastNet >= early && now - lastRead >= early) {
+      if (waitedOn(now) === 0 && now - lastNet >= early && now - lastRead >= early) {
         lastRead = now;
         const state = await step(
-          withTimeout(p.evaluate(settleState), 2_000, 'reading the settle state').catch((): SettleState => ({ loaded: false, quietForMs: 0, scheduled: 1, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 1 })),
+          withTimeout(p.evaluate(settleState), 2_000, 'reading the settle state').catch(
+            (): SettleState => ({ loaded: false, quietForMs: 0, scheduled: 1, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 1, awaitingMessages: 0 }),
+          ),
         );
-        const netQuiet = inflight.size === 0 ? Date.now() - lastNet : 0;
+        const checkedAt = Date.now();
+        const netQuiet = waitedOn(checkedAt) === 0 ? checkedAt - lastNet : 0;
         // A response counts as being read while its body is not finished, unless it is a fetch()
-        // whose body the page has not asked for (nothing reads it, so it never finishes).
-        const held = [...unread].filter(([r]) => r.resourceType() !== 'fetch' || state.bodyReads > 0);
+        // whose body the page has not asked for (nothing reads it, so it never finishes), or a
+        // hanging re-poll.
+        const held = [...unread].filter(([r]) => !repoll.isBackground(r, checkedAt) && (r.resourceType() !== 'fetch' || state.bodyReads > 0));
         const reading = held.some(([, at]) => at !== null && Date.now() - at < UNREAD_WAIT_MS);
-        if (state.loaded && !reading && state.quietForMs >= opts.quietMs && netQuiet >= opts.quietMs) {
+        // A push connection's first message (and the content it brings) is still to come.
+        const pushed = state.awaitingMessages === 0;
+        if (pushed && state.loaded && !reading && state.quietForMs >= opts.quietMs && netQuiet >= opts.quietMs) {
           result.settled = true;
           break;
         }
         // A clicked download link is a request the page events do not show until the download
         // starts: wait for it (at most DOWNLOAD_WAIT_MS after the click) before settling early.
         const downloadPending = state.downloadClicks > downloadsSeen && state.sinceDownloadClickMs < DOWNLOAD_WAIT_MS;
-        if (state.loaded && state.scheduled === 0 && held.length === 0 && !downloadPending && state.quietForMs >= early && netQuiet >= early) {
+        if (pushed && state.loaded && state.scheduled === 0 && held.length === 0 && !downloadPending && state.quietForMs >= early && netQuiet >= early) {
           result.settled = true;
           break;
         }

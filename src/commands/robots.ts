@@ -1,6 +1,6 @@
 import { SpacrawlCommand } from '../cli/base-command.js';
 import { Args, Flags } from '@oclif/core';
-import { request as playwrightRequest } from 'playwright';
+import { HttpClient } from '../net/http-client.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { failAndExit } from '../cli/errors.js';
 import { checkSeed } from './crawl.js';
@@ -30,29 +30,26 @@ export default class Robots extends SpacrawlCommand {
     } catch (err) {
       failAndExit(err instanceof Error ? err.message : String(err), ExitCode.Usage);
     }
-    const request = await playwrightRequest.newContext({
-      userAgent: flags['user-agent'],
-      ignoreHTTPSErrors: flags['ignore-https-errors'],
-      ...(flags.proxy ? { proxy: { server: flags.proxy } } : {}),
-    });
+    let request: HttpClient;
     try {
-      const x = await new RobotsCache({ request, agent: flags['robots-agent'] }).explain(url);
-      const o = x.outcome;
-      const lines = [
-        `${x.allowed ? 'allowed' : 'disallowed'}: ${url} for agent "${x.agent}"`,
-        x.rule
-          ? `  rule: line ${x.line}: ${x.rule}`
-          : o.kind === 'parsed'
-            ? '  rule: none matched (allowed by default)'
-            : `  rule: robots.txt ${o.kind === 'allow-all' ? 'absent' : 'unusable'} (${o.detail}): ${o.kind === 'allow-all' ? 'everything allowed (RFC 9309 §2.3.1.3)' : 'everything disallowed (RFC 9309 §2.3.1.4)'}`,
-        `  robots.txt: ${x.robotsUrl} (${o.detail})`,
-        `  crawl-delay: ${o.crawlDelayMs === null ? 'none' : `${o.crawlDelayMs / 1000} s`}`,
-        `  sitemaps: ${o.sitemaps.length ? o.sitemaps.join(', ') : 'none'}`,
-      ];
-      if (!this.jsonEnabled()) process.stdout.write(`${lines.join('\n')}\n`);
-      return x;
-    } finally {
-      await request.dispose();
+      request = new HttpClient({ userAgent: flags['user-agent'], proxy: flags.proxy ?? null, ignoreHttpsErrors: flags['ignore-https-errors'] });
+    } catch (err) {
+      failAndExit(`--proxy must be a proxy server URL such as http://proxy:3128 or socks5://127.0.0.1:1080 (${err instanceof Error ? err.message : String(err)})`, ExitCode.Usage);
     }
+    const x = await new RobotsCache({ request, agent: flags['robots-agent'] }).explain(url);
+    const o = x.outcome;
+    const lines = [
+      `${x.allowed ? 'allowed' : 'disallowed'}: ${url} for agent "${x.agent}"`,
+      x.rule
+        ? `  rule: line ${x.line}: ${x.rule}`
+        : o.kind === 'parsed'
+          ? '  rule: none matched (allowed by default)'
+          : `  rule: robots.txt ${o.kind === 'allow-all' ? 'absent' : 'unusable'} (${o.detail}): ${o.kind === 'allow-all' ? 'everything allowed (RFC 9309 §2.3.1.3)' : 'everything disallowed (RFC 9309 §2.3.1.4)'}`,
+      `  robots.txt: ${x.robotsUrl} (${o.detail})`,
+      `  crawl-delay: ${o.crawlDelayMs === null ? 'none' : `${o.crawlDelayMs / 1000} s`}`,
+      `  sitemaps: ${o.sitemaps.length ? o.sitemaps.join(', ') : 'none'}`,
+    ];
+    if (!this.jsonEnabled()) process.stdout.write(`${lines.join('\n')}\n`);
+    return x;
   }
 }

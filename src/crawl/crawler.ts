@@ -1,7 +1,8 @@
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { devices, request as playwrightRequest, type APIRequestContext, type Browser, type BrowserContextOptions } from 'playwright';
+import { devices, type Browser, type BrowserContextOptions } from 'playwright';
+import { HttpClient } from '../net/http-client.js';
 import { browserUserAgent, defaultUserAgent, launchBrowser } from '../browser/launch.js';
 import { ContextPool } from '../browser/pool.js';
 import { visitPage, type VisitResult } from '../browser/visit.js';
@@ -249,24 +250,22 @@ export class Crawler {
       this.browser = (await launchBrowser({ browserPath: o.browserPath, proxy: o.proxy })).browser;
       this.ownBrowser = true;
     }
-    let requestCtx: APIRequestContext | null = null;
     let pool: ContextPool | null = null;
     try {
       const deviceUa = o.device ? devices[o.device]?.userAgent : undefined;
       const userAgent = o.userAgent ?? (deviceUa ? `${deviceUa} spacrawl/${VERSION}` : defaultUserAgent(await browserUserAgent(this.browser), VERSION));
-      requestCtx = await playwrightRequest.newContext({
+      // Every request outside the browser (robots.txt, sitemaps, link checks) goes through this
+      // one client: the browser's User-Agent, proxy and TLS settings, `--header` to in-scope URLs.
+      const client = new HttpClient({
         userAgent,
-        extraHTTPHeaders: o.headers,
-        ignoreHTTPSErrors: o.ignoreHttpsErrors,
-        ...(o.proxy ? { proxy: { server: o.proxy } } : {}),
+        proxy: o.proxy,
+        ignoreHttpsErrors: o.ignoreHttpsErrors,
+        headersFor: (url) => (this.scope.inScope(url) ? o.headers : {}),
       });
-      this.linkChecker = await LinkChecker.create(
-        { userAgent, proxy: o.proxy, ignoreHttpsErrors: o.ignoreHttpsErrors },
-        { timeoutMs: o.timeoutMs, headersFor: (url) => (this.scope.inScope(url) ? o.headers : {}) },
-      );
+      this.linkChecker = new LinkChecker(client, { timeoutMs: o.timeoutMs });
       if (!o.ignoreRobots) {
         this.robots = new RobotsCache({
-          request: requestCtx,
+          request: client,
           agent: o.robotsAgent,
           ...(this.shared ? { shared: this.shared.robots } : {}),
           onProblem: (origin, outcome) => this.remark(`robots.txt of ${origin} unusable (${outcome.detail}): treating the whole origin as disallowed`),
@@ -293,14 +292,12 @@ export class Crawler {
       // shared frontier keeps the crawl-wide budget itself).
       if (!this.shared) this.started = (await this.frontier.visited?.()) ?? 0;
       await this.offer(seeds, 0, null);
-      if (o.sitemap) await this.seedFromSitemaps(requestCtx, seeds);
+      if (o.sitemap) await this.seedFromSitemaps(client, seeds);
       await this.loop(pool);
     } finally {
       if (maxTimer) clearTimeout(maxTimer);
       this.input.signal?.removeEventListener('abort', onExternalAbort);
       await pool?.close();
-      await requestCtx?.dispose().catch(() => {});
-      await this.linkChecker?.close();
       if (this.ownBrowser) await this.browser?.close().catch(() => {});
       // Durable stores keep why the run ended, for export (a store failure has its own error).
       await this.frontier.recordEnd?.(this.endReason).catch(() => {});
@@ -540,7 +537,7 @@ export class Crawler {
    * `--sitemap`: each seed origin's robots.txt `Sitemap:` lines (or `/sitemap.xml` when there
    * are none) seed the frontier at depth 1; each URL passes scope and robots like a link.
    */
-  private async seedFromSitemaps(request: APIRequestContext, seeds: readonly Candidate[]): Promise<void> {
+  private async seedFromSitemaps(request: HttpClient, seeds: readonly Candidate[]): Promise<void> {
     const origins = [...new Set(seeds.map((s) => new URL(s.requestedUrl).origin))];
     for (const origin of origins) {
       const listed = this.robots ? (await this.robots.outcome(origin)).sitemaps : [];

@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { request as playwrightRequest, type APIRequestContext } from 'playwright';
+import { HttpRequestError, type HttpClient } from '../net/http-client.js';
 import type { LinkCheck, PageRecord, RecordError } from '../report/record.js';
 
 /** Options of {@link LinkChecker}. Times in milliseconds. */
@@ -12,17 +12,6 @@ export interface LinkCheckerOptions {
   concurrency?: number;
   /** Redirects followed per request. @default 10 */
   maxRedirects?: number;
-  /** Extra headers for a URL (the crawl's `--header`, for in-scope origins only). @default none */
-  headersFor?: (url: string) => Record<string, string>;
-}
-
-/** How to build the request context of {@link LinkChecker.create}: the crawl's browser-level settings. */
-export interface LinkCheckerContextOptions {
-  userAgent: string;
-  /** Proxy server URL, or `null` for none. */
-  proxy: string | null;
-  /** Accept invalid TLS certificates. */
-  ignoreHttpsErrors: boolean;
 }
 
 /** The answer to one URL, without the `kind` its page gives it. */
@@ -42,7 +31,8 @@ const RETRY_WITH_GET = (a: Attempt): boolean => ('error' in a ? a.error.code !==
 type Attempt = { status: number; blockedBy: string | null } | { error: RecordError };
 
 /**
- * Checks URLs with requests made outside any page, through one Playwright `APIRequestContext`:
+ * Checks URLs with requests made outside any page, through the crawl's {@link HttpClient} (its
+ * User-Agent, proxy, TLS settings and in-scope `--header` values):
  * HEAD first, then GET when HEAD failed (other than a timeout) or answered >= 400 (many servers
  * answer HEAD with 403, 404, 405 or 501 when GET works), each with a browser's navigation
  * `Accept` ({@link NAVIGATION_ACCEPT}). Each URL is requested once per
@@ -61,31 +51,16 @@ export class LinkChecker {
   requests = 0;
 
   /**
-   * @param request - the context requests go through (the caller disposes it, unless made by {@link LinkChecker.create})
+   * @param request - the client requests go through
    * @param opts - timeouts and concurrency
    */
   constructor(
-    private readonly request: APIRequestContext,
+    private readonly request: HttpClient,
     private readonly opts: LinkCheckerOptions,
-    private readonly owned = false,
   ) {
     this.perHost = opts.perHostConcurrency ?? 2;
     this.all = pLimit(opts.concurrency ?? 16);
     this.maxRedirects = opts.maxRedirects ?? 10;
-  }
-
-  /**
-   * A checker with its own request context, made from the crawl's User-Agent, proxy and TLS
-   * settings. It carries no extra headers of its own: `--header` values are added per request,
-   * and only where `headersFor` returns them. Dispose it with {@link LinkChecker.close}.
-   */
-  static async create(ctx: LinkCheckerContextOptions, opts: LinkCheckerOptions): Promise<LinkChecker> {
-    const request = await playwrightRequest.newContext({
-      userAgent: ctx.userAgent,
-      ignoreHTTPSErrors: ctx.ignoreHttpsErrors,
-      ...(ctx.proxy ? { proxy: { server: ctx.proxy } } : {}),
-    });
-    return new LinkChecker(request, opts, true);
   }
 
   /**
@@ -100,11 +75,6 @@ export class LinkChecker {
       this.cache.set(url, p);
     }
     return p;
-  }
-
-  /** Dispose the request context if this checker made it. */
-  async close(): Promise<void> {
-    if (this.owned) await this.request.dispose().catch(() => {});
   }
 
   private hostLimit(url: string): ReturnType<typeof pLimit> {
@@ -136,17 +106,9 @@ export class LinkChecker {
   private async attempt(url: string, method: 'HEAD' | 'GET'): Promise<Attempt> {
     this.requests++;
     try {
-      const resp = await this.request.fetch(url, {
-        method,
-        headers: { accept: NAVIGATION_ACCEPT, ...lowerCaseNames(this.opts.headersFor?.(url) ?? {}) },
-        timeout: this.opts.timeoutMs,
-        maxRedirects: this.maxRedirects,
-        maxRetries: 0,
-        failOnStatusCode: false,
-      });
-      const status = resp.status();
-      const mitigated = resp.headers()['cf-mitigated'];
-      await resp.dispose().catch(() => {});
+      const resp = await this.request.request(url, { method, timeoutMs: this.opts.timeoutMs, maxRedirects: this.maxRedirects, accept: NAVIGATION_ACCEPT });
+      const status = resp.status;
+      const mitigated = resp.headers['cf-mitigated'];
       return { status, blockedBy: status === 403 && mitigated ? `cf-mitigated: ${mitigated}` : null };
     } catch (err) {
       return { error: requestError(err, this.opts.timeoutMs) };
@@ -154,16 +116,10 @@ export class LinkChecker {
   }
 }
 
-/** `headers` with lower-case names, so a caller's `Accept` replaces the default one instead of doubling it. */
-function lowerCaseNames(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
-}
-
 /** A request failure as a record error: `timeout`, or `network` with the first line of the message. */
 export function requestError(err: unknown, timeoutMs: number): RecordError {
-  const msg = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.replace(/^apiRequestContext\.fetch:\s*/i, '');
-  if (/timed? ?out|Timeout .*exceeded/i.test(msg)) return { code: 'timeout', message: `no answer within ${timeoutMs} ms` };
-  return { code: 'network', message: msg };
+  if (err instanceof HttpRequestError && err.code === 'timeout') return { code: 'timeout', message: `no answer within ${timeoutMs} ms` };
+  return { code: 'network', message: (err instanceof Error ? err.message : String(err)).split('\n')[0]! };
 }
 
 /** A URL to check for a page, and why. */

@@ -77,7 +77,7 @@ export interface PageMeta {
 
 /**
  * The answer to one request spacrawl made outside any page, on behalf of a link of the page
- * whose record carries it (`linkChecks`). Requests go through Playwright's `APIRequestContext`
+ * whose record carries it (`linkChecks`). Requests go through the crawl's one `HttpClient`
  * with the crawl's User-Agent, proxy and TLS settings (`--header` only to in-scope origins);
  * each URL is requested once per run and the answer shared by every page that links to it.
  *

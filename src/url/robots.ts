@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { APIRequestContext } from 'playwright';
+import { HttpRequestError, type HttpClient } from '../net/http-client.js';
 import { normalizePercent } from './normalize.js';
 
 /** robots-parser's parsed file (its CommonJS typings do not resolve as an ES default import). */
@@ -66,8 +66,8 @@ export const ROBOTS_RETRY_DELAY_MS = 10_000;
 
 /** Options for {@link RobotsCache}. */
 export interface RobotsOptions {
-  /** Requests robots.txt with the crawl's own settings (User-Agent, proxy, TLS). */
-  request: APIRequestContext;
+  /** Requests robots.txt with the crawl's own settings (User-Agent, proxy, TLS, in-scope headers). */
+  request: HttpClient;
   /** Product token for group matching. @default 'spacrawl' */
   agent?: string;
   /** Fetch timeout (ms). @default 10000 */
@@ -196,25 +196,14 @@ export class RobotsCache {
     if (!fetched) {
       let resp;
       try {
-        resp = await this.opts.request.get(robotsUrl, {
-          timeout: this.opts.timeoutMs ?? 10_000,
-          maxRedirects: 5,
-          failOnStatusCode: false,
-        });
+        // Only the first ROBOTS_MAX_BYTES are read; the rest of a larger file is never downloaded.
+        resp = await this.opts.request.request(robotsUrl, { timeoutMs: this.opts.timeoutMs ?? 10_000, maxRedirects: 5, maxBodyBytes: ROBOTS_MAX_BYTES });
       } catch (err) {
-        const msg = (err instanceof Error ? err.message.split('\n')[0]! : String(err)).replace(/^apiRequestContext\.\w+:\s*/, '');
-        return blanket('disallow-all', null, msg);
+        return blanket('disallow-all', null, err instanceof HttpRequestError || err instanceof Error ? err.message.split('\n')[0]! : String(err));
       }
-      const status = resp.status();
+      const status = resp.status;
       if (status >= 500) return blanket('disallow-all', status, `HTTP ${status}`);
-      let text: string | null = null;
-      if (status >= 200 && status < 300) {
-        try {
-          text = (await resp.body()).subarray(0, ROBOTS_MAX_BYTES).toString('utf8');
-        } catch (err) {
-          return blanket('disallow-all', status, err instanceof Error ? err.message : String(err));
-        }
-      }
+      const text = status >= 200 && status < 300 ? resp.body.toString('utf8') : null;
       fetched = { status, text };
       await this.opts.shared?.set(origin, fetched);
     }

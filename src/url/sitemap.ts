@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { XMLParser } from 'fast-xml-parser';
-import type { APIRequestContext } from 'playwright';
+import type { HttpClient } from '../net/http-client.js';
 
 /** Limits for {@link readSitemaps}. */
 export interface SitemapLimits {
@@ -39,12 +39,12 @@ function locs(items: unknown): string[] {
 /**
  * Fetch XML sitemaps and sitemap indexes (sitemaps.org protocol 0.9), plain or gzip-compressed
  * (`.xml.gz`, detected by its magic bytes), following indexes breadth-first, through the
- * crawl's own request context (same User-Agent, proxy and TLS settings).
+ * crawl's own HTTP client (same User-Agent, proxy and TLS settings).
  * Never throws for a bad file: it is listed in `problems`.
- * @param request - the crawl's Playwright request context
+ * @param request - the crawl's HTTP client
  * @param start - sitemap URLs to begin with (robots.txt `Sitemap:` lines, or `/sitemap.xml`)
  */
-export async function readSitemaps(request: APIRequestContext, start: readonly string[], limits: SitemapLimits = {}): Promise<SitemapResult> {
+export async function readSitemaps(request: HttpClient, start: readonly string[], limits: SitemapLimits = {}): Promise<SitemapResult> {
   const maxUrls = limits.maxUrls ?? 50_000;
   const maxFiles = limits.maxFiles ?? 100;
   const maxBytes = limits.maxBytes ?? 50 * 1024 * 1024;
@@ -58,12 +58,12 @@ export async function readSitemaps(request: APIRequestContext, start: readonly s
     seenFiles.add(file);
     let body: Buffer;
     try {
-      const resp = await request.get(file, { timeout: limits.timeoutMs ?? 15_000, maxRedirects: 5, failOnStatusCode: false });
-      if (resp.status() >= 400) {
-        result.problems.push(`${file}: HTTP ${resp.status()}`);
+      const resp = await request.request(file, { timeoutMs: limits.timeoutMs ?? 15_000, maxRedirects: 5, maxBodyBytes: maxBytes });
+      if (resp.status >= 400) {
+        result.problems.push(`${file}: HTTP ${resp.status}`);
         continue;
       }
-      body = await resp.body();
+      body = resp.body;
     } catch (err) {
       result.problems.push(`${file}: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`);
       continue;

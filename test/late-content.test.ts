@@ -1,0 +1,80 @@
+import type { Browser } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startLateSite, type LateSite } from '../fixtures/sites/late.js';
+import { launchBrowser } from '../src/browser/launch.js';
+import { crawl } from '../src/crawl/crawler.js';
+import type { CrawlOptions } from '../src/crawl/options.js';
+import type { PageRecord } from '../src/report/record.js';
+import { expectWellFormed, pagesOf, pathOf, sorted } from './helpers/records.js';
+
+let browser: Browser;
+let site: LateSite;
+
+beforeAll(async () => {
+  browser = (await launchBrowser()).browser;
+  // Every page's link arrives 1.5 s after the page opened its connection: three times the
+  // 500 ms quiet window, so a page read when it first went quiet has no link yet.
+  site = await startLateSite(1500);
+});
+
+afterAll(async () => {
+  await site?.close();
+  await browser?.close();
+});
+
+/** Crawl from `path` (depth 1 by default); the records, and when each arrived (ms since epoch). */
+async function crawlFrom(path: string, opts: Partial<CrawlOptions> = {}): Promise<{ records: PageRecord[]; arrived: Map<string, number> }> {
+  const records: PageRecord[] = [];
+  const arrived = new Map<string, number>();
+  for await (const r of crawl({ seeds: [`${site.origin}${path}`], maxDepth: 1, settleTimeoutMs: 10_000, click: 'off', soft404: false, ...opts, browser })) {
+    records.push(r);
+    arrived.set(pathOf(r.url), Date.now());
+  }
+  expectWellFormed(records);
+  return { records, arrived };
+}
+
+describe('content that arrives over a connection the page keeps open', () => {
+  it.each([
+    ['/ws', 'ws', 'WebSocket feed'],
+    ['/sse', 'sse', 'Event stream'],
+    ['/sse-named', 'sse-named', 'Named events'],
+  ])('%s: read once the first message arrived, then settled when quiet (not at the cap)', async (path, push, title) => {
+    const { records, arrived } = await crawlFrom(path);
+    const target = `/from-${push}`;
+    const rec = records.find((r) => pathOf(r.url) === path)!;
+    expect(rec).toMatchObject({ status: 200, settled: true, error: null, title });
+    expect(rec.links).toEqual([`${site.origin}${target}`]);
+    expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(sorted([path, target]));
+    // The page was read after the server pushed its message, and well before the 10 s cap.
+    expect(arrived.get(path)!).toBeGreaterThanOrEqual(site.sentAt.get(push)!);
+    expect(rec.timings.settledMs!, JSON.stringify(rec.timings)).toBeLessThan(10_000);
+  });
+
+  it('long polling: the first poll is waited for; the re-poll the server holds does not keep the page unsettled', async () => {
+    const { records, arrived } = await crawlFrom('/poll');
+    const rec = records.find((r) => pathOf(r.url) === '/poll')!;
+    expect(rec).toMatchObject({ status: 200, settled: true, error: null, title: 'Long poll' });
+    expect(rec.links).toEqual([`${site.origin}/from-poll`]);
+    expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(['/from-poll', '/poll']);
+    expect(arrived.get('/poll')!).toBeGreaterThanOrEqual(site.sentAt.get('poll')!);
+    // The page really re-polled, and that request was still held when the page was read.
+    const repolls = site.log.filter((l) => l.target === '/api/poll?cursor=1');
+    expect(repolls).toHaveLength(1);
+    expect(repolls[0]!.at).toBeLessThan(arrived.get('/poll')!);
+  });
+
+  it('the page\'s WebSocket and EventSource behave as the browser\'s own (instanceof, constants, removeEventListener)', async () => {
+    const { records } = await crawlFrom('/intact', { maxDepth: 0 });
+    expect(records.map((r) => [r.title, r.settled])).toEqual([['true 1 function true 2 0 /from-sse-named', true]]);
+  });
+
+  it('a WebSocket that never says anything is waited for up to the settle cap only: settled false, no error', async () => {
+    const { records } = await crawlFrom('/ws-silent', { maxDepth: 0, settleTimeoutMs: 2000 });
+    expect(records).toHaveLength(1);
+    const rec = records[0]!;
+    expect(rec).toMatchObject({ status: 200, settled: false, error: null, title: 'Silent socket', links: [] });
+    expect(rec.timings.settledMs!, JSON.stringify(rec.timings)).toBeGreaterThanOrEqual(2000);
+    expect(site.log.filter((l) => l.kind === 'websocket' && l.target === '/socket-silent').length).toBeGreaterThanOrEqual(1);
+  });
+});
