@@ -4,6 +4,7 @@ import type { LinkSource, PageMeta } from '../report/record.js';
 import { toRequestUrl } from '../url/normalize.js';
 import { exploreClicks, scrollForLinks, type ClickOptions, type ScrollOptions } from './explore.js';
 import { extractPage, readAnchors, settleState, type ExtractResult, type SettleState, type RawLink } from './page-scripts.js';
+import { ServerWait } from './server-wait.js';
 import { sleep, withTimeout } from './timeout.js';
 
 /** How one page visit behaves. Times in milliseconds. */
@@ -61,8 +62,10 @@ export interface VisitResult {
   links: FoundLink[];
   /** `true` when the main document was not HTML: not rendered, no links, no title. */
   nonHtml: boolean;
-  /** Robots directives for this page from `<meta name="robots">` and `X-Robots-Tag` (lowercased, comma-joined). */
-  robotsDirectives: string;
+  /** The main document's `X-Robots-Tag` header lines, one entry per line as sent. */
+  robotsHeaders: string[];
+  /** The page's `<meta name>` tags (robots rules are read per name: see `robotsRulesFor`). */
+  robotsMeta: { name: string; content: string }[];
   /** The main document's `Retry-After` header, if any. */
   retryAfter: string | null;
   /** When the main document's response arrived (ms since epoch), or `null`. */
@@ -81,6 +84,8 @@ export interface VisitResult {
   text: string;
   /** The page's first `<h1>` text, trimmed. */
   h1: string;
+  /** Texts of the page's headings (`h1`–`h6`, `role="heading"`), at most 10. */
+  headings: string[];
   /** Description, canonical and `<h1>` count. */
   meta: PageMeta;
   /** `http:` subresources of an `https:` page. */
@@ -158,9 +163,10 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     nonHtml: false,
     retryAfter: null,
     respondedAt: null,
-    robotsDirectives: '',
+    robotsHeaders: [],
+    robotsMeta: [],
     settled: false,
-    timings: { ttfb: null, domContentLoaded: null, load: null, settledMs: null, total: null },
+    timings: { ttfb: null, domContentLoaded: null, load: null, settledMs: null, serverWaitMs: null, total: null },
     consoleErrors: [],
     pageErrors: [],
     failedRequests: [],
@@ -170,6 +176,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     frames: [],
     text: '',
     h1: '',
+    headings: [],
     meta: { description: null, canonical: null, h1Count: 0 },
     mixedContent: [],
     anchors: null,
@@ -304,9 +311,11 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       }
     });
     let mainResponse: Response | null = null;
+    const serverWait = new ServerWait();
     on('response', (resp) => {
       const r = resp.request();
       if (!mine.has(r)) return;
+      if (!isImplicitFavicon(r)) serverWait.add(r);
       // A request stops counting once its response headers are in: Chromium reports the end
       // of a fetch() body only after the page reads it, and many apps never do.
       lastNet = Date.now();
@@ -395,7 +404,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       const headers = await step(mainResp.allHeaders().catch(() => ({}) as Record<string, string>));
       result.contentType = headers['content-type'] ?? null;
       result.retryAfter = headers['retry-after'] ?? null;
-      result.robotsDirectives = (headers['x-robots-tag'] ?? '').toLowerCase();
+      result.robotsHeaders = await step(mainResp.headerValues('x-robots-tag').catch(() => [] as string[]));
       if (headers['cf-mitigated']) result.blockedBy = `cf-mitigated: ${headers['cf-mitigated']}`;
       result.finalUrl = mainResp.url();
       if (opts.onMainResponse?.(result.status, headers, result.respondedAt ?? Date.now())) return result;
@@ -454,11 +463,12 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       await step(sleep(25));
     }
     result.timings.settledMs = Date.now() - t0;
+    result.timings.serverWaitMs = serverWait.totalMs();
 
     // --- extract ----------------------------------------------------------------------------
     const main = await step(withTimeout(p.evaluate(extractPage), 10_000, 'reading the DOM'));
     result.title = main.title;
-    result.robotsDirectives = [result.robotsDirectives, main.robotsMeta].filter(Boolean).join(',');
+    result.robotsMeta = main.robotsMeta;
     result.finalUrl = main.href;
     result.timings.ttfb = main.nav.ttfb;
     result.timings.domContentLoaded = main.nav.domContentLoaded;
@@ -467,6 +477,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     for (const href of main.opened) result.links.push({ href, text: '', source: 'popup', rel: '' });
     result.text = main.text;
     result.h1 = main.h1;
+    result.headings = main.headings;
     result.meta = { description: main.description, canonical: main.canonical, h1Count: main.h1Count };
     if (opts.collectAnchors) {
       result.anchors = await step(withTimeout(p.evaluate(readAnchors, MAX_ANCHORS), 5_000, 'reading ids and names').catch(() => null));
