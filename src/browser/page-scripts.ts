@@ -46,12 +46,18 @@ export interface ExtractResult {
   h1: string;
   /** Number of `<h1>` elements. */
   h1Count: number;
+  /** Texts of the headings (`h1`–`h6`, `[role=heading]`) in document order, at most 10, each at most 200 characters. */
+  headings: string[];
   /** `<meta name="description">` content, or `null`. */
   description: string | null;
   /** `<link rel="canonical">` href, resolved, or `null`. */
   canonical: string | null;
-  /** Content of `<meta name="robots">` and `<meta name="spacrawl">`, comma-joined, lowercased ('' if none). */
-  robotsMeta: string;
+  /**
+   * Every `<meta name content>` tag (at most 50, content cut at 500 characters), name and
+   * content as written: robots rules are read per name from these (`robots` is general, a
+   * crawler's name is that crawler's; see `robotsRulesFor`).
+   */
+  robotsMeta: { name: string; content: string }[];
   /** URLs the page tried to open with `window.open` (resolved). */
   opened: string[];
   /** Document content type as the browser saw it (`document.contentType`). */
@@ -369,12 +375,14 @@ export function extractPage(): ExtractResult {
     text: `${document.title} ${document.body ? document.body.innerText : ''}`.toLowerCase().replace(/\s+/g, ' ').trim().slice(0, 20000),
     h1: (document.querySelector('h1')?.textContent ?? '').replace(/\s+/g, ' ').trim(),
     h1Count: document.querySelectorAll('h1').length,
+    headings: Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h6, [role="heading"]'))
+      .slice(0, 10)
+      .map((h) => (h.textContent ?? '').replace(/\s+/g, ' ').trim().slice(0, 200)),
     description: document.querySelector('meta[name="description" i]')?.getAttribute('content') ?? null,
     canonical: (document.querySelector('link[rel~="canonical" i]') as HTMLLinkElement | null)?.href || null,
     robotsMeta: Array.from(document.querySelectorAll('meta[name]'))
-      .filter((m) => /^(robots|spacrawl)$/i.test(m.getAttribute('name') ?? ''))
-      .map((m) => (m.getAttribute('content') ?? '').toLowerCase())
-      .join(','),
+      .slice(0, 50)
+      .map((m) => ({ name: m.getAttribute('name') ?? '', content: (m.getAttribute('content') ?? '').slice(0, 500) })),
     opened: [...((window as unknown as { __spacrawl?: { opened: string[] } }).__spacrawl?.opened ?? [])],
     baseURI: document.baseURI,
     href: location.href,

@@ -6,6 +6,7 @@ import { exploreClicks, scrollForLinks, type ClickOptions, type ScrollOptions } 
 import { readFrames } from './frames.js';
 import { extractPage, readAnchors, settleState, type SettleState, type RawLink } from './page-scripts.js';
 import { RepollWatch } from './repoll.js';
+import { ServerWait } from './server-wait.js';
 import { sleep, withTimeout } from './timeout.js';
 
 /** How one page visit behaves. Times in milliseconds. */
@@ -107,8 +108,10 @@ export interface VisitResult {
    * `title` is then `null` and there are no links.
    */
   noContent: boolean;
-  /** Robots directives for this page from `<meta name="robots">` and `X-Robots-Tag` (lowercased, comma-joined). */
-  robotsDirectives: string;
+  /** The main document's `X-Robots-Tag` header lines, one entry per line as sent. */
+  robotsHeaders: string[];
+  /** The page's `<meta name>` tags (robots rules are read per name: see `robotsRulesFor`). */
+  robotsMeta: { name: string; content: string }[];
   /** The main document's `Retry-After` header, if any. */
   retryAfter: string | null;
   /** When the main document's response arrived (ms since epoch), or `null`. */
@@ -127,6 +130,8 @@ export interface VisitResult {
   text: string;
   /** The page's first `<h1>` text, trimmed. */
   h1: string;
+  /** Texts of the page's headings (`h1`–`h6`, `role="heading"`), at most 10. */
+  headings: string[];
   /** Description, canonical and `<h1>` count. */
   meta: PageMeta;
   /** `http:` subresources of an `https:` page. */
@@ -220,9 +225,10 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     noContent: false,
     retryAfter: null,
     respondedAt: null,
-    robotsDirectives: '',
+    robotsHeaders: [],
+    robotsMeta: [],
     settled: false,
-    timings: { ttfb: null, domContentLoaded: null, load: null, settledMs: null, total: null },
+    timings: { ttfb: null, domContentLoaded: null, load: null, settledMs: null, serverWaitMs: null, total: null },
     consoleErrors: [],
     pageErrors: [],
     failedRequests: [],
@@ -232,6 +238,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     frames: [],
     text: '',
     h1: '',
+    headings: [],
     meta: { description: null, canonical: null, h1Count: 0 },
     mixedContent: [],
     anchors: null,
@@ -385,9 +392,11 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     // change, even before goto returns): the last one is the document that gets read.
     let mainResponse: Response | null = null;
     let lastDocument: Response | null = null;
+    const serverWait = new ServerWait();
     on('response', (resp) => {
       const r = resp.request();
       if (!mine.has(r)) return;
+      if (!isImplicitFavicon(r)) serverWait.add(r);
       // A request stops counting once its response headers are in: Chromium reports the end
       // of a fetch() body only after the page reads it, and many apps never do.
       lastNet = Date.now();
@@ -562,7 +571,8 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     if (headers && result.status !== null) {
       result.contentType = headers['content-type'] ?? null;
       result.retryAfter = headers['retry-after'] ?? null;
-      result.robotsDirectives = (headers['x-robots-tag'] ?? '').toLowerCase();
+      const m = mainResp as Response | null;
+      result.robotsHeaders = m ? await step(m.headerValues('x-robots-tag').catch(() => [] as string[])) : headers['x-robots-tag'] ? [headers['x-robots-tag']] : [];
       if (headers['cf-mitigated']) result.blockedBy = `cf-mitigated: ${headers['cf-mitigated']}`;
       if (opts.onMainResponse?.(result.status, headers, result.respondedAt ?? Date.now())) return result;
     }
@@ -631,6 +641,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       await step(sleep(25));
     }
     result.timings.settledMs = Date.now() - t0;
+    result.timings.serverWaitMs = serverWait.totalMs();
     deciding = false;
     const stoppedClient = result.stopped as StoppedNavigation | null;
     if (stoppedClient && mainResp) {
@@ -647,7 +658,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
       result.status = lastDoc.status();
       const headers = await step(lastDoc.allHeaders().catch(() => ({}) as Record<string, string>));
       result.contentType = headers['content-type'] ?? null;
-      result.robotsDirectives = (headers['x-robots-tag'] ?? '').toLowerCase();
+      result.robotsHeaders = await step(lastDoc.headerValues('x-robots-tag').catch(() => [] as string[]));
       result.blockedBy = headers['cf-mitigated'] ? `cf-mitigated: ${headers['cf-mitigated']}` : null;
     }
 
@@ -655,7 +666,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     const main = await step(withTimeout(p.evaluate(extractPage), 10_000, 'reading the DOM'));
     result.noContent = main.empty;
     result.title = main.empty ? null : main.title;
-    result.robotsDirectives = [result.robotsDirectives, main.robotsMeta].filter(Boolean).join(',');
+    result.robotsMeta = main.robotsMeta;
     result.finalUrl = main.href;
     result.timings.ttfb = main.nav.ttfb;
     result.timings.domContentLoaded = main.nav.domContentLoaded;
@@ -664,6 +675,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     for (const href of main.opened) result.links.push({ href, text: '', source: 'popup', rel: '' });
     result.text = main.text;
     result.h1 = main.h1;
+    result.headings = main.headings;
     result.meta = { description: main.description, canonical: main.canonical, h1Count: main.h1Count };
     if (opts.collectAnchors) {
       result.anchors = await step(withTimeout(p.evaluate(readAnchors, MAX_ANCHORS), 5_000, 'reading ids and names').catch(() => null));

@@ -27,7 +27,7 @@ import { backoffMs, isRetryable, parseRetryAfter, RETRYABLE_STATUS } from './ret
 import { TrapDetector } from './traps.js';
 import { DustLearner } from './dust.js';
 import { contentHash } from './fingerprint.js';
-import { SoftNotFound } from './soft404.js';
+import { SoftNotFound, type ProbeResult } from './soft404.js';
 import { InfrastructureError } from '../model/errors.js';
 import { DocumentClaims, redirectRecord } from './redirects.js';
 import type { ClickOptions } from '../browser/explore.js';
@@ -146,7 +146,9 @@ export class Crawler {
     this.limit = pLimit(this.options.concurrency);
     this.soft404 = this.options.soft404
       ? new SoftNotFound(
-          (url) => this.limit(() => this.probe(url)),
+          // A probe started ahead of the pages waits its turn; one a page waits for runs at once
+          // (the waiting page holds a concurrency slot but no tab).
+          (url, queued) => (queued ? this.limit(() => this.probe(url)) : this.probe(url)),
           (note) => this.remark(note),
         )
       : null;
@@ -159,10 +161,11 @@ export class Crawler {
   }
 
   /**
-   * Render an origin's not-found probe (no record, no budget; it does take a slot and obeys
-   * robots.txt and politeness).
+   * Render a not-found probe (no record, no budget; it takes a tab and obeys robots.txt and
+   * politeness). The root probe of an origin waits for a concurrency slot; a route prefix's
+   * probe that a page waits for does not (see SoftNotFound).
    */
-  private async probe(url: string): Promise<{ text: string; status: number | null; path: string } | null> {
+  private async probe(url: string): Promise<ProbeResult | null> {
     if (this.stopReason || !this.pool) return null;
     if (this.robots && !(await this.robots.isAllowed(url))) return null;
     const host = Politeness.key(url);
@@ -182,7 +185,7 @@ export class Crawler {
       });
       this.pool.release(slot, res.contextBroken);
       if (res.error || res.nonHtml) return null;
-      return { text: res.text, status: res.status, path: new URL(url).pathname };
+      return { text: res.text, status: res.status, path: new URL(url).pathname, finalUrl: res.finalUrl };
     } catch {
       return null;
     } finally {
@@ -701,9 +704,13 @@ export class Crawler {
     if (e.depth === 0 && res.status !== null) this.seedVisited = true;
     // A URL that only forwards (to a page recorded under another URL, or off-site) is a redirect record.
     const forwarded = res.stopped?.reason ?? (await this.forwardedAfterRender(e, res));
-    const r = forwarded ? redirectRecord(e, res, attempt, forwarded === 'scope') : recordFromVisit(e, res, attempt, shotName);
+    const r = forwarded ? redirectRecord(e, res, attempt, forwarded === 'scope') : recordFromVisit(e, res, attempt, shotName, o.robotsAgent);
     if (!forwarded && res.status === 200 && !res.nonHtml && !res.noContent && res.error === null && res.finalUrl) {
-      if (this.soft404) r.soft404 = await this.soft404.judge(res.finalUrl, res.status, res.title ?? '', res.h1, res.text, e.depth === 0);
+      if (this.soft404) {
+        const page = { url: res.finalUrl, status: res.status, title: res.title ?? '', headings: res.headings, text: res.text };
+        r.soft404Reason = await this.soft404.judge(page, e.depth === 0);
+        r.soft404 = r.soft404Reason !== null;
+      }
       const learned = this.dust?.observe(e.url, contentHash(res.text)) ?? [];
       for (const name of learned) this.notice(`learned: parameter ${name.slice(2)} does not change content on ${new URL(e.url).origin}; further variants are skipped as duplicates`);
     }

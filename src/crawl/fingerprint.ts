@@ -6,14 +6,36 @@ import { createHash } from 'node:crypto';
  * @module
  */
 
-/** Words of `text` with the page's own path and all digits removed (they vary on "not found" screens). */
+/**
+ * Words of `text` with the page's own path, its last path segment unless the path ends with
+ * `/` (a not-found screen often names what was not found: "No package spacrawl-probe-x"), and
+ * all digits removed (they vary on "not found" screens).
+ */
 function words(text: string, path: string): string[] {
   let t = text;
-  if (path && path !== '/') t = t.split(path.toLowerCase()).join(' ');
+  if (path && path !== '/') {
+    t = t.split(path.toLowerCase()).join(' ');
+    const last = path.endsWith('/') ? '' : lastSegment(path);
+    if (last.length >= 3) t = t.replace(new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRegExp(last)}(?=$|[^\\p{L}\\p{N}])`, 'gu'), '$1 ');
+  }
   return t
     .replace(/\d+/g, ' ')
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean);
+}
+
+/** The last non-empty segment of a URL path, percent-decoded when possible, lowercased. */
+function lastSegment(path: string): string {
+  const seg = path.split('/').filter(Boolean).pop() ?? '';
+  try {
+    return decodeURIComponent(seg).toLowerCase();
+  } catch {
+    return seg.toLowerCase();
+  }
+}
+
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** Set of 3-word shingles (single words when the text has fewer than 3). */

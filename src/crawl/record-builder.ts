@@ -1,6 +1,7 @@
 import type { VisitResult } from '../browser/visit.js';
 import { blankRecord, type PageRecord } from '../report/record.js';
 import type { FrontierEntry } from './frontier.js';
+import { robotsRulesFor } from './robots-directives.js';
 
 /**
  * The record of a visited URL, from what the visit saw. Links, `externalLinks` and a
@@ -9,8 +10,10 @@ import type { FrontierEntry } from './frontier.js';
  * @param res - what the (last) visit saw
  * @param attempts - navigations made for this URL, retries included
  * @param screenshotName - file name inside the screenshots folder, when one was written
+ * @param robotsAgent - the crawler's robots product token (`--robots-agent`): `noindex` and
+ *   `nofollow` come from the general robots rules and those addressed to it
  */
-export function recordFromVisit(entry: FrontierEntry, res: VisitResult, attempts: number, screenshotName: string | null): PageRecord {
+export function recordFromVisit(entry: FrontierEntry, res: VisitResult, attempts: number, screenshotName: string | null, robotsAgent = 'spacrawl'): PageRecord {
   const r = blankRecord(entry.url, entry.requestedUrl, entry.depth, entry.referrer);
   r.attempts = attempts;
   r.finalUrl = res.finalUrl;
@@ -32,9 +35,9 @@ export function recordFromVisit(entry: FrontierEntry, res: VisitResult, attempts
   r.blockedBy = res.blockedBy;
   r.screenshot = res.screenshot ? screenshotName : null;
   r.error = res.error;
-  const directives = res.robotsDirectives.split(/[\s,]+/);
-  r.noindex = directives.includes('noindex') || directives.includes('none');
-  r.nofollow = directives.includes('nofollow') || directives.includes('none');
+  const robots = robotsRulesFor(robotsAgent, { headers: res.robotsHeaders, metas: res.robotsMeta });
+  r.noindex = robots.noindex;
+  r.nofollow = robots.nofollow;
   // A non-HTML target is not a page; a broken one still is (it is a broken link).
   if (res.nonHtml && res.status !== null && res.status < 400) r.skipped = 'non-html';
   return r;

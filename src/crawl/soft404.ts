@@ -1,98 +1,228 @@
+import type { Soft404Reason } from '../report/record.js';
 import { shingles, similarity } from './fingerprint.js';
 
 /**
- * Titles and main headings that say "not found": "404" at the start ("404", "404 | Site"),
- * "404" next to "error", "not found" or "page" ("Error 404", "404 - Page not found"), or the
- * words alone ("Page not found", "This page could not be found"). A number that merely contains
- * 404 ("Page 404", "Flight 404") is not enough.
+ * Titles and headings that say "not found": "404" at the start ("404", "404 | Site"), "404"
+ * next to "error", "not found" or "page" ("Error 404", "404 - Page not found"), or the words
+ * alone ("Page not found", "This page could not be found", "Sorry, we couldn't find it",
+ * "This page doesn't exist"). A number that merely contains 404 ("Page 404", "Flight 404") is
+ * not enough. Only read on near-empty pages (see {@link notFoundByText}): a troubleshooting
+ * guide titled "Fixing 404 Not Found errors" says it too.
  */
 export const NOT_FOUND_TEXT =
-  /^\s*404\b|\b404\s*[-–—:|]?\s*(?:error|not found|page)\b|\berror\s*[-:]?\s*404\b|\bnot found\b|\bpage (?:does not|doesn't|cannot be found|could not be found)|\bno such page\b/i;
+  /^\s*404\b|\b404\s*[-–—:|]?\s*(?:error|not found|page)\b|\berror\s*[-:]?\s*404\b|\bnot found\b|\bpage (?:does not|doesn['’]t|cannot be found|could not be found)|\bno such page\b|\b(?:could ?n[o'’]?t|can ?n?[o'’]?t|unable to) find (?:it|this|that|the|what|anything)\b|\b(?:does not|doesn['’]t|no longer) exists?\b/i;
 
-/** Similarity at or above which a page's rendering "matches" the origin's not-found probe. */
+/** Similarity at or above which a page's rendering "matches" a not-found probe. */
 export const SOFT404_SIMILARITY = 0.9;
 
-/** The rendering of an origin's not-found probe. */
-export interface ProbeFingerprint {
-  /** 3-word shingles of the probe page's title and visible text. */
-  shingles: Set<string>;
-  /** Status the probe got (a real 404 means the server reports missing pages itself). */
+/** A page with at most this many words of visible text besides its title is near-empty. */
+export const NEAR_EMPTY_WORDS = 80;
+
+/** A near-empty page with more headings than this is not a not-found screen by its text alone. */
+export const MAX_NOT_FOUND_HEADINGS = 2;
+
+/** A probe rendering with fewer 3-word shingles than this is too thin to be a fingerprint. */
+export const MIN_FINGERPRINT_SHINGLES = 3;
+
+/** Probes per origin at most: the root and the route prefixes of pages found (each at most {@link MAX_PREFIX_DEPTH} segments deep). */
+export const MAX_PROBES_PER_ORIGIN = 8;
+
+/** Deepest route prefix probed, in path segments (`/-/web/` is 2). */
+export const MAX_PREFIX_DEPTH = 2;
+
+/** What a probe rendered. */
+export interface ProbeResult {
+  /** Title and visible text, normalized (see `extractPage`). */
+  text: string;
+  /** HTTP status of the probe's main document. */
   status: number | null;
+  /** The probe URL's path. */
+  path: string;
+  /** Where the probe ended, after server and client redirects (absolute), or `null`. */
+  finalUrl: string | null;
+}
+
+/** A rendered page to judge. */
+export interface RenderedPage {
+  /** The page's final URL. */
+  url: string;
+  /** HTTP status (only 200s can be soft 404s). */
+  status: number | null;
+  title: string;
+  /** Texts of the page's headings (`h1`–`h6`, `role="heading"`), in document order. */
+  headings: readonly string[];
+  /** Title and visible text, normalized (see `extractPage`). */
+  text: string;
+}
+
+/** A probe's rendering, kept as the not-found fingerprint of one route prefix. */
+interface Fingerprint {
+  prefix: string;
+  shingles: Set<string>;
+  status: number | null;
+  /** Where the probe ended when that was not the probe URL (a redirect), else `null`. */
+  redirectedTo: string | null;
+  /** The probe rendered a real page (the seed, or its prefix's own index page): not a not-found screen. */
+  fallback: boolean;
 }
 
 interface OriginState {
-  probe: Promise<ProbeFingerprint | null>;
-  /** Fingerprint matching is off when the app renders its home page for unknown routes. */
-  matching: boolean;
-  decided: boolean;
+  /** Route prefix (`/`, `/app/`) → its probe. */
+  probes: Map<string, Promise<Fingerprint | null>>;
+  /** Shingles of the origin's seed page, once judged. */
+  seed: Set<string> | null;
 }
 
 /**
- * Soft-404 detection per origin. Each origin gets one probe: a URL that cannot exist
- * (a random path containing `spacrawl-probe`), rendered like a page; its title plus visible
- * text is the origin's "not found" fingerprint. A page with HTTP 200 whose rendering matches
- * that fingerprint, or whose title or main heading says "not found"/"404", is a soft 404.
- * When the probe renders the same as the seed (apps that show their home page for every
- * unknown route), fingerprint matching is switched off for the origin and only the
- * title/heading rule applies.
+ * The route prefixes a page's not-found screen may be learned under: `/`, then each directory
+ * of its path up to {@link MAX_PREFIX_DEPTH} segments (`/app/settings/profile` → `/`, `/app/`,
+ * `/app/settings/`; `/docs` → `/`).
+ */
+export function routePrefixes(path: string): string[] {
+  const segs = path.split('/').slice(1, -1).filter(Boolean);
+  const out = ['/'];
+  for (let i = 0; i < Math.min(segs.length, MAX_PREFIX_DEPTH); i++) out.push(`/${segs.slice(0, i + 1).join('/')}/`);
+  return out;
+}
+
+/** Number of words in `text` (letters or digits). */
+function wordCount(text: string): number {
+  return text.split(/[^\p{L}\p{N}]+/u).filter(Boolean).length;
+}
+
+/**
+ * The text rule: a near-empty page (at most {@link NEAR_EMPTY_WORDS} words besides its title,
+ * at most {@link MAX_NOT_FOUND_HEADINGS} headings) whose heading or title says "not found"
+ * ({@link NOT_FOUND_TEXT}). A long page saying it (an article about 404 errors) is not one.
+ * @returns the reason, or `null`
+ */
+export function notFoundByText(page: Pick<RenderedPage, 'title' | 'headings' | 'text'>): Soft404Reason | null {
+  const bodyWords = Math.max(0, wordCount(page.text) - wordCount(page.title));
+  if (bodyWords > NEAR_EMPTY_WORDS || page.headings.length > MAX_NOT_FOUND_HEADINGS) return null;
+  if (page.headings.some((h) => NOT_FOUND_TEXT.test(h))) return 'not-found-heading';
+  if (NOT_FOUND_TEXT.test(page.title)) return 'not-found-title';
+  return null;
+}
+
+/**
+ * Soft-404 detection. A page answering 200 is flagged only on evidence that it is the site's
+ * not-found screen:
+ * - `fingerprint`: its rendering matches (Jaccard similarity of 3-word shingles >=
+ *   {@link SOFT404_SIMILARITY}) what a made-up URL (`…/spacrawl-probe-xxxx`) rendered under
+ *   the same route prefix. Each origin is probed at `/`; a page answering 200 under a prefix
+ *   where the probe got a 404 or 410 (an app mounted at `/app/` on a server that answers
+ *   unknown paths elsewhere with a plain 404) has its prefixes probed too, shallowest first,
+ *   until one answers 200 (the app's own "not found" screen), at most
+ *   {@link MAX_PROBES_PER_ORIGIN} probes per origin. A 404 or 410 probe's rendering counts too
+ *   when it has at least {@link MIN_FINGERPRINT_SHINGLES} shingles (a screen of its own, not
+ *   a bare "Not found"). A probe that rendered a real page (the
+ *   seed, or its prefix's index page, as apps that show their start page for every unknown
+ *   route do) is no fingerprint, and the page a probe was redirected to is never matched to it;
+ * - `not-found-heading` / `not-found-title`: see {@link notFoundByText}.
  */
 export class SoftNotFound {
   private readonly origins = new Map<string, OriginState>();
+  private readonly fallbackOrigins = new Set<string>();
 
   /**
-   * @param runProbe - renders one URL and returns its text and status (`null` if it failed)
-   * @param onNote - told once per origin when fingerprint matching is switched off
+   * @param runProbe - renders one URL (`queued`: through the crawl's concurrency limit, for
+   *   probes started ahead of the pages; otherwise at once, for a page that waits for it) and
+   *   returns what it rendered, or `null` if it failed
+   * @param onNote - told once per origin when a probe renders a real page (fingerprints off there)
    */
   constructor(
-    private readonly runProbe: (url: string) => Promise<{ text: string; status: number | null; path: string } | null>,
+    private readonly runProbe: (url: string, queued: boolean) => Promise<ProbeResult | null>,
     private readonly onNote: (note: string) => void,
   ) {}
 
-  /** The probe URL for an origin. */
-  static probeUrl(origin: string): string {
-    return `${origin}/spacrawl-probe-${Math.random().toString(36).slice(2, 10)}`;
+  /** A probe URL under `prefix` (`/` or `/app/`) of `origin`. */
+  static probeUrl(origin: string, prefix = '/'): string {
+    return `${origin}${prefix}spacrawl-probe-${Math.random().toString(36).slice(2, 10)}`;
   }
 
-  /** Start the origin's probe if it has none yet. */
+  private state(origin: string): OriginState {
+    let st = this.origins.get(origin);
+    if (!st) {
+      st = { probes: new Map(), seed: null };
+      this.origins.set(origin, st);
+    }
+    return st;
+  }
+
+  /**
+   * The probe of `prefix`, started if it has none and the origin's budget allows.
+   * @returns `undefined` when the budget is spent and the prefix was never probed
+   */
+  private probe(origin: string, prefix: string, queued: boolean): Promise<Fingerprint | null> | undefined {
+    const st = this.state(origin);
+    const known = st.probes.get(prefix);
+    if (known) return known;
+    if (st.probes.size >= MAX_PROBES_PER_ORIGIN) return undefined;
+    const url = SoftNotFound.probeUrl(origin, prefix);
+    const p = this.runProbe(url, queued).then((r): Fingerprint | null => {
+      if (!r) return null;
+      const redirectedTo = r.finalUrl && stripHash(r.finalUrl) !== url ? stripHash(r.finalUrl) : null;
+      return { prefix, shingles: shingles(r.text, r.path), status: r.status, redirectedTo, fallback: false };
+    });
+    st.probes.set(prefix, p);
+    return p;
+  }
+
+  /** Start the root probe of an origin (through the concurrency limit) if it has none yet. */
   ensure(origin: string): void {
-    if (this.origins.has(origin)) return;
-    const probe = this.runProbe(SoftNotFound.probeUrl(origin)).then((r) =>
-      r ? { shingles: shingles(r.text, r.path), status: r.status } : null,
-    );
-    this.origins.set(origin, { probe, matching: true, decided: false });
+    this.probe(origin, '/', true);
   }
 
   /**
    * Judge a rendered page.
-   * @param url - the page's final URL
-   * @param status - its HTTP status (only 200s can be soft 404s)
-   * @param title - its title
-   * @param h1 - its first heading
-   * @param text - its normalized text
-   * @param isSeed - the seed of its origin: compared with the probe to decide whether matching works
+   * @param page - what the page rendered
+   * @param isSeed - a seed: probes rendering the same as it are start-page fallbacks
+   * @returns why it is a soft 404, or `null` when it is not one
    */
-  async judge(url: string, status: number | null, title: string, h1: string, text: string, isSeed: boolean): Promise<boolean> {
-    if (status !== 200) return false;
-    const u = new URL(url);
-    const st = this.origins.get(u.origin);
-    if (!st) {
-      // An origin reached without being offered first (a redirect): its probe starts now, for
-      // later pages; waiting for it here could hold the only slot the probe needs.
-      this.ensure(u.origin);
-      return NOT_FOUND_TEXT.test(title) || NOT_FOUND_TEXT.test(h1);
-    }
-    const probe = await st.probe;
-    const mine = shingles(text, u.pathname);
-    if (probe && isSeed && !st.decided) {
-      st.decided = true;
-      if (similarity(mine, probe.shingles) >= SOFT404_SIMILARITY) {
-        st.matching = false;
-        this.onNote(`${u.origin} renders its start page for unknown routes: soft-404 fingerprint matching is off there (titles and headings still count)`);
-        return false;
+  async judge(page: RenderedPage, isSeed: boolean): Promise<Soft404Reason | null> {
+    if (page.status !== 200) return null;
+    const u = new URL(page.url);
+    const st = this.state(u.origin);
+    const mine = shingles(page.text, u.pathname);
+    if (isSeed && !st.seed) st.seed = mine;
+    const here = stripHash(page.url);
+    for (const prefix of routePrefixes(u.pathname)) {
+      const pending = this.probe(u.origin, prefix, false);
+      if (!pending) break;
+      const fp = await pending;
+      if (!fp) continue;
+      if (fp.status !== 200 && fp.status !== 404 && fp.status !== 410) break;
+      this.checkFallback(u.origin, fp, st, mine, u.pathname);
+      if (!fp.fallback && fp.shingles.size >= MIN_FINGERPRINT_SHINGLES && fp.redirectedTo !== here && similarity(mine, fp.shingles) >= SOFT404_SIMILARITY) {
+        return 'fingerprint';
       }
+      // A 200 here: this is where the app answers unknown routes; deeper probes learn nothing more.
+      if (fp.status === 200) break;
     }
-    if (NOT_FOUND_TEXT.test(title) || NOT_FOUND_TEXT.test(h1)) return true;
-    if (!probe || !st.matching || probe.status !== 200) return false;
-    return similarity(mine, probe.shingles) >= SOFT404_SIMILARITY;
+    return notFoundByText(page);
+  }
+
+  /** Mark a 200 probe that rendered the seed or its prefix's own index page as a fallback (noted once per origin). */
+  private checkFallback(origin: string, fp: Fingerprint, st: OriginState, mine: Set<string>, path: string): void {
+    if (fp.fallback || fp.status !== 200) return;
+    const isIndex = path === fp.prefix;
+    const asSeed = st.seed !== null && similarity(st.seed, fp.shingles) >= SOFT404_SIMILARITY;
+    const asIndex = isIndex && similarity(mine, fp.shingles) >= SOFT404_SIMILARITY;
+    if (!asSeed && !asIndex) return;
+    fp.fallback = true;
+    if (this.fallbackOrigins.has(origin)) return;
+    this.fallbackOrigins.add(origin);
+    const where = fp.prefix === '/' ? '' : ` under ${fp.prefix}`;
+    this.onNote(`${origin} renders its start page for unknown routes${where}: soft-404 fingerprint matching is off there (titles and headings of near-empty pages still count)`);
+  }
+}
+
+function stripHash(u: string): string {
+  try {
+    const x = new URL(u);
+    x.hash = '';
+    return x.href;
+  } catch {
+    return u;
   }
 }

@@ -44,6 +44,13 @@ export interface PageTimings {
   load: number | null;
   /** When the page was judged settled or the settle cap expired (ms, from visit start). */
   settledMs: number | null;
+  /**
+   * How long the page waited for servers until it was read (ms): the union of the intervals from
+   * each request's start to its first response byte (main document, redirects and the page's
+   * own requests), from the browser's network timings. The page's own CPU work, and the
+   * crawler's, are not in it. `slow-page` judges this. `null` when not measured.
+   */
+  serverWaitMs: number | null;
   /** Whole visit, navigation to extraction (ms). */
   total: number | null;
 }
@@ -113,6 +120,15 @@ export interface FragmentLink {
   text: string;
 }
 
+/**
+ * Why a page answering 200 is a soft 404:
+ * - `fingerprint`: its rendering matches what a made-up URL under the same route prefix
+ *   rendered (the site's own not-found screen);
+ * - `not-found-heading`: a near-empty page whose heading says "not found" / "404";
+ * - `not-found-title`: a near-empty page whose title says it.
+ */
+export type Soft404Reason = 'fingerprint' | 'not-found-heading' | 'not-found-title';
+
 /** Why a URL has a record but was not visited. */
 export type SkipReason = 'robots' | 'scope' | 'budget' | 'non-html' | 'trap' | 'duplicate';
 
@@ -180,7 +196,10 @@ export interface PageRecord {
   screenshot: string | null;
   /** Navigations made for this URL. */
   attempts: number;
+  /** HTTP 200 rendering the site's "not found" screen (see `soft404Reason`). */
   soft404: boolean;
+  /** Why the page is a soft 404 (see {@link Soft404Reason}); `null` when it is not one. */
+  soft404Reason: Soft404Reason | null;
   /** Page metadata for the audit: `<meta name="description">`, `<link rel="canonical">` (resolved), number of `<h1>`. */
   meta: PageMeta;
   /** `http:` subresources loaded by an `https:` page. */
@@ -227,7 +246,7 @@ export const SCHEMA_VERSION = 1;
 
 /** Timings with every value unknown. */
 export function emptyTimings(): PageTimings {
-  return { ttfb: null, domContentLoaded: null, load: null, settledMs: null, total: null };
+  return { ttfb: null, domContentLoaded: null, load: null, settledMs: null, serverWaitMs: null, total: null };
 }
 
 /**
@@ -263,6 +282,7 @@ export function blankRecord(url: string, requestedUrl: string | null, depth: num
     screenshot: null,
     attempts: 0,
     soft404: false,
+    soft404Reason: null,
     meta: { description: null, canonical: null, h1Count: 0 },
     mixedContent: [],
     blockedBy: null,

@@ -24,6 +24,7 @@ export const RECORD_FIELDS = [
   'screenshot',
   'attempts',
   'soft404',
+  'soft404Reason',
   'error',
   'redirect',
   'skipped',
@@ -32,7 +33,8 @@ export const RECORD_FIELDS = [
 const LINK_SOURCES = ['anchor', 'shadow', 'frame', 'frame-src', 'popup', 'click', 'scroll', 'sitemap'];
 const SKIP_REASONS = ['robots', 'scope', 'budget', 'non-html', 'trap', 'duplicate'];
 const DIALOG_TYPES = ['alert', 'confirm', 'prompt', 'beforeunload'];
-const TIMING_KEYS = ['ttfb', 'domContentLoaded', 'load', 'settledMs', 'total'];
+const TIMING_KEYS = ['ttfb', 'domContentLoaded', 'load', 'settledMs', 'serverWaitMs', 'total'];
+const SOFT404_REASONS = ['fingerprint', 'not-found-heading', 'not-found-title'];
 
 const isStr = (v: unknown): v is string => typeof v === 'string';
 const isStrOrNull = (v: unknown): boolean => v === null || typeof v === 'string';
@@ -95,6 +97,7 @@ export function recordProblems(r: unknown): string[] {
   if (!isStrOrNull(o.screenshot)) p.push('screenshot not string|null');
   if (!(Number.isInteger(o.attempts) && (o.attempts as number) >= 0)) p.push('attempts not a non-negative integer');
   if (typeof o.soft404 !== 'boolean') p.push('soft404 not boolean');
+  if (o.soft404 === true ? !SOFT404_REASONS.includes(o.soft404Reason as string) : o.soft404Reason !== null) p.push(`soft404Reason ${String(o.soft404Reason)} with soft404 ${String(o.soft404)}`);
   if (o.error !== null) {
     const e = o.error as Record<string, unknown>;
     if (typeof e !== 'object' || !isStr(e.code) || !isStr(e.message)) p.push('error not {code,message}|null');

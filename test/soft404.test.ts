@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_PROBES_PER_ORIGIN, routePrefixes, SoftNotFound, type ProbeResult, type RenderedPage } from '../src/crawl/soft404.js';
+
+// The judging logic, with what each probe rendered given by the test (the browser and the
+// probes' real requests are in test/judge-crawl.test.ts).
+const O = 'http://site.test';
+const NOT_FOUND_APP = "acme app sorry, we couldn't find that page. go to your dashboard";
+/** An app's not-found screen that names what was not found. */
+const naming = (what: string): string => `acme app no report named ${what} here. it may have been deleted or renamed; go to your dashboard`;
+const PLAIN_404 = 'not found';
+const HOME = 'acme welcome to acme, the tool that does everything for teams of every size';
+
+/** A SoftNotFound whose probes answer by prefix; returns the probe paths asked, in order. */
+function judgeWith(answer: (prefix: string, name: string) => Omit<ProbeResult, 'path' | 'finalUrl'> & { finalUrl?: string | null }) {
+  const asked: string[] = [];
+  const notes: string[] = [];
+  const s = new SoftNotFound(async (url) => {
+    const u = new URL(url);
+    const prefix = u.pathname.replace(/spacrawl-probe-[a-z0-9]+$/, '');
+    asked.push(prefix);
+    const a = answer(prefix, u.pathname.split('/').pop()!);
+    return { text: a.text, status: a.status, path: u.pathname, finalUrl: a.finalUrl === undefined ? url : a.finalUrl };
+  }, (n) => notes.push(n));
+  const page = (path: string, text: string, extra: Partial<RenderedPage> = {}): RenderedPage => ({ url: `${O}${path}`, status: 200, title: text.split(' ')[0] ?? '', headings: [], text, ...extra });
+  return { s, asked, notes, page };
+}
+
+describe('routePrefixes', () => {
+  it('the root, then each directory up to 2 segments', () => {
+    expect(routePrefixes('/')).toEqual(['/']);
+    expect(routePrefixes('/docs')).toEqual(['/']);
+    expect(routePrefixes('/app/')).toEqual(['/', '/app/']);
+    expect(routePrefixes('/app/settings/profile')).toEqual(['/', '/app/', '/app/settings/']);
+    expect(routePrefixes('/-/web/detail/pkg')).toEqual(['/', '/-/', '/-/web/']);
+  });
+});
+
+describe('SoftNotFound: probes under the route prefix where the app answers', () => {
+  it('an app under /app/ on a server that answers other unknown paths with a plain 404: its own screen is learned', async () => {
+    const { s, asked, page } = judgeWith((p) => (p === '/app/' ? { status: 200, text: NOT_FOUND_APP } : { status: 404, text: PLAIN_404 }));
+    s.ensure(O);
+    expect(await s.judge(page('/', HOME), true)).toBeNull();
+    expect(await s.judge(page('/app/reports/old', NOT_FOUND_APP), false)).toBe('fingerprint');
+    expect(await s.judge(page('/app/dashboard', 'acme app dashboard: 3 reports, 2 alerts, your team and your plan at a glance'), false)).toBeNull();
+    // The root, then /app/ (answered 200: nothing deeper is probed), each once.
+    expect(asked).toEqual(['/', '/app/']);
+  });
+
+  it('a screen that names the missing thing ("no report named X") matches whatever X is', async () => {
+    const { s, page } = judgeWith((p, name) => (p === '/app/' ? { status: 200, text: naming(name) } : { status: 404, text: PLAIN_404 }));
+    expect(await s.judge(page('/app/old-report', naming('old-report')), false)).toBe('fingerprint');
+    expect(await s.judge(page('/app/q3-summary', naming('q1-summary')), false)).toBeNull();
+  });
+
+  it('without the /app/ probe the same screen is missed (the root probe only saw a plain 404)', async () => {
+    const { s, page } = judgeWith((p) => (p === '/' ? { status: 404, text: PLAIN_404 } : { status: 200, text: NOT_FOUND_APP }));
+    s.ensure(O);
+    // A page at the root level is compared with the root probe only.
+    expect(await s.judge(page('/old', NOT_FOUND_APP), false)).toBeNull();
+  });
+
+  it('goes deeper while the probes get 404, and stops at the first 200', async () => {
+    const { s, asked, page } = judgeWith((p) => (p === '/-/web/' ? { status: 200, text: NOT_FOUND_APP } : { status: 404, text: PLAIN_404 }));
+    expect(await s.judge(page('/-/web/detail/gone-pkg', NOT_FOUND_APP), false)).toBe('fingerprint');
+    expect(asked).toEqual(['/', '/-/', '/-/web/']);
+  });
+
+  it('probes at most MAX_PROBES_PER_ORIGIN times per origin', async () => {
+    const { s, asked, page } = judgeWith(() => ({ status: 404, text: PLAIN_404 }));
+    for (let i = 0; i < 20; i++) expect(await s.judge(page(`/d${i}/x`, HOME), false)).toBeNull();
+    expect(asked).toHaveLength(MAX_PROBES_PER_ORIGIN);
+  });
+
+  it('a probe that renders the seed is no fingerprint (start page for every route), and says so once', async () => {
+    const { s, notes, page } = judgeWith(() => ({ status: 200, text: HOME }));
+    s.ensure(O);
+    expect(await s.judge(page('/', HOME), true)).toBeNull();
+    expect(await s.judge(page('/missing', HOME), false)).toBeNull();
+    expect(notes).toEqual([`${O} renders its start page for unknown routes: soft-404 fingerprint matching is off there (titles and headings of near-empty pages still count)`]);
+  });
+
+  it('a probe under /app/ that renders /app/ itself is no fingerprint', async () => {
+    const APP_HOME = 'acme app your dashboard: reports, alerts, team and plan';
+    const { s, notes, page } = judgeWith((p) => (p === '/app/' ? { status: 200, text: APP_HOME } : { status: 404, text: PLAIN_404 }));
+    expect(await s.judge(page('/app/', APP_HOME), false)).toBeNull();
+    expect(await s.judge(page('/app/x', APP_HOME), false)).toBeNull();
+    expect(notes).toHaveLength(1);
+  });
+
+  it('the page a probe was redirected to is not matched to it', async () => {
+    const LOGIN = 'acme sign in with your email and password to continue to acme';
+    const { s, page } = judgeWith(() => ({ status: 200, text: LOGIN, finalUrl: `${O}/login` }));
+    expect(await s.judge(page('/login', LOGIN), false)).toBeNull();
+    expect(await s.judge(page('/old', LOGIN), false)).toBe('fingerprint');
+  });
+
+  it('a 404 probe with a real not-found screen is a fingerprint too; an empty or one-line one is not', async () => {
+    const SCREEN = 'acme we looked everywhere but this page is not here. try the home page';
+    const { s, page } = judgeWith(() => ({ status: 404, text: SCREEN }));
+    expect(await s.judge(page('/old', SCREEN), false)).toBe('fingerprint');
+    const thin = judgeWith(() => ({ status: 404, text: '' }));
+    expect(await thin.s.judge(thin.page('/blank', ''), false)).toBeNull();
+  });
+
+  it('the text rule still applies where no fingerprint matches; only 200s are judged', async () => {
+    const { s, page } = judgeWith(() => ({ status: 404, text: PLAIN_404 }));
+    expect(await s.judge(page('/gone', '404 — shop gone', { title: '404 — Shop', headings: ['Gone'] }), false)).toBe('not-found-title');
+    expect(await s.judge({ ...page('/x', NOT_FOUND_APP, { headings: ['Not found'] }), status: 404 }, false)).toBeNull();
+  });
+});
