@@ -65,15 +65,19 @@ export interface DocumentResponse {
 
 /**
  * What to do with a main-frame document response: `follow` lets the browser go on; `stop`
- * ends the navigation there, and says why: `scope` (the target is outside the crawl's scope) or
- * `known` (the target's page is recorded, or being recorded, under another URL).
+ * ends the navigation there, and says why: `scope` (the target is outside the crawl's scope),
+ * `robots` (robots.txt disallows the target) or `known` (the target's page is recorded, or
+ * being recorded, under another URL).
  */
-export type DocumentDecision = 'follow' | { stop: 'scope' | 'known' };
+export type DocumentDecision = 'follow' | { stop: StopReason };
+
+/** Why a navigation was stopped: see {@link DocumentDecision}. */
+export type StopReason = 'scope' | 'robots' | 'known';
 
 /** Where a visit's navigation was stopped by {@link VisitOptions.onDocument}. */
 export interface StoppedNavigation {
   /** Why: see {@link DocumentDecision}. */
-  reason: 'scope' | 'known';
+  reason: StopReason;
   /** The URL the page was headed for (a hop's target or a final document's URL); never rendered. */
   target: string;
   /** `http` when a redirect hop was stopped (the target never requested), `client` for a client-side navigation. */
@@ -169,10 +173,20 @@ const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)\b/i;
  * How Chromium fails a navigation whose answer arrived in full but is not rendered: `ERR_ABORTED`
  * for a bodiless status (204 and 205, which the HTML standard's navigate algorithm drops, and a
  * 304 to a request that asked for none) and `ERR_HTTP_RESPONSE_CODE_FAILURE` for an error status
- * with an empty body (Chromium shows its own error page). The server's status is then the answer.
- * Other network errors after the headers (an undecodable body …) leave no usable response.
+ * with an empty body (Chromium shows its own error page), and `ERR_INVALID_AUTH_CREDENTIALS` for a
+ * 401 whose challenge (Basic, Digest …) the browser has no credentials for. The server's status is
+ * then the answer. Other network errors after the headers (an undecodable body …) leave no usable
+ * response.
  */
-export const UNRENDERED_ANSWER = /^ERR_(ABORTED|HTTP_RESPONSE_CODE_FAILURE)$/;
+export const UNRENDERED_ANSWER = /^ERR_(ABORTED|HTTP_RESPONSE_CODE_FAILURE|INVALID_AUTH_CREDENTIALS)$/;
+
+/**
+ * Reloads of its own URL a page may make during one visit (`<meta http-equiv="refresh">` without
+ * a URL, `location.reload()`): the first is followed (a page that sets a cookie and reloads once),
+ * later ones are refused and the page is read as it is, so a page that reloads itself for ever is
+ * still read once.
+ */
+const MAX_SELF_RELOADS = 1;
 const MAX_KEPT = 50;
 /**
  * Quiet time (ms) after which a page with nothing scheduled soon counts as settled (the full
@@ -434,6 +448,8 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     const hops: RedirectHop[] = [];
     /** What the requested URL itself answered (its first response's status). */
     let ownStatus: number | null = null;
+    /** Client-side navigations of the page to its own URL so far. */
+    let selfReloads = 0;
     const pass = (ev: PausedResponse): void => {
       session.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
     };
@@ -485,7 +501,14 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
         return pass(ev);
       }
       if (decision !== 'follow') return stopAt(ev, { reason: decision.stop, target: at, kind: initial ? 'http' : 'client' });
-      if (!initial) return pass(ev);
+      if (!initial) {
+        if (sameDocument(ev.request.url, p.url()) && ++selfReloads > MAX_SELF_RELOADS) {
+          // The page reloads itself again: read it as it is.
+          session.send('Fetch.failRequest', { requestId: ev.requestId, errorReason: 'Aborted' }).catch(() => {});
+          return;
+        }
+        return pass(ev);
+      }
       mainDecided = true;
       answered = { status, url: ev.request.url, headers: Object.fromEntries(headers.map((h) => [h.name.toLowerCase(), h.value])), at: Date.now() };
       if (html) return pass(ev);

@@ -238,7 +238,7 @@ export class Crawler {
   private async run(): Promise<void> {
     const o = this.options;
     this.scope = new Scope(o.seeds, { mode: o.scope, include: o.include, exclude: o.exclude, normalize: o.normalize });
-    this.claims = new DocumentClaims(this.frontier, this.scope, (u) => this.canonical(u));
+    this.claims = new DocumentClaims(this.frontier, this.scope, (u) => this.canonical(u), async (u) => (this.robots ? this.robots.isAllowed(u) : true));
     const seeds: Candidate[] = o.seeds.map((s) => ({ url: this.canonical(s), requestedUrl: toRequestUrl(s, o.normalize) }));
 
     const onExternalAbort = (): void => this.cancel('interrupted');
@@ -704,7 +704,7 @@ export class Crawler {
     if (e.depth === 0 && res.status !== null) this.seedVisited = true;
     // A URL that only forwards (to a page recorded under another URL, or off-site) is a redirect record.
     const forwarded = res.stopped?.reason ?? (await this.forwardedAfterRender(e, res));
-    const r = forwarded ? redirectRecord(e, res, attempt, forwarded === 'scope') : recordFromVisit(e, res, attempt, shotName, o.robotsAgent);
+    const r = forwarded ? redirectRecord(e, res, attempt, forwarded) : recordFromVisit(e, res, attempt, shotName, o.robotsAgent);
     if (!forwarded && res.status === 200 && !res.nonHtml && !res.noContent && res.error === null && res.finalUrl) {
       if (this.soft404) {
         const page = { url: res.finalUrl, status: res.status, title: res.title ?? '', headings: res.headings, text: res.text };

@@ -1,4 +1,4 @@
-import type { DocumentDecision, DocumentResponse, VisitResult } from '../browser/visit.js';
+import type { DocumentDecision, DocumentResponse, StopReason, VisitResult } from '../browser/visit.js';
 import { blankRecord, type PageRecord } from '../report/record.js';
 import type { Scope } from '../url/scope.js';
 import type { Frontier, FrontierEntry } from './frontier.js';
@@ -13,7 +13,9 @@ import type { Frontier, FrontierEntry } from './frontier.js';
  * the page; any other visit that reaches it stops there and becomes a redirect record. A redirect
  * hop to a URL this worker already visits or has claimed is stopped before its target is
  * requested; a hop to a URL outside the scope is always stopped (the target is never requested),
- * except on a seed's first navigation, whose final URL joins the scope (`http://a` → `https://www.a/`).
+ * except on a seed's first navigation, whose final URL joins the scope (`http://a` → `https://www.a/`);
+ * so is a hop to a URL robots.txt disallows (RFC 9309 §2.2.2 applies to every URL the crawler
+ * requests, a redirect's target included).
  */
 export class DocumentClaims {
   /** Canonical URLs this worker visits (leased) or has claimed. */
@@ -25,11 +27,13 @@ export class DocumentClaims {
    * @param frontier - where claims are made (atomically, across workers)
    * @param scope - the crawl's scope (a seed's redirect target may be added to it)
    * @param canonical - the crawl's `normalize()`; throws for URLs that cannot be crawled
+   * @param allowed - whether robots.txt lets the crawl request a URL (always `true` with `--ignore-robots`)
    */
   constructor(
     private readonly frontier: Frontier,
     private readonly scope: Scope,
     private readonly canonical: (u: string) => string,
+    private readonly allowed: (u: string) => Promise<boolean> = async () => true,
   ) {}
 
   /** Note that this worker visits `url` (a leased canonical URL). */
@@ -57,6 +61,8 @@ export class DocumentClaims {
       if (doc.location !== null) return 'follow';
       this.scope.addRoot(url);
     }
+    // A redirect target, or a page the browser is sent to client-side: robots.txt applies to it.
+    if ((doc.location !== null || !doc.initial) && !(await this.allowed(target))) return { stop: 'robots' };
     if (doc.location !== null) return this.mine.has(url) ? { stop: 'known' } : 'follow';
     return (await this.claim(url, entry.url)) ? 'follow' : { stop: 'known' };
   }
@@ -81,14 +87,14 @@ export class DocumentClaims {
 
 /**
  * The redirect record of a visit that only forwarded: its chain, `finalUrl` and what the URL
- * itself answered; no title, no links, no page observations (DESIGN.md, "Counting"). An
- * off-site target makes it `skipped: "scope"`.
+ * itself answered; no title, no links, no page observations (DESIGN.md, "Counting"). A target
+ * outside the scope makes it `skipped: "scope"`, one robots.txt disallows `skipped: "robots"`.
  * @param entry - the frontier entry that was visited
  * @param res - the visit (`finalUrl` is the target, `redirectChain` the hops to it)
  * @param attempts - navigations made for this URL
- * @param offsite - `true` when the target is outside the scope
+ * @param why - why the navigation stopped (`known`: the target's page is recorded elsewhere)
  */
-export function redirectRecord(entry: FrontierEntry, res: VisitResult, attempts: number, offsite: boolean): PageRecord {
+export function redirectRecord(entry: FrontierEntry, res: VisitResult, attempts: number, why: StopReason): PageRecord {
   const r = blankRecord(entry.url, entry.requestedUrl, entry.depth, entry.referrer);
   r.attempts = attempts;
   r.finalUrl = res.finalUrl;
@@ -97,6 +103,6 @@ export function redirectRecord(entry: FrontierEntry, res: VisitResult, attempts:
   r.settled = true;
   r.timings = res.timings;
   r.redirect = true;
-  if (offsite) r.skipped = 'scope';
+  if (why !== 'known') r.skipped = why;
   return r;
 }

@@ -108,7 +108,7 @@ export function recordProblems(r: unknown): string[] {
     // A redirect record: where the URL forwards to, and nothing of a page.
     if (!isAbsHttp(o.finalUrl) || !(o.redirectChain as unknown[]).length) p.push('redirect record without finalUrl or chain');
     if (o.title !== null || (o.links as unknown[]).length || (o.linkDetails as unknown[]).length) p.push('redirect record with a title or links');
-    if (!(o.skipped === null || o.skipped === 'scope')) p.push(`redirect record skipped for ${String(o.skipped)}`);
+    if (!(o.skipped === null || o.skipped === 'scope' || o.skipped === 'robots')) p.push(`redirect record skipped for ${String(o.skipped)}`);
   }
 
   // Consistency between fields that DESIGN.md ties together.
@@ -117,7 +117,7 @@ export function recordProblems(r: unknown): string[] {
     if (o.attempts !== 1) p.push(`visited page with attempts ${String(o.attempts)}`);
     if (o.status === null && o.error === null) p.push('visited page with neither status nor error');
     if (o.status !== null && (!isAbsHttp(o.finalUrl) || typeof (t?.total) !== 'number')) p.push('page with a status but no finalUrl or timings.total');
-  } else if (o.skipped !== 'non-html' && o.skipped !== 'scope') {
+  } else if (o.skipped !== 'non-html' && o.skipped !== 'scope' && o.redirect !== true) {
     // Never visited: nothing loaded, no navigation made.
     if (o.finalUrl !== null || o.status !== null || o.attempts !== 0) p.push(`skipped (${String(o.skipped)}) record that looks visited`);
     if ((o.links as unknown[]).length || (o.linkDetails as unknown[]).length) p.push('skipped record with links');

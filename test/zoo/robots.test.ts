@@ -98,9 +98,7 @@ describe('zoo: robots.txt', () => {
     expect(asked).toEqual(['/', '/open/page']);
   });
 
-  // Issue 14 point 1 (redirects): the 3xx must be stopped at the hop before the browser follows it;
-  // that mechanism is being built there for off-site targets. Remove the mark once it is merged.
-  it.fails('Z15 a redirect to a disallowed URL is not followed: the target is never requested', async () => {
+  it('Z15 a redirect to a disallowed URL is not followed: the target is never requested', async () => {
     const { records, site, asked } = await run('z15');
     expect(asked).toEqual(['/', '/go', '/open/page']);
     const go = records.find((r) => pathOf(r.url) === '/go')!;
