@@ -40,7 +40,7 @@ export {
   type LinkCheck,
   type FragmentLink,
   type Soft404Reason,
-} from './report/record.js';
+} from './model/record.js';
 export { robotsRulesFor, type RobotsRules, type RobotsSources, type MetaTag } from './crawl/robots-directives.js';
 export { audit, RULES, type AuditIssue, type AuditResult, type RuleId, type Severity } from './report/audit.js';
 export { SummaryCounter, type CrawlSummary, type EndReason } from './report/summary.js';

@@ -17,7 +17,7 @@ import {
 import { launchBrowser } from '../src/browser/launch.js';
 import { crawl } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
-import type { PageRecord } from '../src/report/record.js';
+import type { PageRecord } from '../src/model/record.js';
 import { watchRenderers } from './helpers/processes.js';
 import { collect, detailsOf, expectWellFormed, pagesOf, pathOf, sorted } from './helpers/records.js';
 

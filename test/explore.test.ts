@@ -18,7 +18,7 @@ import {
 import { launchBrowser } from '../src/browser/launch.js';
 import { Crawler } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
-import type { PageRecord } from '../src/report/record.js';
+import type { PageRecord } from '../src/model/record.js';
 
 let browser: Browser;
 const servers: FixtureServer[] = [];

@@ -6,7 +6,7 @@ import { launchBrowser } from '../src/browser/launch.js';
 import { Crawler } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import { audit } from '../src/report/audit.js';
-import type { PageRecord } from '../src/report/record.js';
+import type { PageRecord } from '../src/model/record.js';
 import { expectWellFormed } from './helpers/records.js';
 
 // What the crawl judges about a page, in real Chromium against real local servers: robots

@@ -4,7 +4,7 @@ import { startLateSite, type LateSite } from '../fixtures/sites/late.js';
 import { launchBrowser } from '../src/browser/launch.js';
 import { crawl } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
-import type { PageRecord } from '../src/report/record.js';
+import type { PageRecord } from '../src/model/record.js';
 import { expectWellFormed, pagesOf, pathOf, sorted } from './helpers/records.js';
 
 let browser: Browser;

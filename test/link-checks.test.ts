@@ -11,7 +11,7 @@ import { LinkChecker } from '../src/crawl/link-checks.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import { SqliteFrontier } from '../src/crawl/sqlite-frontier.js';
 import { audit, type AuditIssue } from '../src/report/audit.js';
-import type { PageRecord } from '../src/report/record.js';
+import type { PageRecord } from '../src/model/record.js';
 import { collect, expectWellFormed } from './helpers/records.js';
 
 let browser: Browser;

@@ -9,7 +9,7 @@ import { launchBrowser } from '../src/browser/launch.js';
 import { Crawler } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import { audit } from '../src/report/audit.js';
-import type { PageRecord } from '../src/report/record.js';
+import type { PageRecord } from '../src/model/record.js';
 import { recordProblems } from './helpers/records.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

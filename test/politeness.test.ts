@@ -6,7 +6,7 @@ import { launchBrowser } from '../src/browser/launch.js';
 import { crawl } from '../src/crawl/crawler.js';
 import { Politeness } from '../src/crawl/politeness.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
-import type { PageRecord } from '../src/report/record.js';
+import type { PageRecord } from '../src/model/record.js';
 
 let browser: Browser;
 const servers: FixtureServer[] = [];

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
 import { clock, colorEnabled, isCI, liveProgressEnabled, progressLine, TerminalLog, type LogEnv, type LogStream } from '../src/report/progress.js';
-import { blankRecord, type PageRecord } from '../src/report/record.js';
+import { blankRecord, type PageRecord } from '../src/model/record.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(REPO, 'bin', 'run.js');

@@ -11,7 +11,7 @@ import { launchBrowser } from '../src/browser/launch.js';
 import { Crawler } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import { HttpClient } from '../src/net/http-client.js';
-import type { PageRecord } from '../src/report/record.js';
+import type { PageRecord } from '../src/model/record.js';
 import { RobotsCache } from '../src/url/robots.js';
 import { collect, pagesOf, pathOf, sorted } from './helpers/records.js';
 

@@ -7,7 +7,7 @@ import { pagedPath, startPagedSite } from '../fixtures/sites/paged.js';
 import type { FixtureServer } from '../fixtures/server.js';
 import { StaleLeaseError, type FrontierEntry } from '../src/crawl/frontier.js';
 import { NoSuchCrawlError, RedisCrawlMismatchError, RedisFrontier, RedisStoreError } from '../src/crawl/redis-frontier.js';
-import { blankRecord, type PageRecord } from '../src/report/record.js';
+import { blankRecord, type PageRecord } from '../src/model/record.js';
 import { redisServerPath, startRedis, type RedisServer } from '../fixtures/redis-server.js';
 
 // Distributed crawls: the shared frontier against a real redis-server (started here on a free

@@ -10,7 +10,7 @@ import { renderJson } from '../src/report/formats/json.js';
 import { renderJunit } from '../src/report/formats/junit.js';
 import { formatElapsed, renderMarkdown, renderMarkdownCapped } from '../src/report/formats/markdown.js';
 import { renderSitemap } from '../src/report/formats/sitemap.js';
-import { blankRecord, isPage, type LinkDetail, type PageRecord } from '../src/report/record.js';
+import { blankRecord, isPage, type LinkDetail, type PageRecord } from '../src/model/record.js';
 import { SummaryCounter } from '../src/report/summary.js';
 
 const O = 'https://site.test';

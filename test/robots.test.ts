@@ -6,7 +6,7 @@ import { html, startFixtureServer, type FixtureResponse, type FixtureServer } fr
 import { launchBrowser } from '../src/browser/launch.js';
 import { Crawler, crawl } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
-import type { PageRecord } from '../src/report/record.js';
+import type { PageRecord } from '../src/model/record.js';
 import { SummaryCounter } from '../src/report/summary.js';
 import { RobotsCache } from '../src/url/robots.js';
 

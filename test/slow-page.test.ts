@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { unionLength } from '../src/browser/server-wait.js';
 import { audit } from '../src/report/audit.js';
-import { blankRecord, type PageRecord, type PageTimings } from '../src/report/record.js';
+import { blankRecord, type PageRecord, type PageTimings } from '../src/model/record.js';
 
 const page = (path: string, timings: Partial<PageTimings>): PageRecord => {
   const r = blankRecord(`http://site.test${path}`, `http://site.test${path}`, 0, null);

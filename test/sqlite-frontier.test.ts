@@ -14,7 +14,7 @@ import {
   StateStoreError,
   type CrawlKey,
 } from '../src/crawl/sqlite-frontier.js';
-import { blankRecord, type PageRecord } from '../src/report/record.js';
+import { blankRecord, type PageRecord } from '../src/model/record.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const KEY: CrawlKey = { seeds: ['http://site.test/'], scope: 'host' };

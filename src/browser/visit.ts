@@ -1,6 +1,6 @@
 import type { BrowserContext, CDPSession, Page, Request, Response } from 'playwright';
-import type { DialogRecord, FailedRequest, PageTimings, RecordError, RedirectHop } from '../report/record.js';
-import type { LinkSource, PageMeta } from '../report/record.js';
+import type { DialogRecord, FailedRequest, PageTimings, RecordError, RedirectHop } from '../model/record.js';
+import type { LinkSource, PageMeta } from '../model/record.js';
 import { toRequestUrl } from '../url/normalize.js';
 import { exploreClicks, scrollForLinks, type ClickOptions, type ScrollOptions } from './explore.js';
 import { readFrames } from './frames.js';

@@ -5,8 +5,8 @@ import { checkWritableFile, describeFsError, ensureWritableDir } from '../report
 import { audit, failingIssues, RULES, type AuditIssue, type AuditResult } from '../report/audit.js';
 import { FORMATTERS, parseReportSpec, writeReport, type ReportInput, type ReportSpec } from '../report/formats.js';
 import { renderMarkdownCapped } from '../report/formats/markdown.js';
-import type { PageRecord } from '../report/record.js';
-import type { CrawlSummary } from '../report/summary.js';
+import type { PageRecord } from '../model/record.js';
+import type { CrawlSummary } from '../model/summary.js';
 import { compilePattern } from '../url/scope.js';
 
 /** How a crawl's findings are reported and judged. */

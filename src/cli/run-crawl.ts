@@ -1,7 +1,7 @@
 import { Crawler } from '../crawl/crawler.js';
 import type { CrawlOptions } from '../crawl/options.js';
 import { JsonlWriter } from '../report/jsonl.js';
-import { isErrorPage, isPage, type PageRecord } from '../report/record.js';
+import { isErrorPage, isPage, type PageRecord } from '../model/record.js';
 import { TerminalLog, type LogEnv } from '../report/progress.js';
 import { DEFAULT_FAIL_ON, finishReports, planReports, type ReportingOptions } from './reporting.js';
 import { classifyError } from './errors.js';

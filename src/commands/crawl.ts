@@ -9,14 +9,14 @@ import { classifyError, failAndExit } from '../cli/errors.js';
 import { crawlFlags } from '../cli/flags.js';
 import { runCrawl } from '../cli/run-crawl.js';
 import { planReports, readIgnoreFile, type ReportingOptions } from '../cli/reporting.js';
-import type { CrawlSummary } from '../report/summary.js';
+import type { CrawlSummary } from '../model/summary.js';
 import { DEFAULT_MAX_PAGES, OptionsError, type CrawlOptions } from '../crawl/options.js';
 import { SqliteFrontier } from '../crawl/sqlite-frontier.js';
 import { applyCrawlKey, crawlKeyOf } from '../crawl/crawl-key.js';
 import { checkRedisTarget, NoSuchCrawlError, RedisFrontier } from '../crawl/redis-frontier.js';
 
 export { crawlKeyOf } from '../crawl/crawl-key.js';
-import type { PageRecord } from '../report/record.js';
+import type { PageRecord } from '../model/record.js';
 import { InvalidUrlError } from '../url/normalize.js';
 import { compilePattern, type ScopeMode } from '../url/scope.js';
 import type { HashRouteMode } from '../url/normalize.js';

@@ -3,7 +3,7 @@ import { Flags } from '@oclif/core';
 import { startDemoSite } from '../../fixtures/demo-site.js';
 import { classifyError, failAndExit } from '../cli/errors.js';
 import { runCrawl } from '../cli/run-crawl.js';
-import type { CrawlSummary } from '../report/summary.js';
+import type { CrawlSummary } from '../model/summary.js';
 
 /** `spacrawl demo`: serve the bundled demo SPA on 127.0.0.1 and crawl it. */
 export default class Demo extends SpacrawlCommand {

@@ -9,7 +9,7 @@ import { RedisFrontier } from '../crawl/redis-frontier.js';
 import type { Frontier } from '../crawl/frontier.js';
 import { OptionsError } from '../crawl/options.js';
 import { parseReportSpec, writeReport } from '../report/formats.js';
-import type { PageRecord } from '../report/record.js';
+import type { PageRecord } from '../model/record.js';
 import { SummaryCounter, type CrawlSummary, type EndReason } from '../report/summary.js';
 import { audit } from '../report/audit.js';
 

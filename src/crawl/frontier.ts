@@ -1,5 +1,5 @@
-import type { PageRecord, RecordError, SkipReason } from '../report/record.js';
-import type { EndReason } from '../report/summary.js';
+import type { PageRecord, RecordError, SkipReason } from '../model/record.js';
+import type { EndReason } from '../model/summary.js';
 import type { PolitenessStore } from './politeness.js';
 import type { RobotsStore } from '../url/robots.js';
 

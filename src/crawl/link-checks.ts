@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import { HttpRequestError, type HttpClient } from '../net/http-client.js';
-import type { LinkCheck, PageRecord, RecordError } from '../report/record.js';
+import type { LinkCheck, PageRecord, RecordError } from '../model/record.js';
 
 /** Options of {@link LinkChecker}. Times in milliseconds. */
 export interface LinkCheckerOptions {

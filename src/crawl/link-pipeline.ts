@@ -1,5 +1,5 @@
 import type { FoundLink } from '../browser/visit.js';
-import type { FragmentLink, LinkDetail, LinkSource } from '../report/record.js';
+import type { FragmentLink, LinkDetail, LinkSource } from '../model/record.js';
 import { normalize, toRequestUrl, type NormalizeOptions } from '../url/normalize.js';
 import type { Scope } from '../url/scope.js';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { PageRecord } from '../report/record.js';
+import type { PageRecord } from '../model/record.js';
 import { StaleLeaseError, type Frontier, type FrontierCounts, type FrontierEntry, type Lease } from './frontier.js';
 
 type State = { s: 'queued' } | { s: 'leased'; token: string } | { s: 'done' };

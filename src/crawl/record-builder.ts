@@ -1,5 +1,5 @@
 import type { VisitResult } from '../browser/visit.js';
-import { blankRecord, type PageRecord } from '../report/record.js';
+import { blankRecord, type PageRecord } from '../model/record.js';
 import type { FrontierEntry } from './frontier.js';
 import { robotsRulesFor } from './robots-directives.js';
 

@@ -1,5 +1,5 @@
 import type { DocumentDecision, DocumentResponse, StopReason, VisitResult } from '../browser/visit.js';
-import { blankRecord, type PageRecord } from '../report/record.js';
+import { blankRecord, type PageRecord } from '../model/record.js';
 import type { Scope } from '../url/scope.js';
 import type { Frontier, FrontierEntry } from './frontier.js';
 

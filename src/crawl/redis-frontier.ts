@@ -19,7 +19,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { Redis } from 'ioredis';
-import { blankRecord, upgradeRecord, type PageRecord, type RecordError, type SkipReason } from '../report/record.js';
+import { blankRecord, upgradeRecord, type PageRecord, type RecordError, type SkipReason } from '../model/record.js';
 import type { RobotsFetch, RobotsStore } from '../url/robots.js';
 import { keyDiff, normalizeKey, stableStringify, type CrawlKey } from './crawl-key.js';
 import { StaleLeaseError, type FrontierCounts, type FrontierEntry, type Lease, type SharedFrontier } from './frontier.js';

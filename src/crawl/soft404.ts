@@ -1,4 +1,4 @@
-import type { Soft404Reason } from '../report/record.js';
+import type { Soft404Reason } from '../model/record.js';
 import { shingles, similarity } from './fingerprint.js';
 
 /**

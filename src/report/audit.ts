@@ -1,5 +1,5 @@
 import { normalizePercent } from '../url/normalize.js';
-import { isPage, type LinkCheck, type PageRecord } from './record.js';
+import { isPage, type LinkCheck, type PageRecord } from '../model/record.js';
 
 /** Severity of an audit rule. */
 export type Severity = 'error' | 'warning' | 'notice';

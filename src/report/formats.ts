@@ -10,8 +10,8 @@ import { renderJsonl } from './formats/jsonl.js';
 import { renderJunit } from './formats/junit.js';
 import { renderMarkdown } from './formats/markdown.js';
 import { renderSitemap } from './formats/sitemap.js';
-import type { PageRecord } from './record.js';
-import type { CrawlSummary } from './summary.js';
+import type { PageRecord } from '../model/record.js';
+import type { CrawlSummary } from '../model/summary.js';
 
 /** Everything a report is made from. */
 export interface ReportInput {

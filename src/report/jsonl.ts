@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import type { PageRecord } from './record.js';
+import type { PageRecord } from '../model/record.js';
 import { describeFsError } from './files.js';
 import { UsageError } from '../model/errors.js';
 

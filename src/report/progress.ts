@@ -1,6 +1,6 @@
 import { createLogUpdate } from 'log-update';
 import picocolors from 'picocolors';
-import type { PageRecord } from './record.js';
+import type { PageRecord } from '../model/record.js';
 import { recordLine } from './terminal.js';
 
 /** A stream the terminal log writes to (stderr), with the TTY fields Node sets on terminals. */

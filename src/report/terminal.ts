@@ -1,4 +1,4 @@
-import type { PageRecord } from './record.js';
+import type { PageRecord } from '../model/record.js';
 
 /** How {@link recordLine} renders. */
 export interface RecordLineOptions {
@@ -7,7 +7,7 @@ export interface RecordLineOptions {
   /** Colour the status (picocolors' formatters; identity functions when colour is off). @default none */
   colors?: { red(s: string): string; green(s: string): string; yellow(s: string): string; cyan(s: string): string; dim(s: string): string };
 }
-import type { CrawlSummary } from './summary.js';
+import type { CrawlSummary } from '../model/summary.js';
 
 /** Path, query and hash of `url` when it is on `origin`, else the whole URL (for short log lines). */
 export function shortUrl(url: string, origin: string | null): string {

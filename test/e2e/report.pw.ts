@@ -6,7 +6,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { audit } from '../../src/report/audit.js';
 import { renderHtml } from '../../src/report/formats/html.js';
 import type { ReportInput } from '../../src/report/formats.js';
-import { blankRecord, type LinkDetail, type PageRecord } from '../../src/report/record.js';
+import { blankRecord, type LinkDetail, type PageRecord } from '../../src/model/record.js';
 import { screenshotFileName } from '../../src/report/screenshot-name.js';
 import { SummaryCounter } from '../../src/report/summary.js';
 

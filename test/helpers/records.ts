@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { isPage, type PageRecord } from '../../src/report/record.js';
+import { isPage, type PageRecord } from '../../src/model/record.js';
 
 /** Every field of DESIGN.md's PageRecord table. */
 export const RECORD_FIELDS = [

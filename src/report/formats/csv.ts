@@ -1,6 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import type { ReportInput } from '../formats.js';
-import { isPage, type PageRecord } from '../record.js';
+import { isPage, type PageRecord } from '../../model/record.js';
 
 /** Column headers of `pages.csv`, in order. */
 export const CSV_COLUMNS = ['url', 'kind', 'status', 'final_url', 'title', 'depth', 'referrer', 'links', 'settled_ms', 'issues', 'ignored_issues'] as const;

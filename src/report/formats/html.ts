@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { RULES, failingIssues, type AuditIssue, type RuleId, type Severity } from '../audit.js';
 import type { ReportInput } from '../formats.js';
-import { isPage, type PageRecord } from '../record.js';
+import { isPage, type PageRecord } from '../../model/record.js';
 import { describeFailOn, formatElapsed } from './markdown.js';
 
 /** Referrers listed per issue; the rest are counted (report.json has them all). */

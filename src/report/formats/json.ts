@@ -1,5 +1,5 @@
 import type { ReportInput } from '../formats.js';
-import { SCHEMA_VERSION } from '../record.js';
+import { SCHEMA_VERSION } from '../../model/record.js';
 
 /** `json`: `{schemaVersion, summary, issues, pages}`. */
 export function renderJson(input: ReportInput): string {

@@ -1,7 +1,7 @@
 import { XMLBuilder } from 'fast-xml-parser';
 import { RULES, failingIssues, type AuditIssue } from '../audit.js';
 import type { ReportInput } from '../formats.js';
-import { isPage } from '../record.js';
+import { isPage } from '../../model/record.js';
 import { xmlSafe } from './sitemap.js';
 
 /** One line, no control characters: for XML attributes (parsers fold newlines in attributes to spaces anyway). */

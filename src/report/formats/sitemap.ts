@@ -1,6 +1,6 @@
 import { XMLBuilder } from 'fast-xml-parser';
 import type { ReportInput } from '../formats.js';
-import { isPage, type PageRecord } from '../record.js';
+import { isPage, type PageRecord } from '../../model/record.js';
 
 /** The sitemaps.org protocol's limit of URLs per file. */
 export const SITEMAP_MAX_URLS = 50_000;

@@ -1,0 +1,44 @@
+/**
+ * The crawl's totals and why it ended: types shared by the crawl, the reports and the CLI. This
+ * module imports nothing.
+ * @module
+ */
+
+/** The crawl's totals, counted as DESIGN.md defines ("Counting, everywhere"). */
+export interface CrawlSummary {
+  schemaVersion: number;
+  /** Records with `skipped: null` that carry a rendered document (redirect records are not pages). */
+  pages: number;
+  /** Redirect records: in-scope URLs that only forward to a page recorded under another URL. */
+  redirects: number;
+  /** Pages with a 2xx status. */
+  ok: number;
+  /** Pages with an `error` or a status >= 400. */
+  errors: number;
+  /** Records skipped because robots.txt disallowed them. */
+  robotsSkipped: number;
+  /** Records skipped for any reason, by reason. */
+  skipped: Record<string, number>;
+  /** Distinct canonical URLs the crawl saw (records plus out-of-scope links). */
+  uniqueUrls: number;
+  /** Pages flagged as soft 404s (HTTP 200 rendering a "not found" screen). */
+  soft404: number;
+  /** Pages that reached the settle cap without going quiet. */
+  unsettled: number;
+  /** URLs seeded from sitemaps (`--sitemap`; 0 otherwise). */
+  sitemapUrls: number;
+  /** Pages found only through a sitemap: no crawled page links to them. */
+  orphans: string[];
+  /** Things worth knowing about how the crawl judged pages (e.g. soft-404 matching switched off). */
+  notes: string[];
+  /** URL parameters learned as not changing content, as `origin: name, …`. */
+  learnedParams: string[];
+  /** Wall time of the crawl (ms). */
+  elapsedMs: number;
+  /** Why the crawl ended. */
+  endReason: EndReason;
+}
+
+/** Why a crawl ended: the frontier ran dry, a budget ran out, or it was interrupted. */
+export type EndReason = 'done' | 'max-pages' | 'max-time' | 'interrupted';
+
