@@ -5,8 +5,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pagedPath, startPagedSite } from '../fixtures/sites/paged.js';
 import type { FixtureServer } from '../fixtures/server.js';
-import { StaleLeaseError, type FrontierEntry } from '../src/crawl/frontier.js';
-import { NoSuchCrawlError, RedisCrawlMismatchError, RedisFrontier, RedisStoreError } from '../src/crawl/redis-frontier.js';
+import { StaleLeaseError, type FrontierEntry } from '../src/store/frontier.js';
+import { NoSuchCrawlError, RedisFrontier, RedisStoreError } from '../src/store/redis/frontier.js';
+import { CrawlMismatchError } from '../src/store/policy.js';
 import { blankRecord, type PageRecord } from '../src/report/record.js';
 import { redisServerPath, startRedis, type RedisServer } from '../fixtures/redis-server.js';
 
@@ -118,7 +119,7 @@ describe.skipIf(skip)('RedisFrontier against a real Redis', () => {
   it('refuses a worker of another crawl, and a worker without seeds for an unknown crawl', async () => {
     const id = newCrawlId();
     const a = await open(id);
-    await expect(open(id, { crawlKey: { seeds: ['http://b.test/'], scope: 'host' } })).rejects.toBeInstanceOf(RedisCrawlMismatchError);
+    await expect(open(id, { crawlKey: { seeds: ['http://b.test/'], scope: 'host' } })).rejects.toBeInstanceOf(CrawlMismatchError);
     const joined = await open(id, { crawlKey: null });
     expect(joined.crawlKey.seeds).toEqual(['http://a.test/']);
     await expect(open(newCrawlId(), { crawlKey: null })).rejects.toBeInstanceOf(NoSuchCrawlError);

@@ -5,15 +5,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import ts from 'typescript';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { StaleLeaseError, type FrontierEntry, type Lease } from '../src/crawl/frontier.js';
-import {
-  CrawlMismatchError,
-  SqliteFrontier,
-  StateFileError,
-  StateLockedError,
-  StateStoreError,
-  type CrawlKey,
-} from '../src/crawl/sqlite-frontier.js';
+import { StaleLeaseError, type FrontierEntry, type Lease } from '../src/store/frontier.js';
+import { CrawlMismatchError, type CrawlKey } from '../src/store/policy.js';
+import { SqliteFrontier, StateFileError, StateLockedError, StateStoreError } from '../src/store/sqlite/frontier.js';
 import { blankRecord, type PageRecord } from '../src/report/record.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -43,9 +37,9 @@ afterAll(() => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-/** Transpile `src/crawl/sqlite-frontier.ts` and the project modules it imports into `outDir`. */
+/** Transpile `src/store/sqlite/frontier.ts` and the project modules it imports into `outDir`. */
 function transpileForChildren(outDir: string): string {
-  const todo = ['src/crawl/sqlite-frontier.ts'];
+  const todo = ['src/store/sqlite/frontier.ts'];
   const seen = new Set<string>();
   while (todo.length > 0) {
     const rel = todo.pop()!;
@@ -66,7 +60,7 @@ function transpileForChildren(outDir: string): string {
   fs.writeFileSync(path.join(outDir, 'package.json'), '{"type":"module"}\n');
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(outDir, 'node_modules'));
   execModeTree(outDir);
-  return path.join(outDir, 'src/crawl/sqlite-frontier.js');
+  return path.join(outDir, 'src/store/sqlite/frontier.js');
 }
 
 /** Make a tree readable by everyone (children may run as `nobody`). */

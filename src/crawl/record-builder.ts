@@ -1,6 +1,6 @@
 import type { VisitResult } from '../browser/visit.js';
 import { blankRecord, type PageRecord } from '../report/record.js';
-import type { FrontierEntry } from './frontier.js';
+import type { FrontierEntry } from '../store/frontier.js';
 
 /**
  * The record of a visited URL, from what the visit saw. Links, `externalLinks` and a
