@@ -11,9 +11,10 @@ import { runCrawl } from '../cli/run-crawl.js';
 import { planReports, readIgnoreFile, type ReportingOptions } from '../cli/reporting.js';
 import type { CrawlSummary } from '../model/summary.js';
 import { DEFAULT_MAX_PAGES, OptionsError, type CrawlOptions } from '../crawl/options.js';
-import { SqliteFrontier } from '../crawl/sqlite-frontier.js';
+import { SqliteFrontier } from '../store/sqlite/frontier.js';
 import { applyCrawlKey, crawlKeyOf } from '../crawl/crawl-key.js';
-import { checkRedisTarget, NoSuchCrawlError, RedisFrontier } from '../crawl/redis-frontier.js';
+import { NoSuchCrawlError, RedisFrontier } from '../store/redis/frontier.js';
+import { checkRedisTarget } from '../cli/redis-target.js';
 
 export { crawlKeyOf } from '../crawl/crawl-key.js';
 import type { PageRecord } from '../model/record.js';

@@ -1,7 +1,8 @@
 import { Flags } from '@oclif/core';
 import { SpacrawlCommand } from '../cli/base-command.js';
 import { classifyError, failAndExit } from '../cli/errors.js';
-import { DEFAULT_REDIS_RETRY_MS, RedisFrontier, type CrawlStatus } from '../crawl/redis-frontier.js';
+import { DEFAULT_REDIS_RETRY_MS, RedisFrontier, type CrawlStatus } from '../store/redis/frontier.js';
+import { checkRedisTarget } from '../cli/redis-target.js';
 
 /** One line describing a shared crawl's progress. */
 export function statusLine(s: CrawlStatus): string {
@@ -30,6 +31,7 @@ export default class Status extends SpacrawlCommand {
   async run(): Promise<CrawlStatus> {
     const { flags } = await this.parse(Status);
     try {
+      checkRedisTarget(flags.redis, flags['crawl-id']);
       const store = await RedisFrontier.open(flags.redis, {
         crawlId: flags['crawl-id'],
         crawlKey: null,

@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright';
 import type { HashRouteMode, NormalizeOptions } from '../url/normalize.js';
 import type { ScopeMode } from '../url/scope.js';
-import type { Frontier } from './frontier.js';
+import type { Frontier } from '../store/frontier.js';
 import { UsageError } from '../model/errors.js';
 
 /** Default `--max-pages`: navigations started in all (a budget against infinite URL spaces). */
