@@ -5,7 +5,7 @@
  */
 import Database from 'better-sqlite3';
 import type { PageRecord } from '../model/record.js';
-import { SqliteFrontier } from '../crawl/sqlite-frontier.js';
+import { SqliteFrontier } from '../store/sqlite/frontier.js';
 import { DiffInputError } from './errors.js';
 
 /** The records of an opened state file; {@link StoredRecords.records} may be called again. */

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVersionedSite, type SiteVersion, type VersionedSite } from '../../fixtures/sites/versions.js';
 import { launchBrowser } from '../../src/browser/launch.js';
 import { crawl } from '../../src/crawl/crawler.js';
-import { SqliteFrontier } from '../../src/crawl/sqlite-frontier.js';
+import { SqliteFrontier } from '../../src/store/sqlite/frontier.js';
 import { diffCrawls } from '../../src/diff/diff.js';
 import { openRecordSource } from '../../src/diff/source.js';
 import { isEmptyDiff, type CrawlDiff } from '../../src/diff/types.js';

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { SqliteFrontier } from '../../src/crawl/sqlite-frontier.js';
+import { SqliteFrontier } from '../../src/store/sqlite/frontier.js';
 import type { PageRecord } from '../../src/model/record.js';
 import type { CrawlDiff, Finding } from '../../src/diff/types.js';
 
