@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { html, startFixtureServer, type FixtureResponse, type FixtureServer } from '../../fixtures/server.js';
+import { html, startFixtureServer, type FixtureServer } from '../../fixtures/server.js';
+import { LATE_API_MS, startStageSite } from '../../fixtures/sites/stages.js';
 import { CLICK_EVERYWHERE } from '../../src/browser/click-memory.js';
 import { launchBrowser } from '../../src/browser/launch.js';
 import { ContextPool, type PoolSlot } from '../../src/browser/pool.js';
@@ -20,7 +21,7 @@ import { discover } from '../../src/browser/visit/discover.js';
 import { extract } from '../../src/browser/visit/extract.js';
 import { intercept } from '../../src/browser/visit/intercept.js';
 import { leave } from '../../src/browser/visit/leave.js';
-import { hardDeadlineMs, limits } from '../../src/browser/visit/limits.js';
+import { limits } from '../../src/browser/visit/limits.js';
 import { navigate } from '../../src/browser/visit/navigate.js';
 import { observe } from '../../src/browser/visit/observe.js';
 import { runStages, type Stage, type StageFailure } from '../../src/browser/visit/pipeline.js';
@@ -35,71 +36,11 @@ let site: FixtureServer;
 let other: FixtureServer;
 let slot: (PoolSlot & { tab: VisitTab }) | null = null;
 
-/** How long the late API of `/late` holds its answer (ms). */
-const LATE_API_MS = 800;
-
 beforeAll(async () => {
   browser = (await launchBrowser()).browser;
   pool = new ContextPool(browser, { userAgent: 'spacrawl-stage-test' });
   other = await startFixtureServer(() => ({ body: html('Other', '<a href="/elsewhere">Elsewhere</a>') }));
-  site = await startFixtureServer((_req, url): FixtureResponse => {
-    switch (url.pathname) {
-      case '/hop':
-        return { status: 302, headers: { location: '/target' } };
-      case '/old':
-        return { status: 301, headers: { location: '/new' } };
-      case '/new':
-        return { headers: { 'x-robots-tag': ['noindex', 'otherbot: nofollow'] }, body: html('New', '<a href="/a">A</a>') };
-      case '/file.pdf':
-        return { headers: { 'content-type': 'application/pdf' }, body: '%PDF-1.4 not really' };
-      case '/scripted':
-        return { body: html('', '<script>document.title = "Scripted"</script>') };
-      case '/noisy':
-        return {
-          body: html('Noisy', `<script>console.error('boom'); alert('hello'); fetch('/missing');</script><script>throw new TypeError('bad thing');</script>`),
-        };
-      case '/dialogs':
-        return { body: html('Dialogs', `<script>alert(1); alert(2); alert(3);</script>`) };
-      case '/late':
-        return {
-          body: html(
-            'Late',
-            `<script>fetch('/api/late').then((r) => r.json()).then(() => setTimeout(() => {
-              const a = document.createElement('a'); a.href = '/late-target'; a.textContent = 'Late'; document.body.append(a);
-            }, 200));</script>`,
-          ),
-        };
-      case '/api/late':
-        return { headers: { 'content-type': 'application/json' }, body: '{}', delayMs: LATE_API_MS };
-      case '/poll':
-        return { body: html('Poll', `<script>setInterval(() => fetch('/api/tick'), 100);</script>`) };
-      case '/api/tick':
-        return { headers: { 'content-type': 'text/plain' }, body: 'tick' };
-      case '/frames':
-        return {
-          body: html(
-            'Frames',
-            `<a href="/a">A</a><iframe src="/inner"></iframe><iframe srcdoc="<a href='/in-srcdoc'>S</a>"></iframe><iframe src="${other.origin}/x"></iframe>`,
-          ),
-        };
-      case '/inner':
-        return { body: html('Inner', '<a href="/in-frame">F</a>') };
-      case '/moves':
-        return { body: html('Moves', `<script>history.replaceState(null, '', '/moved')</script>`) };
-      case '/more':
-        return {
-          body: html(
-            'More',
-            `<button onclick="const a = document.createElement('a'); a.href = '/revealed'; a.textContent = 'Revealed'; document.body.append(a); this.remove();">Show more</button>`,
-          ),
-        };
-      case '/target':
-      case '/a':
-        return { body: html('Page', '') };
-      default:
-        return { status: 404, body: html('Not found', '') };
-    }
-  });
+  site = await startStageSite(other.origin);
 });
 
 afterEach(() => {
@@ -147,46 +88,7 @@ function probe(fn: (ctx: VisitContext) => Promise<void> | void): Stage<VisitCont
 
 const hrefs = (ctx: VisitContext): Promise<(string | null)[]> => ctx.page.$$eval('a', (as) => as.map((a) => a.getAttribute('href')));
 
-describe('pipeline', () => {
-  it('runs actions in order until "done", then the cleanups of the stages that started, last first', async () => {
-    const log: string[] = [];
-    const stage = (name: string, end?: 'done' | 'throw'): Stage<null> => ({
-      name,
-      action: () => {
-        log.push(`action ${name}`);
-        if (end === 'throw') throw new Error(`${name} failed`);
-        return end;
-      },
-      cleanup: () => void log.push(`cleanup ${name}`),
-    });
-    const failures: StageFailure[] = [];
-    await runStages(null, [stage('a'), stage('b', 'done'), stage('c')], (f) => failures.push(f));
-    expect(log).toEqual(['action a', 'action b', 'cleanup b', 'cleanup a']);
-    expect(failures).toEqual([]);
-
-    log.length = 0;
-    const failing: Stage<null> = { name: 'bad-cleanup', action: () => {}, cleanup: () => Promise.reject(new Error('cannot undo')) };
-    await runStages(null, [stage('a'), failing, stage('b', 'throw'), stage('c')], (f) => {
-      failures.push(f);
-      log.push(`failure ${f.stage} ${f.phase}`);
-    });
-    // The failing action is reported before any cleanup; a failing cleanup does not stop the others.
-    expect(log).toEqual(['action a', 'action b', 'failure b action', 'cleanup b', 'failure bad-cleanup cleanup', 'cleanup a']);
-    expect(failures.map((f) => [f.stage, f.phase, (f.error as Error).message])).toEqual([
-      ['b', 'action', 'b failed'],
-      ['bad-cleanup', 'cleanup', 'cannot undo'],
-    ]);
-  });
-});
-
 describe('limits', () => {
-  it('the hard deadline is both caps, 15 s, and each discovery budget plus 5 s', () => {
-    expect(hardDeadlineMs(OPTS)).toBe(10_000 + 5_000 + 15_000);
-    const click = { limit: 10, exclude: [], policy: CLICK_EVERYWHERE, repeat: 1, clickWaitMs: 500, budgetMs: 3_000, maxRevealDepth: 1 };
-    const scroll = { maxSteps: 5, stepMs: 250, batchWaitMs: 1_000, budgetMs: 7_000 };
-    expect(hardDeadlineMs({ ...OPTS, click, scroll })).toBe(10_000 + 5_000 + 15_000 + 3_000 + 5_000 + 7_000 + 5_000);
-  });
-
   it('cancellation aborts the stage that is waiting, and the cleanup records the total time', async () => {
     const controller = new AbortController();
     const ctx = await contextFor('/a', { signal: controller.signal });
