@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright'
 import { CookieJar, type JarView } from './cookie-jar.js';
 import { installMutationClock } from './page-scripts.js';
 import { installStreamWatch } from './stream-scripts.js';
-import { openTab, type VisitTab } from './visit.js';
+import { openTab, type VisitTab } from './tab.js';
 import { withTimeout } from './timeout.js';
 
 /** Settings shared by every context of a {@link ContextPool}. */
