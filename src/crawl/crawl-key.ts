@@ -4,6 +4,7 @@
  * @module
  */
 import type { CrawlOptions } from './options.js';
+import { CRAWL_OPTIONS as S } from './option-table.js';
 import type { HashRouteMode } from '../url/normalize.js';
 import type { ScopeMode } from '../url/scope.js';
 
@@ -73,14 +74,14 @@ function show(v: unknown): string {
 export function crawlKeyOf(o: CrawlOptions): CrawlKey {
   return {
     seeds: o.seeds,
-    scope: o.scope ?? 'host',
+    scope: o.scope ?? S.scope.default,
     include: o.include ?? [],
     exclude: o.exclude ?? [],
-    hashRoutes: o.hashRoutes ?? 'auto',
-    keepParams: o.keepParams ?? false,
+    hashRoutes: o.hashRoutes ?? S.hashRoutes.default,
+    keepParams: o.keepParams ?? S.keepParams.default,
     stripParams: o.stripParams ?? [],
-    foldTrailingSlash: o.foldTrailingSlash ?? false,
-    foldIndex: o.foldIndex ?? false,
+    foldTrailingSlash: o.foldTrailingSlash ?? S.foldTrailingSlash.default,
+    foldIndex: o.foldIndex ?? S.foldIndex.default,
   };
 }
 
@@ -97,7 +98,7 @@ export function applyCrawlKey(o: CrawlOptions, key: CrawlKey): CrawlOptions {
     scope: key.scope as ScopeMode,
     include: strings(key.include),
     exclude: strings(key.exclude),
-    hashRoutes: (typeof key.hashRoutes === 'string' ? key.hashRoutes : 'auto') as HashRouteMode,
+    hashRoutes: (typeof key.hashRoutes === 'string' ? key.hashRoutes : S.hashRoutes.default) as HashRouteMode,
     keepParams: key.keepParams === true,
     stripParams: strings(key.stripParams),
     foldTrailingSlash: key.foldTrailingSlash === true,
