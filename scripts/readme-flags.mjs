@@ -1,4 +1,5 @@
-// Write README's "Flags of `crawl`" table from the option declarations (after a build):
+// Write README's "Flags of `crawl`" table from the option declarations (after a build;
+// `npm run readme:flags` does both):
 //   npx tsc -p tsconfig.json && node scripts/readme-flags.mjs
 // test/unit/options.test.ts fails until README matches.
 import fs from 'node:fs';
