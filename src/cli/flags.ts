@@ -55,6 +55,9 @@ type FlagValue<S> = S extends { readonly kind: 'list' }
 /** True when the flag always has a value (a default, or required). */
 type Given<S> = S extends { readonly required: true } ? true : HasFlagDefault<S>;
 
+/** Each flag made by {@link flagOf}, with the declaration (and variant) it was made from. */
+const DECLARED = new WeakMap<object, OptionSpec>();
+
 /**
  * The oclif flag of one declaration (plus a command's variant).
  * @example flagOf(CRAWL_OPTIONS.concurrency) // Flags.integer({ description: 'pages in flight at once', default: 4, min: 1 })
@@ -87,9 +90,6 @@ export function flagOf<const S extends FlagSpec & FlagVariant>(spec: S): FlagOf<
   DECLARED.set(flag as object, spec);
   return flag as FlagOf<S>;
 }
-
-/** Each flag made by {@link flagOf}, with the declaration (and variant) it was made from. */
-const DECLARED = new WeakMap<object, OptionSpec>();
 
 /**
  * The declaration a flag was made from, or `undefined` for a flag written by hand (which

@@ -180,6 +180,26 @@ describe('documented defaults agree with the declarations', () => {
     expect(readme.slice(start + TABLE_START.length + 1, end - 1)).toBe(renderFlagTable(Crawl));
   });
 
+  it("defaults named in README's prose (\"`--retries` (default 2)\", \"(default `--click auto`)\" …) are the declared ones", () => {
+    const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+    const prose = readme.slice(0, readme.indexOf(TABLE_START)) + readme.slice(readme.indexOf(TABLE_END));
+    const patterns = [
+      /`--([a-z0-9-]+)`(?: times)? \(default ([^)\s]+)(?: s)?\)/g,
+      /`--([a-z0-9-]+)`, default ([^\s)]+)/g,
+      /\(default `--([a-z0-9-]+) ([^`]+)`\)/g,
+      /`--([a-z0-9-]+) ([^`\s]+)` \(default\)/g,
+    ];
+    const mentions = patterns.flatMap((re) => [...prose.matchAll(re)].map((m) => ({ flag: m[1]!, says: m[2]! })));
+    expect(mentions.length).toBeGreaterThanOrEqual(6);
+    const wrong = mentions
+      .map((m) => {
+        const spec = declarationOf((Crawl.flags as Record<string, unknown>)[m.flag]);
+        return { ...m, declared: spec ? String(flagDefaultOf(spec)) : '(no such flag)' };
+      })
+      .filter((m) => m.says !== m.declared);
+    expect(wrong).toEqual([]);
+  });
+
   it('the table lists every flag of crawl once, with its declared default', () => {
     const table = renderFlagTable(Crawl);
     for (const [name, flag] of Object.entries(Crawl.flags)) {
