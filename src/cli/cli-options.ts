@@ -5,9 +5,11 @@
  * @module
  */
 import type { OptionSpec } from '../crawl/option-spec.js';
-import { DEFAULT_LEASE_TTL_MS, DEFAULT_REDIS_RETRY_MS } from '../crawl/redis-frontier.js';
+import { DEFAULT_LEASE_TTL_MS, DEFAULT_REDIS_RETRY_MS } from '../store/redis/frontier.js';
 import { VERSION } from '../version.js';
 import { DEFAULT_FAIL_ON } from './reporting.js';
+import { DEFAULT_THRESHOLD_MS, DEFAULT_THRESHOLD_RATIO } from '../diff/diff.js';
+import { DEFAULT_DIFF_FAIL_ON } from '../diff/findings.js';
 
 /** Options of the commands themselves, not of the crawl library. Names carry their unit (`slowMs`). */
 export const CLI_OPTIONS = {
@@ -150,5 +152,33 @@ export const CLI_OPTIONS = {
     value: 'UA',
     topic: 'robots',
     help: 'User-Agent header of the robots.txt request',
+  },
+  /** `spacrawl diff`: which NEW findings fail it (not the crawl's `--fail-on`: another default). */
+  diffFailOn: {
+    flag: 'fail-on',
+    kind: 'string',
+    default: DEFAULT_DIFF_FAIL_ON.join(','),
+    value: 'RULES',
+    topic: 'audit',
+    help: 'exit 1 when a NEW finding of these rules appears (comma-separated rule ids of crawl --fail-on, warnings for every error- and warning-level rule, or none)',
+  },
+  thresholdMs: {
+    flag: 'threshold-ms',
+    kind: 'integer',
+    unit: 'ms',
+    min: 0,
+    default: DEFAULT_THRESHOLD_MS,
+    value: 'MS',
+    topic: 'audit',
+    help: 'smallest timing change reported, in ms (timings.total, timings.serverWaitMs, web vitals)',
+  },
+  thresholdPercent: {
+    flag: 'threshold-percent',
+    kind: 'integer',
+    min: 0,
+    default: Math.round(DEFAULT_THRESHOLD_RATIO * 100),
+    value: 'N',
+    topic: 'audit',
+    help: 'smallest timing change reported, in percent of the old value (both thresholds must be passed)',
   },
 } as const satisfies Record<string, OptionSpec>;

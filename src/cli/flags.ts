@@ -6,7 +6,7 @@
  * @module
  */
 import { Flags, type Interfaces } from '@oclif/core';
-import { flagDefaultOf, type OptionSpec } from '../crawl/option-spec.js';
+import { flagDefaultOf, type NoLimit, type NO_LIMIT, type OptionSpec } from '../crawl/option-spec.js';
 import { CRAWL_OPTIONS as C } from '../crawl/option-table.js';
 import { CLI_OPTIONS as X } from './cli-options.js';
 
@@ -25,19 +25,15 @@ export interface FlagVariant {
 type FlagSpec = OptionSpec & { readonly flag: string };
 
 /**
- * True when the declared default becomes a flag default: a boolean, a string, or a literal
- * number (`Infinity` is typed `number`: no flag default, as {@link flagDefaultOf} decides).
+ * True when the declared default becomes a flag default: a boolean, a string or a number, but
+ * not {@link NO_LIMIT} (as {@link flagDefaultOf} decides at run time).
  */
 type HasFlagDefault<S> = S extends { readonly default: infer D }
-  ? [D] extends [boolean]
-    ? true
-    : [D] extends [string]
+  ? [D] extends [NoLimit]
+    ? false
+    : [D] extends [boolean | string | number]
       ? true
-      : [D] extends [number]
-        ? number extends D
-          ? false
-          : true
-        : false
+      : false
   : false;
 
 /** The oclif flag type of a declaration: what `this.parse()` then returns for it. */

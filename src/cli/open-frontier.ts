@@ -6,8 +6,8 @@
  */
 import { applyCrawlKey, crawlKeyOf } from '../crawl/crawl-key.js';
 import { DEFAULT_MAX_PAGES, OptionsError, type CrawlOptions } from '../crawl/options.js';
-import { NoSuchCrawlError, RedisFrontier } from '../crawl/redis-frontier.js';
-import { SqliteFrontier } from '../crawl/sqlite-frontier.js';
+import { NoSuchCrawlError, RedisFrontier } from '../store/redis/frontier.js';
+import { SqliteFrontier } from '../store/sqlite/frontier.js';
 import type { PageRecord } from '../model/record.js';
 
 /** Where the frontier lives: the crawl command's store flags, in the library's units. */

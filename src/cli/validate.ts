@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import { devices } from 'playwright';
 import { OptionsError } from '../crawl/options.js';
-import { checkRedisTarget } from '../crawl/redis-frontier.js';
+import { checkRedisTarget } from './redis-target.js';
 import { describeFsError, ensureWritableDir } from '../report/files.js';
 import { InvalidUrlError } from '../url/normalize.js';
 import { compilePattern } from '../url/scope.js';

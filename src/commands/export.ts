@@ -7,9 +7,10 @@ import { CLI_OPTIONS as X } from '../cli/cli-options.js';
 import { toLibraryUnit } from '../crawl/option-spec.js';
 import { DEFAULT_FAIL_ON } from '../cli/reporting.js';
 import { ExitCode } from '../cli/exit-codes.js';
-import { SqliteFrontier } from '../crawl/sqlite-frontier.js';
-import { RedisFrontier } from '../crawl/redis-frontier.js';
-import type { Frontier } from '../crawl/frontier.js';
+import { SqliteFrontier } from '../store/sqlite/frontier.js';
+import { RedisFrontier } from '../store/redis/frontier.js';
+import { checkRedisTarget } from '../cli/redis-target.js';
+import type { Frontier } from '../store/frontier.js';
 import { OptionsError } from '../crawl/options.js';
 import { parseReportSpec, writeReport } from '../report/formats.js';
 import type { PageRecord } from '../model/record.js';
@@ -46,6 +47,7 @@ export default class Export extends SpacrawlCommand {
       let elapsedMs = 0;
       let endReason: EndReason = 'done';
       if (flags.redis) {
+        checkRedisTarget(flags.redis, flags['crawl-id']!);
         store = await RedisFrontier.open(flags.redis, { crawlId: flags['crawl-id']!, crawlKey: null, heartbeat: false, retryMs: toLibraryUnit(X.redisRetryMs, flags['redis-timeout']) });
         source = `crawl ${flags['crawl-id']!}`;
       } else {

@@ -3,7 +3,8 @@ import { classifyError, failAndExit } from '../cli/errors.js';
 import { flagsOf, variant } from '../cli/flags.js';
 import { CLI_OPTIONS as X } from '../cli/cli-options.js';
 import { toLibraryUnit } from '../crawl/option-spec.js';
-import { RedisFrontier, type CrawlStatus } from '../crawl/redis-frontier.js';
+import { RedisFrontier, type CrawlStatus } from '../store/redis/frontier.js';
+import { checkRedisTarget } from '../cli/redis-target.js';
 
 /** One line describing a shared crawl's progress. */
 export function statusLine(s: CrawlStatus): string {
@@ -32,6 +33,7 @@ export default class Status extends SpacrawlCommand {
   async run(): Promise<CrawlStatus> {
     const { flags } = await this.parse(Status);
     try {
+      checkRedisTarget(flags.redis, flags['crawl-id']);
       const store = await RedisFrontier.open(flags.redis, {
         crawlId: flags['crawl-id'],
         crawlKey: null,

@@ -39,6 +39,12 @@ export type OptionKind = 'integer' | 'number' | 'boolean' | 'string' | 'list';
 /** Unit of a numeric option's value. */
 export type OptionUnit = 'ms' | 's';
 
+/** `Infinity` as a declared default ("no limit"), typed apart from other numbers: it never becomes a flag default. */
+export type NoLimit = number & { readonly noLimit: true };
+
+/** The declared default of an option without a limit (`maxDepth`). */
+export const NO_LIMIT = Infinity as NoLimit;
+
 /** One option, declared once. */
 export interface OptionSpec {
   /** Flag name without dashes (`max-depth`), or `null` for a library-only option. */

@@ -7,7 +7,7 @@
  * @module
  */
 import { ROBOTS_TOKEN } from '../url/robots.js';
-import type { OptionSpec } from './option-spec.js';
+import { NO_LIMIT, type OptionSpec } from './option-spec.js';
 
 /**
  * The crawl's options, in the order of `spacrawl crawl --help`'s usage line (where the CLI's
@@ -19,7 +19,7 @@ export const CRAWL_OPTIONS = {
     flag: 'max-depth',
     kind: 'integer',
     min: 0,
-    default: Infinity,
+    default: NO_LIMIT,
     value: 'N',
     topic: 'budget',
     help: 'deepest link distance from a seed to visit (seeds are 0); default: no limit',

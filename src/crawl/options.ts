@@ -1,7 +1,7 @@
 import { devices, type Browser } from 'playwright';
 import type { HashRouteMode, NormalizeOptions } from '../url/normalize.js';
 import type { ScopeMode } from '../url/scope.js';
-import type { Frontier } from './frontier.js';
+import type { Frontier } from '../store/frontier.js';
 import { UsageError } from '../model/errors.js';
 import type { OptionSpec } from './option-spec.js';
 import { CRAWL_OPTIONS } from './option-table.js';

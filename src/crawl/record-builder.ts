@@ -1,6 +1,6 @@
 import type { VisitResult } from '../browser/visit.js';
 import { blankRecord, type PageRecord } from '../model/record.js';
-import type { FrontierEntry } from './frontier.js';
+import type { FrontierEntry } from '../store/frontier.js';
 import { robotsRulesFor } from './robots-directives.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { DocumentDecision, DocumentResponse, StopReason, VisitResult } from '../browser/visit.js';
 import { blankRecord, type PageRecord } from '../model/record.js';
 import type { Scope } from '../url/scope.js';
-import type { Frontier, FrontierEntry } from './frontier.js';
+import type { Frontier, FrontierEntry } from '../store/frontier.js';
 
 /**
  * Which visit carries which rendered document, so that one document gets one page record however

@@ -17,7 +17,7 @@ import { DEFAULT_FAIL_ON } from '../../src/cli/reporting.js';
 import { defaultTextOf, flagDefaultOf, type OptionSpec } from '../../src/crawl/option-spec.js';
 import { CRAWL_LIMITS, CRAWL_OPTIONS } from '../../src/crawl/option-table.js';
 import { OptionsError, resolveOptions, type ResolvedCrawlOptions } from '../../src/crawl/options.js';
-import { DEFAULT_LEASE_TTL_MS, DEFAULT_REDIS_RETRY_MS } from '../../src/crawl/redis-frontier.js';
+import { DEFAULT_LEASE_TTL_MS, DEFAULT_REDIS_RETRY_MS } from '../../src/store/redis/frontier.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SEEDS = ['http://127.0.0.1:9/'];
