@@ -21,6 +21,7 @@ import { classifyLinks, fragmentLinksOf, type Candidate } from './link-pipeline.
 import { applyLinkChecks, LinkChecker } from './link-checks.js';
 import { MemoryFrontier } from '../store/memory.js';
 import { resolveOptions, type CrawlOptions, type ResolvedCrawlOptions } from './options.js';
+import { CRAWL_LIMITS } from './option-table.js';
 import { Politeness } from './politeness.js';
 import { recordFromVisit } from './record-builder.js';
 import { backoffMs, isRetryable, parseRetryAfter, RETRYABLE_STATUS } from './retry.js';
@@ -142,7 +143,7 @@ export class Crawler {
       { ratePerSecond: this.options.rate, perHostConcurrency: this.options.perHostConcurrency },
       this.shared?.politeness ?? null,
     );
-    this.traps = new TrapDetector({ maxQueryVariants: this.options.maxQueryVariants, maxPathSegments: 30 });
+    this.traps = new TrapDetector({ maxQueryVariants: this.options.maxQueryVariants, maxPathSegments: CRAWL_LIMITS.maxPathSegments });
     this.limit = pLimit(this.options.concurrency);
     this.soft404 = this.options.soft404
       ? new SoftNotFound(
@@ -178,7 +179,7 @@ export class Crawler {
         settleTimeoutMs: this.options.settleTimeoutMs,
         quietMs: this.options.quietMs,
         screenshotPath: null,
-        maxDialogs: 10,
+        maxDialogs: CRAWL_LIMITS.maxDialogs,
         beforeNavigate: () => this.beforeNavigate(host),
         onNavigationSent: (at) => this.politeness.sent(host, at),
         signal: this.cancelVisits.signal,
@@ -576,9 +577,9 @@ export class Crawler {
       exclude: o.clickExclude,
       policy: o.click === 'all' ? CLICK_EVERYWHERE : this.clickMemory.forPage(origin, url),
       repeat: o.clickRepeat,
-      clickWaitMs: 1000,
-      budgetMs: 30_000,
-      maxRevealDepth: 2,
+      clickWaitMs: CRAWL_LIMITS.clickWaitMs,
+      budgetMs: CRAWL_LIMITS.clickBudgetMs,
+      maxRevealDepth: CRAWL_LIMITS.maxRevealDepth,
     };
   }
 
@@ -656,7 +657,7 @@ export class Crawler {
       settleTimeoutMs: o.settleTimeoutMs,
       quietMs: o.quietMs,
       screenshotPath: shotName && o.screenshotsDir ? path.join(o.screenshotsDir, shotName) : null,
-      maxDialogs: 10,
+      maxDialogs: CRAWL_LIMITS.maxDialogs,
       click: o.click === 'off' ? null : this.clickOptions(new URL(e.requestedUrl).origin, e.url),
       scroll: o.scroll ? scrollOptionsOf(o) : null,
       collectAnchors: o.checkFragments,
