@@ -9,7 +9,7 @@
  * }
  * @module
  */
-export { crawl, Crawler } from './crawl/crawler.js';
+export { crawl, Crawler, type CrawlResult } from './crawl/crawler.js';
 export { resolveOptions, OptionsError, type CrawlOptions, type ResolvedCrawlOptions } from './crawl/options.js';
 export { MemoryFrontier } from './crawl/memory-frontier.js';
 export { StaleLeaseError, isShared, type Frontier, type SharedFrontier, type FrontierEntry, type FrontierCounts, type Lease } from './crawl/frontier.js';
