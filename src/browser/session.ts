@@ -26,6 +26,8 @@ export interface SessionOptions {
   storageState: string | null;
   /** Accept invalid TLS certificates (browser and HTTP client). */
   ignoreHttpsErrors: boolean;
+  /** The screenshots folder, or `null`: with one, contexts render for stable shots (see {@link contextOptionsOf}). */
+  screenshotsDir: string | null;
   /** A context is replaced after this many visits. */
   recycleAfter: number;
   /** `--header` values, sent only to URLs for which the session's `headerScope` says yes. */
@@ -35,6 +37,9 @@ export interface SessionOptions {
 /**
  * Playwright context options from the crawl's options: a device's settings, then `viewport`,
  * `locale` and `storageState` on top. The device's User-Agent is left out: the session sets its own.
+ * With screenshots, pages render the same way on every run: `prefers-reduced-motion: reduce`
+ * (sites drop their own motion: carousels, parallax, smooth scrolling) and, without a device,
+ * a device scale factor of 1.
  */
 export function contextOptionsOf(o: SessionOptions): BrowserContextOptions {
   const { defaultBrowserType: _ignored, userAgent: _ua, ...device } = o.device ? (devices[o.device] ?? {}) : ({} as Record<string, never>);
@@ -42,6 +47,7 @@ export function contextOptionsOf(o: SessionOptions): BrowserContextOptions {
     ...device,
     ignoreHTTPSErrors: o.ignoreHttpsErrors,
     ...(o.viewport ? { viewport: o.viewport } : {}),
+    ...(o.screenshotsDir ? { reducedMotion: 'reduce' as const, ...(o.device ? {} : { deviceScaleFactor: 1 }) } : {}),
     ...(o.locale ? { locale: o.locale } : {}),
     ...(o.storageState ? { storageState: o.storageState } : {}),
   };
