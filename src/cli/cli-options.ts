@@ -10,6 +10,7 @@ import { VERSION } from '../version.js';
 import { DEFAULT_FAIL_ON } from './reporting.js';
 import { DEFAULT_THRESHOLD_MS, DEFAULT_THRESHOLD_RATIO } from '../diff/diff.js';
 import { DEFAULT_DIFF_FAIL_ON } from '../diff/findings.js';
+import { DEFAULT_VISUAL_THRESHOLD } from '../diff/visual.js';
 
 /** Options of the commands themselves, not of the crawl library. Names carry their unit (`slowMs`). */
 export const CLI_OPTIONS = {
@@ -180,5 +181,41 @@ export const CLI_OPTIONS = {
     value: 'N',
     topic: 'audit',
     help: 'smallest timing change reported, in percent of the old value (both thresholds must be passed)',
+  },
+  visualThresholdPercent: {
+    flag: 'visual-threshold',
+    kind: 'number',
+    default: DEFAULT_VISUAL_THRESHOLD * 100,
+    value: 'PERCENT',
+    topic: 'audit',
+    help: 'a page whose screenshot differs from the baseline in more than this percent of its pixels is a visual-change finding',
+    doc: ' (pixels count as changed beyond pixelmatch\'s colour threshold 0.1, anti-aliasing left out)',
+  },
+  oldScreenshots: {
+    flag: 'old-screenshots',
+    kind: 'string',
+    default: null,
+    defaultText: 'OLD/screenshots for a report folder',
+    value: 'DIR',
+    topic: 'audit',
+    help: "the baseline's screenshots folder (default: the screenshots/ of an --output-dir folder)",
+  },
+  newScreenshots: {
+    flag: 'new-screenshots',
+    kind: 'string',
+    default: null,
+    defaultText: 'NEW/screenshots for a report folder',
+    value: 'DIR',
+    topic: 'audit',
+    help: "the new crawl's screenshots folder (default: the screenshots/ of an --output-dir folder)",
+  },
+  visualDir: {
+    flag: 'visual-dir',
+    kind: 'string',
+    default: null,
+    defaultText: 'visual-diff/ next to the first --report file',
+    value: 'DIR',
+    topic: 'output',
+    help: 'write one diff image per visually changed page into this folder (default: visual-diff/ next to the first --report file, else none)',
   },
 } as const satisfies Record<string, OptionSpec>;

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { Args, type Interfaces } from '@oclif/core';
 import { flagsOf, variant } from '../cli/flags.js';
 import { CLI_OPTIONS as X } from '../cli/cli-options.js';
@@ -25,6 +26,26 @@ function sameFile(a: string, b: string): boolean {
   }
 }
 
+/**
+ * Parse `--visual-threshold` (a percent, 0 to 100).
+ * @throws DiffInputError (`bad-option`) otherwise
+ */
+function parsePercent(v: string | number): number {
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0 || n > 100) throw new DiffInputError('bad-option', `--visual-threshold must be a percent from 0 to 100, got ${JSON.stringify(String(v))}`);
+  return n;
+}
+
+/**
+ * An existing folder given by a flag, resolved.
+ * @throws DiffInputError (`missing-input`) when it is not a folder
+ */
+function existingDir(flag: string, dir: string): string {
+  const abs = path.resolve(dir);
+  if (!fs.statSync(abs, { throwIfNoEntry: false })?.isDirectory()) throw new DiffInputError('missing-input', `${flag} ${dir}: no such folder`);
+  return abs;
+}
+
 /** `spacrawl diff OLD NEW`: what changed between two crawls of one site. */
 export default class Diff extends SpacrawlCommand {
   static override summary = 'Compare two crawls of one site: pages, statuses, titles, redirects, links, timings and findings';
@@ -49,6 +70,10 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
     X.thresholdPercent,
     variant(X.slowMs, { help: 'slow-page threshold of the audit of each crawl: ms a page waited for servers' }),
     variant(X.ignoreUrls, { help: 'findings for URLs matching this glob or /regex/ are reported as ignored and never fail (repeatable)' }),
+    X.visualThresholdPercent,
+    X.oldScreenshots,
+    X.newScreenshots,
+    X.visualDir,
   );
 
   async run(): Promise<DiffReport> {
@@ -76,6 +101,14 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
       }
     }
     const ignore = (flags['ignore-url'] ?? []).map(compilePattern);
+    const visualThreshold = parsePercent(flags['visual-threshold']);
+    const firstFile = specs.find((x) => x.path !== null)?.path ?? null;
+    const visual = {
+      threshold: visualThreshold / 100,
+      diffDir: flags['visual-dir'] ? path.resolve(flags['visual-dir']) : firstFile ? path.join(path.dirname(firstFile), 'visual-diff') : null,
+      oldDir: flags['old-screenshots'] ? existingDir('--old-screenshots', flags['old-screenshots']) : null,
+      newDir: flags['new-screenshots'] ? existingDir('--new-screenshots', flags['new-screenshots']) : null,
+    };
     const opened: RecordSource[] = [];
     try {
       const older = await openRecordSource(args.old);
@@ -88,12 +121,13 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
         thresholdRatio: flags['threshold-percent'] / 100,
         slowMs: flags.slow,
         ignore,
+        visual,
       });
       for (const s of opened) {
         const n = s.skippedLines();
         if (n) process.stderr.write(`spacrawl: ${s.label}: skipped ${n} line${n === 1 ? '' : 's'} that ${n === 1 ? 'is' : 'are'} not a record\n`);
       }
-      const input: DiffReportInput = { diff, failOn };
+      const input: DiffReportInput = { diff, failOn, outPath: null };
       process.stderr.write(`${diffSummary(diff, failOn)}\n`);
       for (const s of specs) writeDiffReport(s, input);
       process.exitCode = failingFindings(diff, failOn).length ? ExitCode.Findings : ExitCode.Ok;

@@ -40,22 +40,28 @@ function padded(img: PNG, width: number, height: number): PNG {
  * Compare two PNG files.
  * @param oldPath - the baseline's screenshot
  * @param newPath - the new screenshot
- * @param diffPath - where to write the diff image (changed pixels red over a faded copy of the
- *   old shot, anti-aliasing yellow), or `null` for none
+ * @param withDiff - also make the diff image (changed pixels red over a faded copy of the old
+ *   shot, anti-aliasing yellow) and return it as PNG bytes in `diffPng`
  * @throws the file system's and pngjs's errors (missing file, not a PNG)
  */
-export function compareImages(oldPath: string, newPath: string, diffPath: string | null): ImageComparison {
+export function compareImages(oldPath: string, newPath: string, withDiff = false): ImageComparison & { diffPng: Buffer | null } {
   const a = PNG.sync.read(fs.readFileSync(oldPath));
   const b = PNG.sync.read(fs.readFileSync(newPath));
   const width = Math.max(a.width, b.width);
   const height = Math.max(a.height, b.height);
-  const out = diffPath ? new PNG({ width, height }) : null;
+  const out = withDiff ? new PNG({ width, height }) : null;
   const changedPixels = pixelmatch(padded(a, width, height).data, padded(b, width, height).data, out?.data, width, height, {
     threshold: PIXEL_THRESHOLD,
     includeAA: false,
     checkerboard: false,
   });
-  if (out && diffPath) fs.writeFileSync(diffPath, PNG.sync.write(out));
   const total = width * height;
-  return { width, height, sizeChanged: a.width !== b.width || a.height !== b.height, changedPixels, ratio: total ? changedPixels / total : 0 };
+  return {
+    width,
+    height,
+    sizeChanged: a.width !== b.width || a.height !== b.height,
+    changedPixels,
+    ratio: total ? changedPixels / total : 0,
+    diffPng: out ? PNG.sync.write(out) : null,
+  };
 }

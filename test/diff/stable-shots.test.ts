@@ -30,7 +30,7 @@ async function shoot(dir: string, extra: Partial<CrawlOptions>): Promise<Map<str
 /** Changed pixels per page path between two runs. */
 function changes(a: Map<string, string>, b: Map<string, string>): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [p, file] of a) out[p] = compareImages(file, b.get(p)!, null).changedPixels;
+  for (const [p, file] of a) out[p] = compareImages(file, b.get(p)!).changedPixels;
   return out;
 }
 

@@ -46,7 +46,7 @@ export function parseDiffReportSpec(spec: string): DiffReportSpec {
  * @throws DiffInputError (`bad-option`) when the file cannot be written, with the fs error code
  */
 export function writeDiffReport(spec: DiffReportSpec, input: DiffReportInput): void {
-  const text = DIFF_FORMATTERS[spec.format]!(input);
+  const text = DIFF_FORMATTERS[spec.format]!({ ...input, outPath: spec.path });
   if (spec.path === null) {
     process.stdout.write(text);
     return;
