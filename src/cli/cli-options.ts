@@ -93,8 +93,17 @@ export const CLI_OPTIONS = {
     default: DEFAULT_FAIL_ON.join(','),
     value: 'RULES',
     topic: 'audit',
-    help: 'exit 1 when an issue of these rules is found (comma-separated rule ids, or none)',
+    help: 'exit 1 when an issue of these rules is found (comma-separated rule ids, or none; with --baseline: new, or new:RULE,... for new findings only)',
     doc: '; see "Audit and CI"',
+  },
+  baseline: {
+    flag: 'baseline',
+    kind: 'string',
+    default: null,
+    value: 'OLD',
+    topic: 'audit',
+    help: 'compare with an earlier crawl (its --out JSON Lines, --state file or --output-dir folder): known findings never fail, --fail-on counts new ones only (new, new:RULE,...); writes diff.md, diff.html, diff.json into --output-dir',
+    doc: '; see "Baselines and visual diffs"',
   },
   failOnWarnings: { flag: 'fail-on-warnings', kind: 'boolean', default: false, topic: 'audit', help: 'exit 1 on every error- and warning-level rule' },
   ignoreUrls: {
@@ -185,7 +194,9 @@ export const CLI_OPTIONS = {
   visualThresholdPercent: {
     flag: 'visual-threshold',
     kind: 'number',
-    default: DEFAULT_VISUAL_THRESHOLD * 100,
+    // A string flag (like --rate): its default is applied when the flag is parsed (see parseVisualThreshold).
+    default: null,
+    defaultText: String(DEFAULT_VISUAL_THRESHOLD * 100),
     value: 'PERCENT',
     topic: 'audit',
     help: 'a page whose screenshot differs from the baseline in more than this percent of its pixels is a visual-change finding',

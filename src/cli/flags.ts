@@ -168,6 +168,8 @@ export const crawlFlags = flagsOf(
   X.reports,
   X.outputDir,
   X.failOn,
+  X.baseline,
+  X.visualThresholdPercent,
   X.failOnWarnings,
   X.ignoreUrls,
   X.slowMs,

@@ -90,6 +90,7 @@ const MAX_FAILING_LINES = 10;
 /**
  * After the crawl: audit the records, write every report, print the issue table to the log,
  * and, on GitHub Actions, annotations and the step summary.
+ * @param isNew - with `--baseline`: which issues are new (reports mark them; only they fail)
  */
 export function finishReports(
   records: readonly PageRecord[],
@@ -97,12 +98,14 @@ export function finishReports(
   o: ReportingOptions,
   plan: { specs: ReportSpec[]; ignore: RegExp[] },
   log: (line: string) => void,
+  isNew?: (issue: AuditIssue) => boolean,
 ): ReportOutcome {
   const result = audit(records, { slowMs: o.slowMs, ignore: plan.ignore });
   const failOn = o.failOnWarnings ? [...o.failOn, 'warnings'] : o.failOn;
-  const input: ReportInput = { records, summary, audit: result, failOn, screenshotsDir: o.screenshotsDir };
+  const input: ReportInput = { records, summary, audit: result, failOn, screenshotsDir: o.screenshotsDir, ...(isNew ? { isNew } : {}) };
   for (const s of plan.specs) writeReport(s, input);
-  const failing = failingIssues(result, failOn);
+  // With a baseline, known issues never fail.
+  const failing = failingIssues(result, failOn).filter((i) => isNew?.(i) ?? true);
   const rows = Object.entries(result.counts);
   if (rows.length) {
     log('issues:');

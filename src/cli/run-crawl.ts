@@ -8,6 +8,8 @@ import { classifyError } from './errors.js';
 import { SummaryCounter, type CrawlSummary } from '../report/summary.js';
 import { summaryLine } from '../report/terminal.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+import { compareWithBaseline, reportBaseline, type BaselineResult } from '../diff/baseline.js';
+import type { RecordSource } from '../diff/source.js';
 
 /** Where a CLI crawl writes. */
 export interface CrawlOutput {
@@ -41,6 +43,18 @@ export interface CrawlOutput {
   reopened?: readonly string[];
   /** Reports, `--fail-on` and ignore lists; default: no reports, fail on broken links and server errors. */
   reporting?: ReportingOptions;
+  /** `--baseline`: compare with this crawl after this one; only new findings fail (see `compareWithBaseline`). */
+  baseline?: BaselineRun;
+}
+
+/** The baseline comparison of a run. */
+export interface BaselineRun {
+  /** The baseline, opened before the crawl. */
+  source: RecordSource;
+  /** Changed-pixel ratio above which a page changed visually. */
+  visualThreshold: number;
+  /** Folder for diff images, or `null`. */
+  visualDir: string | null;
 }
 
 /** Outcome of {@link runCrawl}. */
@@ -166,7 +180,24 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
   const result = crawler.result();
   const summary = counter.snapshot(Date.now() - t0, result.endReason, result.sitemapUrls, result.notes, result.learnedParams);
   say(summaryLine(summary));
-  const outcome = finishReports(all, summary, reporting, plan, say);
+  let base: BaselineResult | null = null;
+  let baselineError: string | null = null;
+  if (output.baseline && !fatal && signalExit === null) {
+    try {
+      base = await compareWithBaseline(output.baseline.source, all, {
+        failOn: reporting.failOnWarnings ? [...reporting.failOn, 'warnings'] : reporting.failOn,
+        screenshotsDir: options.screenshotsDir ?? null,
+        slowMs: reporting.slowMs,
+        ignore: plan.ignore,
+        visualThreshold: output.baseline.visualThreshold,
+        visualDir: output.baseline.visualDir,
+      });
+    } catch (err) {
+      baselineError = classifyError(err).message;
+    }
+  }
+  const outcome = finishReports(all, summary, reporting, plan, say, base?.isNew);
+  if (base) reportBaseline(base, reporting.failOn, reporting.outputDir, say);
   // No seed answered (and no earlier run or other worker did): the crawl found nothing to audit.
   const noSeed = !result.seedVisited && earlier === 0 && !output.shared;
   let exitCode: ExitCodeValue = ExitCode.Ok;
@@ -174,6 +205,10 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
     say(`spacrawl: crawl aborted: ${fatal.message}`);
     exitCode = ExitCode.Infrastructure;
   } else if (signalExit !== null) exitCode = signalExit;
+  else if (baselineError) {
+    say(`spacrawl: --baseline: ${baselineError}`);
+    exitCode = ExitCode.Usage;
+  }
   else {
     if (noSeed) {
       const seeds = all.filter((r) => r.depth === 0 && r.referrer === null);
@@ -185,7 +220,8 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
       });
       say(`spacrawl: no seed could be crawled${why.length ? `: ${why.join('; ')}` : ''}`);
     }
-    if (!output.neverFailOnFindings && (outcome.failing.length > 0 || noSeed)) exitCode = ExitCode.Findings;
+    const failing = base ? base.failing.length : outcome.failing.length;
+    if (!output.neverFailOnFindings && (failing > 0 || noSeed)) exitCode = ExitCode.Findings;
   }
   return { summary, exitCode };
 }

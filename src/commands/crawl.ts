@@ -6,7 +6,9 @@ import { classifyError, failAndExit } from '../cli/errors.js';
 import { crawlFlags, type CrawlFlags } from '../cli/flags.js';
 import { CLI_OPTIONS as X } from '../cli/cli-options.js';
 import { openFrontier, type FrontierChoice } from '../cli/open-frontier.js';
-import { runCrawl } from '../cli/run-crawl.js';
+import { runCrawl, type BaselineRun } from '../cli/run-crawl.js';
+import { openBaseline, parseGateFailOn, type CrawlTargets } from '../diff/baseline.js';
+import { parseVisualThreshold } from '../diff/visual.js';
 import { planReports, readIgnoreFile, type ReportingOptions } from '../cli/reporting.js';
 import {
   checkDevice,
@@ -59,10 +61,14 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
       const options = crawlOptionsOf(flags, seeds, shots);
       checkPatterns(options);
       const reporting = reportingOf(flags, outputDir, shots);
+      // --fail-on new / new:RULE need --baseline; the audit gets plain rule ids.
+      reporting.failOn = parseGateFailOn(reporting.failOn, Boolean(flags.baseline)).rules;
       planReports(reporting); // bad report flags are usage errors, found before crawling
-      const opened = await openFrontier(options, frontierChoiceOf(flags), (line) => process.stderr.write(`${line}\n`));
       const out = flags.out ? path.resolve(flags.out) : outputDir ? path.join(outputDir, 'pages.jsonl') : null;
+      const baseline = flags.baseline ? await baselineOf(flags, { outputDir, outFile: out, stateFile: flags.state ? path.resolve(flags.state) : null }) : undefined;
+      const opened = await openFrontier(options, frontierChoiceOf(flags), (line) => process.stderr.write(`${line}\n`));
       const { summary, exitCode } = await runCrawl(opened.options, {
+        ...(baseline ? { baseline } : {}),
         reporting,
         outFile: out,
         log: process.stderr,
@@ -73,6 +79,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         shared: opened.shared,
         ...(opened.earlier ? { earlier: opened.earlier, reopened: opened.reopened } : {}),
       });
+      await baseline?.source.close();
       process.exitCode = exitCode;
       return summary;
     } catch (err) {
@@ -138,6 +145,17 @@ export function crawlOptionsOf(flags: CrawlFlags, seeds: string[], screenshotsDi
     ...(flags['max-depth'] !== undefined ? { maxDepth: flags['max-depth'] } : {}),
     ...(flags['max-time'] !== undefined ? { maxTimeSeconds: flags['max-time'] } : {}),
   };
+}
+
+/**
+ * `--baseline` opened before the crawl, with `--visual-threshold`; diff images go to
+ * `--output-dir`'s `visual-diff/`.
+ * @throws DiffInputError for a missing baseline, one that is not a crawl or one this crawl writes, or a bad threshold
+ */
+async function baselineOf(flags: CrawlFlags, targets: CrawlTargets): Promise<BaselineRun> {
+  const visualThreshold = parseVisualThreshold(flags['visual-threshold']);
+  const source = await openBaseline(flags.baseline!, targets);
+  return { source, visualThreshold, visualDir: targets.outputDir ? path.join(targets.outputDir, 'visual-diff') : null };
 }
 
 /** Reports, `--fail-on` and the ignore lists from the flags (and `./.spacrawlignore`). */

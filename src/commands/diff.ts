@@ -13,6 +13,7 @@ import { parseDiffReportSpec, writeDiffReport, type DiffReportInput } from '../d
 import { diffReport } from '../diff/formats/json.js';
 import { openRecordSource, type RecordSource } from '../diff/source.js';
 import { diffSummary } from '../diff/terminal.js';
+import { parseVisualThreshold } from '../diff/visual.js';
 import type { DiffReport } from '../diff/types.js';
 import { checkWritableFile, describeFsError } from '../report/files.js';
 import { compilePattern } from '../url/scope.js';
@@ -24,16 +25,6 @@ function sameFile(a: string, b: string): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * Parse `--visual-threshold` (a percent, 0 to 100).
- * @throws DiffInputError (`bad-option`) otherwise
- */
-function parsePercent(v: string | number): number {
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < 0 || n > 100) throw new DiffInputError('bad-option', `--visual-threshold must be a percent from 0 to 100, got ${JSON.stringify(String(v))}`);
-  return n;
 }
 
 /**
@@ -101,10 +92,10 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
       }
     }
     const ignore = (flags['ignore-url'] ?? []).map(compilePattern);
-    const visualThreshold = parsePercent(flags['visual-threshold']);
+    const visualThreshold = parseVisualThreshold(flags['visual-threshold']);
     const firstFile = specs.find((x) => x.path !== null)?.path ?? null;
     const visual = {
-      threshold: visualThreshold / 100,
+      threshold: visualThreshold,
       diffDir: flags['visual-dir'] ? path.resolve(flags['visual-dir']) : firstFile ? path.join(path.dirname(firstFile), 'visual-diff') : null,
       oldDir: flags['old-screenshots'] ? existingDir('--old-screenshots', flags['old-screenshots']) : null,
       newDir: flags['new-screenshots'] ? existingDir('--new-screenshots', flags['new-screenshots']) : null,

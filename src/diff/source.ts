@@ -23,7 +23,7 @@ export interface RecordSource {
   skippedLines(): number;
   /**
    * The crawl's screenshots folder (absolute), when known: the `screenshots/` of an
-   * `--output-dir` folder; `null` otherwise (the diff's `--old-screenshots` / `--new-screenshots` give it).
+   * `--output-dir` folder (given as the folder or as its `pages.jsonl`); `null` otherwise (the diff's `--old-screenshots` / `--new-screenshots` give it).
    */
   readonly screenshotsDir: string | null;
   /** Release what the source holds (a state file's lock). Safe to call twice. */
@@ -154,6 +154,10 @@ export async function openRecordSource(input: string): Promise<RecordSource> {
     if (fs.existsSync(shots)) screenshotsDir = shots;
     file = path.join(file, REPORT_FOLDER_RECORDS);
     if (!fs.existsSync(file)) throw new DiffInputError('missing-input', `${input} is a folder without ${REPORT_FOLDER_RECORDS} (${EXPECTED})`);
+  } else if (path.basename(file) === REPORT_FOLDER_RECORDS) {
+    // The pages.jsonl of an --output-dir folder: its screenshots are next to it.
+    const shots = path.join(path.dirname(file), REPORT_FOLDER_SCREENSHOTS);
+    if (fs.statSync(shots, { throwIfNoEntry: false })?.isDirectory()) screenshotsDir = shots;
   }
   let head: Buffer;
   try {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { OptionsError } from '../crawl/options.js';
 import { describeFsError } from './files.js';
-import type { AuditResult } from './audit.js';
+import type { AuditIssue, AuditResult } from './audit.js';
 import { renderCsv } from './formats/csv.js';
 import { renderHtml } from './formats/html.js';
 import { renderJson } from './formats/json.js';
@@ -22,6 +22,11 @@ export interface ReportInput {
   failOn: readonly string[];
   /** Absolute screenshots folder when `--screenshots` was given, else `null`. */
   screenshotsDir: string | null;
+  /**
+   * With `crawl --baseline`: whether an issue is new (absent from the baseline). Reports mark
+   * new and known issues, and only new ones fail. Absent without a baseline.
+   */
+  isNew?: (issue: AuditIssue) => boolean;
 }
 
 /** One report format: a pure function from the crawl to the file's text. */

@@ -63,6 +63,7 @@ code{font:12px/1.3 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .tag{display:inline-block;font-size:11px;border:1px solid var(--line);border-radius:3px;padding:0 .3rem;margin:0 .15rem .1rem 0;white-space:nowrap}
 .tag.ignored{text-decoration:line-through;color:var(--muted)}
 .tag.failing{border-color:var(--err);color:var(--err)}
+.tag.new{background:var(--err);border-color:var(--err);color:#fff}.tag.known{color:var(--muted)}
 .controls{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;margin-bottom:.5rem}
 #filter{font:inherit;padding:.35rem .6rem;min-width:22rem;border:1px solid var(--line);border-radius:4px;background:var(--bg);color:var(--fg)}
 table{border-collapse:collapse;width:100%}
@@ -147,10 +148,11 @@ function stat(key: string, label: string, value: number | string, bad = false): 
   return `<div class="stat${bad ? ' bad' : ''}"><dt>${esc(label)}</dt><dd data-count="${esc(key)}">${esc(String(value))}</dd></div>`;
 }
 
-function issueItem(i: AuditIssue, failing: boolean): string {
+function issueItem(i: AuditIssue, failing: boolean, isNew: ((i: AuditIssue) => boolean) | undefined): string {
   const refs = i.referrers.slice(0, HTML_MAX_REFERRERS).map((r) => `<li>from ${urlLink(r.url)}${r.text ? ` “<span class="anchor">${esc(r.text)}</span>”` : ' <span class="none">(no anchor text)</span>'}</li>`);
   if (i.referrers.length > HTML_MAX_REFERRERS) refs.push(`<li class="more">and ${i.referrers.length - HTML_MAX_REFERRERS} more (report.json lists them all)</li>`);
-  const tags = `${i.ignored ? ' <span class="tag ignored" title="matched --ignore-url or .spacrawlignore">ignored</span>' : ''}${failing ? ' <span class="tag failing">fails the build</span>' : ''}`;
+  const fresh = isNew ? (isNew(i) ? ' <span class="tag new" title="not in the --baseline crawl">new</span>' : ' <span class="tag known" title="also in the --baseline crawl: never fails">known</span>') : '';
+  const tags = `${fresh}${i.ignored ? ' <span class="tag ignored" title="matched --ignore-url or .spacrawlignore">ignored</span>' : ''}${failing ? ' <span class="tag failing">fails the build</span>' : ''}`;
   return `<li class="issue${i.ignored ? ' ignored' : ''}" data-url="${esc(i.url)}"${i.ignored ? ' data-ignored="true"' : ''}>${urlLink(i.url)}${tags} <span class="msg">${esc(i.message)}</span>${refs.length ? `<ul class="refs">${refs.join('')}</ul>` : ''}</li>`;
 }
 
@@ -177,7 +179,7 @@ function issueGroups(input: ReportInput, failing: ReadonlySet<AuditIssue>): stri
         `<details class="issue-group sev-${sev}${failingRules.has(rule) ? ' failing' : ''}" data-rule="${esc(rule)}" data-severity="${sev}" data-count="${active}" data-ignored="${ignored}"${open}>` +
         `<summary><span class="sev ${sev}">${sev}</span> <code>${esc(rule)}</code> — <span class="n">${active}</span>${ignored ? ` <span class="muted">(+${ignored} ignored)</span>` : ''}${failingRules.has(rule) ? ' <span class="tag failing">fails the build</span>' : ''}</summary>` +
         `<p class="desc muted">${esc(RULES[rule].description)}</p>` +
-        `<ul class="issues">${list.map((i) => issueItem(i, failing.has(i))).join('')}</ul></details>`
+        `<ul class="issues">${list.map((i) => issueItem(i, failing.has(i), input.isNew)).join('')}</ul></details>`
       );
     })
     .join('\n');
@@ -221,7 +223,7 @@ function pageRow(r: PageRecord, issues: readonly AuditIssue[], failing: Readonly
  */
 export function renderHtml(input: ReportInput, outPath: string | null): string {
   const { summary, audit } = input;
-  const failingList = failingIssues(audit, input.failOn);
+  const failingList = failingIssues(audit, input.failOn).filter((i) => input.isNew?.(i) ?? true);
   const failing = new Set(failingList);
   const pages = input.records.filter(isPage);
   const redirects = input.records.filter((r) => r.redirect);
