@@ -7,14 +7,17 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /opt/spacrawl
 ENV PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+# better-sqlite3 (--state) is native: its install script fetches a prebuilt binary, else
+# compiles it (python3, make, g++). spacrawl's package.json has no install scripts of its own,
+# and PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD keeps Playwright from fetching a browser: it is Debian's.
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-# --ignore-scripts: no lifecycle script may download anything; the browser is Debian's.
-RUN npm ci --ignore-scripts --no-audit --no-fund
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
 COPY fixtures ./fixtures
-RUN npx tsc -p tsconfig.json && npm prune --omit=dev --ignore-scripts
+RUN npx tsc -p tsconfig.json && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 # chromium: the browser spacrawl drives; fonts so that pages (and screenshots) render text;
