@@ -5,7 +5,7 @@ import { Args } from '@oclif/core';
 import { devices } from 'playwright';
 import { applyConfig } from '../cli/config.js';
 import { describeFsError, ensureWritableDir } from '../report/files.js';
-import { classifyError, failAndExit } from '../cli/errors.js';
+import { classifyError } from '../cli/errors.js';
 import { crawlFlags } from '../cli/flags.js';
 import { runCrawl } from '../cli/run-crawl.js';
 import { planReports, readIgnoreFile, type ReportingOptions } from '../cli/reporting.js';
@@ -158,7 +158,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         });
         if (!seeds.length) {
           options = applyCrawlKey(options, store.crawlKey);
-          process.stderr.write(`joining crawl ${store.crawlId}: ${options.seeds.join(' ')}\n`);
+          this.io.stderr.write(`joining crawl ${store.crawlId}: ${options.seeds.join(' ')}\n`);
         }
         options.frontier = store;
       }
@@ -166,10 +166,9 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
       // A resume with a larger --max-pages or --max-depth goes on where the budget stopped (after
       // every usage check: runCrawl takes the reopened URLs' old records out of --out).
       const reopened = durable ? await durable.reopenBudget({ maxPages: options.maxPages ?? DEFAULT_MAX_PAGES, maxDepth: options.maxDepth ?? Infinity }) : [];
-      const { summary, exitCode } = await runCrawl(options, {
+      const { summary, exitCode } = await runCrawl(options, this.io, {
         reporting,
         outFile: out,
-        log: process.stderr,
         quiet: flags.quiet,
         verbose: flags.verbose,
         progress: flags.progress,
@@ -177,11 +176,11 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         shared: Boolean(flags.redis),
         ...(earlier ? { earlier, reopened } : {}),
       });
-      process.exitCode = exitCode;
+      this.setExitCode(exitCode);
       return summary;
     } catch (err) {
       const { message, exit } = classifyError(err);
-      failAndExit(message, exit);
+      this.fail(message, exit);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { Flags } from '@oclif/core';
 import { SpacrawlCommand } from '../cli/base-command.js';
-import { classifyError, failAndExit } from '../cli/errors.js';
+import { classifyError } from '../cli/errors.js';
 import { DEFAULT_REDIS_RETRY_MS, RedisFrontier, type CrawlStatus } from '../crawl/redis-frontier.js';
 
 /** One line describing a shared crawl's progress. */
@@ -38,14 +38,14 @@ export default class Status extends SpacrawlCommand {
       });
       try {
         const s = await store.status();
-        if (!this.jsonEnabled()) process.stdout.write(`${statusLine(s)}\n`);
+        if (!this.jsonEnabled()) this.io.stdout.write(`${statusLine(s)}\n`);
         return s;
       } finally {
         await store.close();
       }
     } catch (err) {
       const { message, exit } = classifyError(err);
-      failAndExit(message, exit);
+      this.fail(message, exit);
     }
   }
 }

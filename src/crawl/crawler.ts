@@ -66,6 +66,20 @@ function ignoreStale(err: unknown): void {
   if (!(err instanceof StaleLeaseError)) throw err;
 }
 
+/** What a crawl found out besides its records: read from {@link Crawler.result} once `records()` is exhausted. */
+export interface CrawlResult {
+  /** Why the crawl ended. */
+  endReason: EndReason;
+  /** `true` once a seed got an HTTP response. */
+  seedVisited: boolean;
+  /** Things the summary should say (soft-404 matching switched off, learned parameters …), each once. */
+  notes: readonly string[];
+  /** Canonical URLs seeded from sitemaps (for `orphans`). */
+  sitemapUrls: ReadonlySet<string>;
+  /** Parameters learned as irrelevant to content, per origin (`origin: name, …`). */
+  learnedParams: readonly string[];
+}
+
 /** A leased URL waiting to be (re)visited. */
 interface Parked {
   lease: Lease;
@@ -153,6 +167,11 @@ export class Crawler {
         )
       : null;
     this.dust = this.options.dedupeContent ? new DustLearner() : null;
+  }
+
+  /** What the crawl found out besides its records; complete once `records()` is exhausted. */
+  result(): CrawlResult {
+    return { endReason: this.endReason, seedVisited: this.seedVisited, notes: [...this.notes], sitemapUrls: this.sitemapUrls, learnedParams: this.learnedRules() };
   }
 
   /** Parameters learned as irrelevant to content, per origin (`origin: name, …`). */
