@@ -175,6 +175,31 @@ describe('RecordsFile: where the CLI reads the records back from', () => {
   });
 });
 
+describe('RecordsFile: spools left by crashed runs', () => {
+  it('the next spooling run removes the spool folders of processes that are gone, and only those', () => {
+    let dead = 4_000_000;
+    const isAlive = (pid: number): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch (err) {
+        return (err as NodeJS.ErrnoException).code === 'EPERM';
+      }
+    };
+    while (isAlive(dead)) dead++;
+    const mk = (pid: number): string => fs.mkdtempSync(path.join(os.tmpdir(), `spacrawl-records-${pid}-`));
+    const gone = mk(dead);
+    fs.writeFileSync(path.join(gone, 'records.jsonl'), '{}\n');
+    const running = mk(process.ppid);
+    const mine = mk(process.pid);
+    const s = RecordsFile.open(null, []);
+    s.remove();
+    expect([fs.existsSync(gone), fs.existsSync(running), fs.existsSync(mine)]).toEqual([false, true, true]);
+    fs.rmSync(running, { recursive: true });
+    fs.rmSync(mine, { recursive: true });
+  });
+});
+
 describe('Multiplexer', () => {
   it('gives every event to every reporter in order; onRecordsEnd reaches all even when one throws', () => {
     const seen: string[] = [];
