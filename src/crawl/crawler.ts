@@ -488,6 +488,9 @@ export class Crawler {
    */
   private async finishLease(lease: Lease, r: PageRecord, discovered: readonly FrontierEntry[]): Promise<FrontierEntry[] | null> {
     this.held.delete(lease);
+    // The URL is decided (here or, with a stale lease, by another worker): its attempt count is
+    // not needed again, and keeping it would grow with every page of the crawl.
+    this.attempts.delete(lease.entry.url);
     try {
       return await this.frontier.complete(lease, r, discovered);
     } catch (err) {
