@@ -34,7 +34,7 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { crawl, launchBrowser } = await import(path.join(ROOT, 'dist/src/index.js'));
-const { SqliteFrontier } = await import(path.join(ROOT, 'dist/src/crawl/sqlite-frontier.js'));
+const { SqliteFrontier } = await import(path.join(ROOT, 'dist/src/store/sqlite/frontier.js'));
 const { startRedis, redisServerPath } = await import(path.join(ROOT, 'dist/fixtures/redis-server.js'));
 
 // ------------------------------------------------------------------ arguments

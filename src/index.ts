@@ -9,19 +9,31 @@
  * }
  * @module
  */
-export { crawl, Crawler } from './crawl/crawler.js';
+export { crawl, Crawler, type CrawlResult } from './crawl/crawler.js';
 export { resolveOptions, OptionsError, type CrawlOptions, type ResolvedCrawlOptions } from './crawl/options.js';
-export { MemoryFrontier } from './crawl/memory-frontier.js';
-export { StaleLeaseError, isShared, type Frontier, type SharedFrontier, type FrontierEntry, type FrontierCounts, type Lease } from './crawl/frontier.js';
-export { SqliteFrontier, type SqliteFrontierOptions } from './crawl/sqlite-frontier.js';
+export { MemoryFrontier } from './store/memory.js';
+export {
+  StaleLeaseError,
+  isShared,
+  type Frontier,
+  type SharedFrontier,
+  type FrontierEntry,
+  type FrontierCounts,
+  type Lease,
+  type PolitenessStore,
+} from './store/frontier.js';
+export { CrawlMismatchError, StoreError } from './store/policy.js';
+export { SqliteFrontier, StateFileError, StateLockedError, StateStoreError, type SqliteFrontierOptions } from './store/sqlite/frontier.js';
 export {
   RedisFrontier,
   RedisStoreError,
-  RedisCrawlMismatchError,
+  RedisTargetError,
   NoSuchCrawlError,
   type RedisFrontierOptions,
   type CrawlStatus,
-} from './crawl/redis-frontier.js';
+} from './store/redis/frontier.js';
+/** @deprecated One class for both stores now: {@link CrawlMismatchError}. */
+export { CrawlMismatchError as RedisCrawlMismatchError } from './store/policy.js';
 export { crawlKeyOf, type CrawlKey } from './crawl/crawl-key.js';
 export {
   SCHEMA_VERSION,

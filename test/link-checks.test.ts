@@ -9,7 +9,7 @@ import { launchBrowser } from '../src/browser/launch.js';
 import { Crawler } from '../src/crawl/crawler.js';
 import { LinkChecker } from '../src/crawl/link-checks.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
-import { SqliteFrontier } from '../src/crawl/sqlite-frontier.js';
+import { SqliteFrontier } from '../src/store/sqlite/frontier.js';
 import { audit, type AuditIssue } from '../src/report/audit.js';
 import type { PageRecord } from '../src/model/record.js';
 import { collect, expectWellFormed } from './helpers/records.js';

@@ -5,13 +5,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pagedPath, startPagedSite } from '../fixtures/sites/paged.js';
 import type { FixtureServer } from '../fixtures/server.js';
-import { StaleLeaseError, type FrontierEntry } from '../src/crawl/frontier.js';
-import { NoSuchCrawlError, RedisCrawlMismatchError, RedisFrontier, RedisStoreError } from '../src/crawl/redis-frontier.js';
-import { blankRecord, type PageRecord } from '../src/model/record.js';
+import type { PageRecord } from '../src/model/record.js';
 import { redisServerPath, startRedis, type RedisServer } from '../fixtures/redis-server.js';
 
-// Distributed crawls: the shared frontier against a real redis-server (started here on a free
-// loopback port with AOF persistence), and several real CLI worker processes crawling one site.
+// Distributed crawls: several real CLI worker processes crawling one site through a real
+// redis-server (started here on a free loopback port with AOF persistence). The Redis store
+// itself is tested in store/redis.test.ts and store/frontier-contract.test.ts.
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'run.js');
@@ -35,134 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await redis?.dispose();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
-});
-
-const entry = (url: string, depth: number, referrer: string | null = null): FrontierEntry => ({ url, requestedUrl: url, depth, referrer });
-const key = { seeds: ['http://a.test/'], scope: 'host' };
-const record = (url: string, depth = 0): PageRecord => ({ ...blankRecord(url, url, depth, null), status: 200 });
-
-describe.skipIf(skip)('RedisFrontier against a real Redis', () => {
-  const open = (crawlId: string, extra: Partial<Parameters<typeof RedisFrontier.open>[1]> = {}): Promise<RedisFrontier> =>
-    RedisFrontier.open(redis.url, { crawlId, crawlKey: key, heartbeat: false, ...extra });
-
-  it('deduplicates across workers and claims breadth-first; one URL goes to exactly one of two racing workers', async () => {
-    const id = newCrawlId();
-    const [a, b] = [await open(id), await open(id)];
-    expect((await a.add([entry('http://a.test/x', 2), entry('http://a.test/', 0)])).map((e) => e.url)).toEqual(['http://a.test/x', 'http://a.test/']);
-    expect(await b.add([entry('http://a.test/x', 1), entry('http://a.test/y', 1)])).toEqual([entry('http://a.test/y', 1)]);
-    const claims = await Promise.all([a.next(), b.next(), a.next(), b.next(), a.next()]);
-    const urls = claims.filter((c) => c !== null).map((c) => c.entry.url);
-    expect(urls.sort()).toEqual(['http://a.test/', 'http://a.test/x', 'http://a.test/y']);
-    expect(claims.filter((c) => c === null)).toHaveLength(2);
-    expect(await a.counts()).toEqual({ queued: 0, inFlight: 3, done: 0 });
-    await Promise.all([a.close(), b.close()]);
-  });
-
-  it('hands an expired lease to another worker and fences the old token out', async () => {
-    const id = newCrawlId();
-    const [a, b] = [await open(id, { leaseTtlMs: 300 }), await open(id, { leaseTtlMs: 300 })];
-    await a.add([entry('http://a.test/', 0)]);
-    const la = (await a.next())!;
-    expect(await b.next()).toBeNull(); // still held
-    await new Promise((r) => setTimeout(r, 400));
-    const lb = (await b.next())!;
-    expect(lb.entry.url).toBe('http://a.test/');
-    expect(lb.token).not.toBe(la.token);
-    await expect(a.complete(la, record('http://a.test/'), [])).rejects.toBeInstanceOf(StaleLeaseError);
-    await expect(a.renew(la)).rejects.toBeInstanceOf(StaleLeaseError);
-    expect((await b.complete(lb, record('http://a.test/'), [entry('http://a.test/n', 1)])).map((e) => e.url)).toEqual(['http://a.test/n']);
-    const recs: PageRecord[] = [];
-    for await (const r of a.records()) recs.push(r);
-    expect(recs.map((r) => r.url)).toEqual(['http://a.test/']);
-    await Promise.all([a.close(), b.close()]);
-  });
-
-  it('a renewed lease is not taken over; a released one goes back to the front of its depth', async () => {
-    const id = newCrawlId();
-    const [a, b] = [await open(id, { leaseTtlMs: 300 }), await open(id, { leaseTtlMs: 300 })];
-    await a.add([entry('http://a.test/1', 1), entry('http://a.test/2', 1)]);
-    const l1 = (await a.next())!;
-    for (let i = 0; i < 3; i++) {
-      await new Promise((r) => setTimeout(r, 150));
-      await a.renew(l1);
-    }
-    const l2 = (await b.next())!;
-    expect(l2.entry.url).toBe('http://a.test/2'); // not the renewed one
-    expect(await b.next()).toBeNull();
-    await a.release(l1);
-    expect((await b.next())!.entry.url).toBe('http://a.test/1');
-    await Promise.all([a.close(), b.close()]);
-  });
-
-  it('keeps a crawl-wide budget and drains the rest as skipped records', async () => {
-    const id = newCrawlId();
-    const [a, b] = [await open(id, { maxPages: 2 }), await open(id, { maxPages: 2 })];
-    await a.add([0, 1, 2, 3, 4].map((i) => entry(`http://a.test/${i}`, i)));
-    expect((await a.next())?.entry.url).toBe('http://a.test/0');
-    expect((await b.next())?.entry.url).toBe('http://a.test/1');
-    expect(await a.next()).toBeNull();
-    expect(await b.next()).toBeNull();
-    expect(await b.budgetSpent()).toBe(true);
-    expect((await a.drain()).map((e) => e.url)).toEqual(['http://a.test/2', 'http://a.test/3', 'http://a.test/4']);
-    expect(await b.drain()).toEqual([]);
-    const recs: PageRecord[] = [];
-    for await (const r of b.records()) recs.push(r);
-    expect(recs.map((r) => [r.url, r.skipped, r.depth])).toEqual([
-      ['http://a.test/2', 'budget', 2],
-      ['http://a.test/3', 'budget', 3],
-      ['http://a.test/4', 'budget', 4],
-    ]);
-    await Promise.all([a.close(), b.close()]);
-  });
-
-  it('refuses a worker of another crawl, and a worker without seeds for an unknown crawl', async () => {
-    const id = newCrawlId();
-    const a = await open(id);
-    await expect(open(id, { crawlKey: { seeds: ['http://b.test/'], scope: 'host' } })).rejects.toBeInstanceOf(RedisCrawlMismatchError);
-    const joined = await open(id, { crawlKey: null });
-    expect(joined.crawlKey.seeds).toEqual(['http://a.test/']);
-    await expect(open(newCrawlId(), { crawlKey: null })).rejects.toBeInstanceOf(NoSuchCrawlError);
-    const forced = await open(id, { crawlKey: { seeds: ['http://b.test/'], scope: 'host' }, force: true });
-    expect(forced.crawlKey.seeds).toEqual(['http://b.test/']);
-    await Promise.all([a.close(), joined.close(), forced.close()]);
-  });
-
-  it('spaces navigations to a host crawl-wide and caps its in-flight slots across workers', async () => {
-    const id = newCrawlId();
-    const ws = [await open(id), await open(id), await open(id)];
-    const waits = (await Promise.all(ws.map((w) => w.politeness.reserve('h:80', 500)))).sort((x, y) => x - y);
-    expect(waits[0]).toBe(0);
-    expect(waits[1]).toBeGreaterThanOrEqual(480);
-    expect(waits[1]).toBeLessThanOrEqual(500);
-    expect(waits[2]).toBeGreaterThanOrEqual(980);
-    expect(waits[2]).toBeLessThanOrEqual(1000);
-    // A request sent late pushes the next one back: the gap counts from the request, crawl-wide.
-    expect(await ws[1]!.politeness.recheck('h2:80', 500)).toBe(0);
-    await ws[0]!.politeness.sent('h2:80');
-    const still = await ws[1]!.politeness.recheck('h2:80', 500);
-    expect(still).toBeGreaterThanOrEqual(480);
-    expect(still).toBeLessThanOrEqual(500);
-    // A pause (Retry-After) set by one worker holds every worker's next slot; a shorter one later does not shorten it.
-    await ws[2]!.politeness.pause('h3:80', 800);
-    await ws[0]!.politeness.pause('h3:80', 100);
-    const paused = await ws[1]!.politeness.reserve('h3:80', 0);
-    expect(paused).toBeGreaterThanOrEqual(780);
-    expect(paused).toBeLessThanOrEqual(800);
-    expect(await ws[0]!.politeness.acquire('h:80', 2, 'a')).toBe(true);
-    expect(await ws[1]!.politeness.acquire('h:80', 2, 'b')).toBe(true);
-    expect(await ws[2]!.politeness.acquire('h:80', 2, 'c')).toBe(false);
-    await ws[0]!.politeness.release('h:80', 'a');
-    expect(await ws[2]!.politeness.acquire('h:80', 2, 'c')).toBe(true);
-    await Promise.all(ws.map((w) => w.close()));
-  });
-
-  it('fails with RedisStoreError after the retry time when Redis cannot be reached', async () => {
-    const t0 = Date.now();
-    await expect(RedisFrontier.open('redis://127.0.0.1:1', { crawlId: 'x', crawlKey: key, retryMs: 1_000 })).rejects.toBeInstanceOf(RedisStoreError);
-    const took = Date.now() - t0;
-    expect(took).toBeGreaterThanOrEqual(900);
-    expect(took).toBeLessThan(5_000);
-  });
 });
 
 // --- worker processes ---------------------------------------------------------------------------

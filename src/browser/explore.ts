@@ -4,7 +4,7 @@ import { clickCandidate, historyLength, recordNavigations, replaceUrlBack, scanC
 import type { ClickPolicy } from './click-memory.js';
 import { extractPage } from './page-scripts.js';
 import { sleep, withTimeout } from './timeout.js';
-import type { FoundLink } from './visit.js';
+import type { FoundLink, QuietProbe } from './discovery.js';
 
 export { scrollForLinks, type ScrollOptions } from './scroll.js';
 
@@ -47,8 +47,7 @@ export interface ExploreResult {
   blocked: number;
 }
 
-/** `true` once the page's network and DOM have been quiet for `quietMs`. */
-export type QuietProbe = (quietMs: number) => Promise<boolean>;
+export type { QuietProbe } from './discovery.js';
 
 /** A clickable waiting for its turn. */
 interface Turn {

@@ -1,5 +1,5 @@
 import type { Frame, Page } from 'playwright';
-import type { FoundLink } from './visit.js';
+import type { FoundLink } from './discovery.js';
 import { extractPage, type ExtractResult, type RawLink } from './page-scripts.js';
 import { withTimeout } from './timeout.js';
 

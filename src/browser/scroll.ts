@@ -2,8 +2,7 @@ import type { Page, Request, Response } from 'playwright';
 import { extractPage } from './page-scripts.js';
 import { findScrollAreas, scrollAreaStep, scrollPageState, type ScrollAreaStep, type ScrollPageState } from './scroll-scripts.js';
 import { sleep, withTimeout } from './timeout.js';
-import type { FoundLink } from './visit.js';
-import type { QuietProbe } from './explore.js';
+import type { FoundLink, QuietProbe } from './discovery.js';
 
 /** Options of {@link scrollForLinks}. Times in ms. */
 export interface ScrollOptions {

@@ -1,5 +1,6 @@
 import Crawl from './crawl.js';
 import Demo from './demo.js';
+import Diff from './diff.js';
 import Export from './export.js';
 import Robots from './robots.js';
 import Status from './status.js';
@@ -8,6 +9,7 @@ import Status from './status.js';
 export const COMMANDS = {
   crawl: Crawl,
   demo: Demo,
+  diff: Diff,
   export: Export,
   robots: Robots,
   status: Status,

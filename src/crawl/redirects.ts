@@ -1,7 +1,7 @@
 import type { DocumentDecision, DocumentResponse, StopReason, VisitResult } from '../browser/visit.js';
 import { blankRecord, type PageRecord } from '../model/record.js';
 import type { Scope } from '../url/scope.js';
-import type { Frontier, FrontierEntry } from './frontier.js';
+import type { Frontier, FrontierEntry } from '../store/frontier.js';
 
 /**
  * Which visit carries which rendered document, so that one document gets one page record however
@@ -65,6 +65,29 @@ export class DocumentClaims {
     if ((doc.location !== null || !doc.initial) && !(await this.allowed(target))) return { stop: 'robots' };
     if (doc.location !== null) return this.mine.has(url) ? { stop: 'known' } : 'follow';
     return (await this.claim(url, entry.url)) ? 'follow' : { stop: 'known' };
+  }
+
+  /**
+   * For a rendered visit whose page ended under another canonical URL without a new document
+   * (a history or hash navigation; document navigations were decided by
+   * {@link DocumentClaims.decide} as they happened): `scope` when that URL is outside the scope,
+   * `known` when its page is carried by another visit, else `null` (this visit carries it). A
+   * seed's final URL joins the scope.
+   * @param entry - the frontier entry that was visited
+   * @param res - the visit (its `finalUrl`)
+   */
+  async forwardedAfterRender(entry: FrontierEntry, res: VisitResult): Promise<'scope' | 'known' | null> {
+    if (!res.finalUrl || res.nonHtml || res.error) return null;
+    let url: string;
+    try {
+      url = this.canonical(res.finalUrl);
+    } catch {
+      return null;
+    }
+    if (url === entry.url) return null;
+    if (entry.depth === 0 && !this.scope.inScope(url)) this.scope.addRoot(url);
+    if (!this.scope.inScope(url)) return 'scope';
+    return (await this.claim(url, entry.url)) ? null : 'known';
   }
 
   /**

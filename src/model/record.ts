@@ -4,15 +4,22 @@
  * @module
  */
 
-/** One hop before a page's final URL. `status` is `null` for client-side hops. */
-export interface RedirectHop {
-  /** The URL that answered with a redirect (absolute). */
-  url: string;
-  /** HTTP status of that hop (3xx), or `null` for a client-side hop. */
-  status: number | null;
-  /** `"http"` for a 3xx response, `"client"` for a script/meta/history navigation. */
-  kind: 'http' | 'client';
-}
+import { blankObservation, type PageObservation, type RecordError } from './observation.js';
+
+export {
+  blankObservation,
+  emptyTimings,
+  observationOf,
+  OBSERVATION_FIELDS,
+  type DialogRecord,
+  type ErrorCode,
+  type FailedRequest,
+  type PageMeta,
+  type PageObservation,
+  type PageTimings,
+  type RecordError,
+  type RedirectHop,
+} from './observation.js';
 
 /**
  * How a link was found on a page: `anchor` (an `<a href>`, `<area href>` or SVG `<a>` of the
@@ -32,54 +39,6 @@ export interface LinkDetail {
   source: LinkSource;
   /** `true` for `rel="nofollow"` links: recorded, not followed unless `--follow-nofollow`. */
   nofollow: boolean;
-}
-
-/** Page timings in milliseconds from the start of the visit; `null` where unknown. */
-export interface PageTimings {
-  /** Time to the first byte of the main document (ms). */
-  ttfb: number | null;
-  /** DOMContentLoaded event (ms, from navigation start). */
-  domContentLoaded: number | null;
-  /** load event (ms, from navigation start). */
-  load: number | null;
-  /** When the page was judged settled or the settle cap expired (ms, from visit start). */
-  settledMs: number | null;
-  /**
-   * How long the page waited for servers until it was read (ms): the union of the intervals from
-   * each request's start to its first response byte (main document, redirects and the page's
-   * own requests), from the browser's network timings. The page's own CPU work, and the
-   * crawler's, are not in it. `slow-page` judges this. `null` when not measured.
-   */
-  serverWaitMs: number | null;
-  /** Whole visit, navigation to extraction (ms). */
-  total: number | null;
-}
-
-/** A request of the page's own (not the main document) that failed or answered >= 400. */
-export interface FailedRequest {
-  url: string;
-  /** HTTP status, or `null` when the request failed without a response. */
-  status: number | null;
-  /** Chromium's failure text (e.g. `net::ERR_CONNECTION_REFUSED`) or `null`. */
-  failure: string | null;
-  /** Playwright resource type: `script`, `stylesheet`, `image`, `fetch`, … */
-  resourceType: string;
-}
-
-/** A JavaScript dialog the page opened. */
-export interface DialogRecord {
-  type: 'alert' | 'confirm' | 'prompt' | 'beforeunload';
-  message: string;
-}
-
-/** Metadata of a rendered page. */
-export interface PageMeta {
-  /** Content of `<meta name="description">`, or `null` when absent. */
-  description: string | null;
-  /** `<link rel="canonical">` resolved against the page, or `null`. */
-  canonical: string | null;
-  /** Number of `<h1>` elements. */
-  h1Count: number;
 }
 
 /**
@@ -132,40 +91,15 @@ export type Soft404Reason = 'fingerprint' | 'not-found-heading' | 'not-found-tit
 /** Why a URL has a record but was not visited. */
 export type SkipReason = 'robots' | 'scope' | 'budget' | 'non-html' | 'trap' | 'duplicate';
 
-/** Failure without a usable HTTP response. `code` is one of {@link ErrorCode}. */
-export interface RecordError {
-  code: string;
-  message: string;
-}
-
-/** Error codes a record's `error.code` may carry. */
-export type ErrorCode =
-  | 'timeout'
-  | 'network'
-  | 'too-many-dialogs'
-  | 'page-crashed'
-  | 'browser-crashed'
-  | 'navigation-failed';
-
-/** The record of one URL (DESIGN.md, "PageRecord"). */
-export interface PageRecord {
+/**
+ * The record of one URL (DESIGN.md, "PageRecord"): what its visit observed
+ * ({@link PageObservation}, carried as the visit saw it), plus the crawl's own fields.
+ */
+export interface PageRecord extends PageObservation {
   /** Canonical form of the requested URL: the frontier key. */
   url: string;
   /** The URL as resolved from the link (plain fragment dropped): what went on the wire. */
   requestedUrl: string | null;
-  /** The page's URL after server and client redirects; `null` if nothing loaded. */
-  finalUrl: string | null;
-  /** Hops before `finalUrl`; `[]` if none. */
-  redirectChain: RedirectHop[];
-  /**
-   * HTTP status of the final main document; `null` if no response. Also set when the browser
-   * renders nothing (204, 205, a 304, a 3xx without `Location`, an empty body): `error` stays `null`.
-   */
-  status: number | null;
-  /** Content type of the main document (the header value as sent). */
-  contentType: string | null;
-  /** `document.title`, trimmed; `null` for non-HTML and for a response with nothing to render. */
-  title: string | null;
   /** Link distance from a seed; seeds are 0. */
   depth: number;
   /** Canonical URL of the page where this URL was first found; `null` for seeds. */
@@ -178,20 +112,6 @@ export interface PageRecord {
   externalLinks: string[];
   /** How many links came from each source (see {@link LinkSource}). */
   linkSources: Partial<Record<LinkSource, number>>;
-  /** URLs of the frames of other origins the page embeds (listed, not entered; at most 50). */
-  frames: string[];
-  /** `true` if the page went quiet before the settle cap. */
-  settled: boolean;
-  timings: PageTimings;
-  /** Console messages of type `error`. */
-  consoleErrors: string[];
-  /** Uncaught exceptions (`message` plus the top of the stack). */
-  pageErrors: string[];
-  failedRequests: FailedRequest[];
-  /** Dialogs the page opened (at most 10 kept). */
-  dialogs: DialogRecord[];
-  /** URLs of downloads the page tried to start; all were cancelled, nothing was saved. */
-  downloads: string[];
   /** Screenshot path relative to the screenshots folder, or `null`. */
   screenshot: string | null;
   /** Navigations made for this URL. */
@@ -200,30 +120,16 @@ export interface PageRecord {
   soft404: boolean;
   /** Why the page is a soft 404 (see {@link Soft404Reason}); `null` when it is not one. */
   soft404Reason: Soft404Reason | null;
-  /** Page metadata for the audit: `<meta name="description">`, `<link rel="canonical">` (resolved), number of `<h1>`. */
-  meta: PageMeta;
-  /** `http:` subresources loaded by an `https:` page. */
-  mixedContent: string[];
-  /** For a 403: the bot-wall header that answered (e.g. `cf-mitigated: challenge`), else `null`. */
-  blockedBy: string | null;
   /** The page asked not to be indexed (`noindex` in `<meta name="robots">` or `X-Robots-Tag`). */
   noindex: boolean;
   /** The page asked that its links not be followed (`nofollow`); none were followed. */
   nofollow: boolean;
-  /** Only when there was no usable HTTP response; an HTTP 404 is `status: 404, error: null`. */
-  error: RecordError | null;
   /**
    * Requests made outside the page for its links (see {@link LinkCheck}): with `--check-external`
    * one per off-site link, and for each `http://` link of an `https:` page (in scope, or off-site
    * with `--check-external`) the link and its `https://` form. `[]` when none were made.
    */
   linkChecks: LinkCheck[];
-  /**
-   * With `--check-fragments`: every `id`, and the `name` of every `<a>`, in the rendered document
-   * (what a `#fragment` may point to; shadow roots and frames excluded), each once, at most
-   * 10000. `null` without the flag, and for pages that were not rendered.
-   */
-  anchors: string[] | null;
   /** With `--check-fragments`: the page's in-scope links with a plain fragment (`[]` otherwise). */
   fragmentLinks: FragmentLink[];
   /**
@@ -244,13 +150,9 @@ export interface PageRecord {
 /** Version of the output schema carried by JSON summaries and reports (never a JSON Lines row). */
 export const SCHEMA_VERSION = 1;
 
-/** Timings with every value unknown. */
-export function emptyTimings(): PageTimings {
-  return { ttfb: null, domContentLoaded: null, load: null, settledMs: null, serverWaitMs: null, total: null };
-}
-
 /**
- * A record with every field at its default, for a URL that was decided about.
+ * A record with every field at its default, for a URL that was decided about: the observed
+ * fields from {@link blankObservation}, the crawl's own fields empty.
  * @param url - canonical URL (the frontier key)
  * @param requestedUrl - URL as resolved from the link, or `null`
  * @param depth - link distance from a seed (seeds are 0)
@@ -260,37 +162,20 @@ export function blankRecord(url: string, requestedUrl: string | null, depth: num
   return {
     url,
     requestedUrl,
-    finalUrl: null,
-    redirectChain: [],
-    status: null,
-    contentType: null,
-    title: null,
+    ...blankObservation(),
     depth,
     referrer,
     links: [],
     linkDetails: [],
     externalLinks: [],
     linkSources: {},
-    frames: [],
-    settled: false,
-    timings: emptyTimings(),
-    consoleErrors: [],
-    pageErrors: [],
-    failedRequests: [],
-    dialogs: [],
-    downloads: [],
     screenshot: null,
     attempts: 0,
     soft404: false,
     soft404Reason: null,
-    meta: { description: null, canonical: null, h1Count: 0 },
-    mixedContent: [],
-    blockedBy: null,
     noindex: false,
     nofollow: false,
-    error: null,
     linkChecks: [],
-    anchors: null,
     fragmentLinks: [],
     redirect: false,
     skipped: null,

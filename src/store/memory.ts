@@ -1,3 +1,7 @@
+/**
+ * The default frontier: in memory, for one process (see {@link MemoryFrontier}).
+ * @module
+ */
 import { randomUUID } from 'node:crypto';
 import type { PageRecord } from '../model/record.js';
 import { StaleLeaseError, type Frontier, type FrontierCounts, type FrontierEntry, type Lease } from './frontier.js';

@@ -1,6 +1,12 @@
+/**
+ * The frontier contract every store keeps (memory, SQLite, Redis): what a URL entry, a lease
+ * and the counts are, what each method promises, and what a store shared by several workers
+ * adds. The stores implement it in `memory.ts`, `sqlite/` and `redis/`; the policy they share
+ * is in `policy.ts`; `test/store/frontier-contract.test.ts` checks all three against it.
+ * @module
+ */
 import type { PageRecord, RecordError, SkipReason } from '../model/record.js';
 import type { EndReason } from '../model/summary.js';
-import type { PolitenessStore } from './politeness.js';
 import type { RobotsStore } from '../url/robots.js';
 
 /** A URL the crawl knows about, as it enters the frontier. */
@@ -128,6 +134,38 @@ export interface SharedFrontier extends Frontier {
   readonly politeness: PolitenessStore;
   /** Crawl-wide robots.txt cache. */
   readonly robots: RobotsStore;
+}
+
+/**
+ * Politeness state shared by every worker of one crawl (Redis), so that `--rate`,
+ * `--per-host-concurrency`, `Crawl-delay` and `Retry-After` hold for the crawl as a whole.
+ * Times are computed on the store's clock, so workers' clocks need not agree. Errors of the
+ * store propagate (the crawl stops with exit 3). Used by `crawl/politeness.ts`.
+ */
+export interface PolitenessStore {
+  /**
+   * Atomically reserve the host's next navigation time: `gapMs` after the previous reservation
+   * by any worker, and not inside a pause.
+   * @returns how long to wait before navigating (ms, >= 0)
+   */
+  reserve(key: string, gapMs: number): Promise<number>;
+  /** Record that a navigation request to `key` went out now (the store's clock). */
+  sent(key: string): Promise<void>;
+  /**
+   * How long a navigation whose reserved time has come must still wait (ms, >= 0): until `gapMs`
+   * after the last navigation request that actually went out, and past any pause.
+   */
+  recheck(key: string, gapMs: number): Promise<number>;
+  /** Hold every worker's navigations to `key` for `ms` from now (`Retry-After`). */
+  pause(key: string, ms: number): Promise<void>;
+  /**
+   * Take one of the host's `cap` in-flight slots, crawl-wide, for `member` (a slot of a worker
+   * that dies is freed when its lease expiry passes).
+   * @returns `false` when every slot is taken
+   */
+  acquire(key: string, cap: number, member: string): Promise<boolean>;
+  /** Give back the slot taken for `member`. */
+  release(key: string, member: string): Promise<void>;
 }
 
 /** `true` when `f` is shared by several workers. */

@@ -1,0 +1,43 @@
+/**
+ * The reusable tab a visit runs in: opened once per context by the pool, visited many times.
+ * @module
+ */
+import type { BrowserContext, CDPSession, Page } from 'playwright';
+import { withTimeout } from './timeout.js';
+
+/** A reusable browser tab: a page, its CDP session, and response interception for the main frame. */
+export interface VisitTab {
+  /** The Playwright page, reused by every visit of its context. */
+  page: Page;
+  /** The page's CDP session (response interception, pausing and resuming scripts). */
+  cdp: CDPSession;
+  /** CDP id of the page's main frame (stable for the page's life). */
+  mainFrameId: string;
+  /** `true` while a visit answers the paused document responses itself. */
+  intercepting: boolean;
+  /** `true` while the page a visit left behind has its scripts disabled (resumed by the next visit). */
+  paused: boolean;
+}
+
+/**
+ * Open a tab in `context` for `visitPage`: a page with a CDP session that pauses every
+ * document response (so non-HTML targets can be decided from their headers). While no visit
+ * intercepts (`intercepting` is `false`), paused responses are let through at once.
+ * @throws CallTimeoutError or a Playwright error when the browser does not answer
+ */
+export async function openTab(context: BrowserContext): Promise<VisitTab> {
+  const page = await withTimeout(context.newPage(), 15_000, 'opening a page');
+  const cdp = await withTimeout(context.newCDPSession(page), 10_000, 'opening a CDP session');
+  const tree = (await withTimeout(cdp.send('Page.getFrameTree'), 10_000, 'reading the frame tree')) as { frameTree: { frame: { id: string } } };
+  await withTimeout(
+    cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Response' }] }),
+    10_000,
+    'enabling response interception',
+  );
+  // Fetch pauses every document response; with no visit listening, let them through.
+  const tab: VisitTab = { page, cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false };
+  cdp.on('Fetch.requestPaused', (ev) => {
+    if (!tab.intercepting) cdp.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
+  });
+  return tab;
+}

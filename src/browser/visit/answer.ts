@@ -1,0 +1,94 @@
+/**
+ * What the requested URL answered, read once the navigation returned: a hop stopped by
+ * `onDocument`, a non-HTML document, the final document's status and headers (or the answer
+ * Chromium dropped), and whether anything is left to settle and read.
+ * @module
+ */
+import type { RecordError } from '../../model/record.js';
+import type { VisitContext } from './context.js';
+import type { StageEnd } from './pipeline.js';
+import { httpChain } from './urls.js';
+
+/**
+ * How Chromium fails a navigation whose answer arrived in full but is not rendered: `ERR_ABORTED`
+ * for a bodiless status (204 and 205, which the HTML standard's navigate algorithm drops, and a
+ * 304 to a request that asked for none) and `ERR_HTTP_RESPONSE_CODE_FAILURE` for an error status
+ * with an empty body (Chromium shows its own error page), and `ERR_INVALID_AUTH_CREDENTIALS` for a
+ * 401 whose challenge (Basic, Digest …) the browser has no credentials for. The server's status is
+ * then the answer. Other network errors after the headers (an undecodable body …) leave no usable
+ * response.
+ */
+export const UNRENDERED_ANSWER = /^ERR_(ABORTED|HTTP_RESPONSE_CODE_FAILURE|INVALID_AUTH_CREDENTIALS)$/;
+
+/**
+ * Read what the navigation got (`navError`: how it failed, or `null`) into the result.
+ * Resolves `'done'` when the visit ends here: the navigation was stopped at an HTTP hop, the
+ * document is not HTML, `onMainResponse` asked to end it, the answer has nothing to render,
+ * or the navigation failed.
+ */
+export async function readAnswer(ctx: VisitContext, navError: RecordError | null): Promise<StageEnd> {
+  const { result, activity: act, document: doc, opts } = ctx;
+  const mainResp = act.mainResponse;
+  const stopped = result.stopped;
+  if (stopped && stopped.kind === 'http') {
+    // The URL only forwards: to an off-site target, or to a page recorded under another URL.
+    result.redirectChain = doc.hops;
+    result.finalUrl = stopped.target;
+    result.status = doc.ownStatus;
+    result.settled = true;
+    return 'done';
+  }
+  if (mainResp) result.redirectChain = await ctx.step(httpChain(mainResp.request()));
+  const nh = doc.nonHtml;
+  if (nh) {
+    result.nonHtml = true;
+    result.status = nh.status;
+    result.contentType = nh.contentType;
+    result.finalUrl = nh.url;
+    result.retryAfter = nh.retryAfter;
+    result.settled = true;
+    opts.onMainResponse?.(nh.status, nh.retryAfter ? { 'retry-after': nh.retryAfter } : {}, result.respondedAt ?? Date.now());
+    return 'done';
+  }
+  const unrendered = navError?.code === 'network' && UNRENDERED_ANSWER.test(navError.message);
+  let headers: Record<string, string> | null = null;
+  // A redirect's response is the last one seen when the final hop's answer was dropped.
+  if (mainResp && !mainResp.request().redirectedTo()) {
+    result.status = mainResp.status();
+    headers = await ctx.step(mainResp.allHeaders().catch(() => ({}) as Record<string, string>));
+    result.finalUrl = mainResp.url();
+  } else if (unrendered && doc.answered) {
+    // The server answered, and Chromium dropped the answer before its response event.
+    const a = doc.answered;
+    result.status = a.status;
+    result.respondedAt = a.at;
+    headers = a.headers;
+    result.finalUrl = a.url;
+    if (act.mainRequest) result.redirectChain = await ctx.step(httpChain(act.mainRequest));
+  }
+  if (headers && result.status !== null) {
+    result.contentType = headers['content-type'] ?? null;
+    result.retryAfter = headers['retry-after'] ?? null;
+    result.robotsHeaders = mainResp
+      ? await ctx.step(mainResp.headerValues('x-robots-tag').catch(() => [] as string[]))
+      : headers['x-robots-tag']
+        ? [headers['x-robots-tag']]
+        : [];
+    if (headers['cf-mitigated']) result.blockedBy = `cf-mitigated: ${headers['cf-mitigated']}`;
+    if (opts.onMainResponse?.(result.status, headers, result.respondedAt ?? Date.now())) return 'done';
+  }
+  if (unrendered && result.status !== null) {
+    // Nothing of the site's is shown (the tab keeps the previous page, or shows Chromium's
+    // error page): the status is the answer, and there is nothing to read.
+    result.settled = true;
+    result.noContent = true;
+    return 'done';
+  }
+  if (navError) {
+    // A document that arrived but never reached DOMContentLoaded is not read (no settle, no
+    // extraction); with no document at all there is nothing to read either.
+    result.error =
+      mainResp && navError.code === 'timeout' ? { code: 'timeout', message: `DOMContentLoaded not reached within ${opts.navigationTimeoutMs} ms` } : navError;
+    return 'done';
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * The one context every stage of a visit acts on: the tab, the request, the result being
+ * filled, what the page does, what the main document answered, and the visit's single abort
+ * mechanism (hard deadline, cancellation, crash, too many dialogs all end it the same way).
+ * @module
+ */
+import type { Page } from 'playwright';
+import type { RecordError } from '../../model/record.js';
+import type { VisitTab } from '../tab.js';
+import { PageActivity } from './activity.js';
+import { MainDocument } from './main-document.js';
+import { blankVisitResult, VisitAbort, type VisitOptions, type VisitResult } from './types.js';
+
+/** Everything one visit's stages share. */
+export interface VisitContext {
+  readonly tab: VisitTab;
+  /** `tab.page`. */
+  readonly page: Page;
+  /** The URL to visit, as it goes on the wire (a hash route's fragment kept). */
+  readonly requestedUrl: string;
+  readonly opts: VisitOptions;
+  /** When the visit started (ms since epoch). */
+  readonly startedAt: number;
+  /** The result, filled stage by stage. */
+  readonly result: VisitResult;
+  /** What the page does (the observe stage fills it). */
+  readonly activity: PageActivity;
+  /** What the main document answered (the intercept stage fills it). */
+  readonly document: MainDocument;
+  /**
+   * Await `p`, or throw {@link VisitAbort} as soon as the visit is aborted. Every wait of a
+   * stage goes through it, so an abort ends the visit whatever stage it is in.
+   */
+  step<T>(p: Promise<T>): Promise<T>;
+  /** Abort the visit with `error` (the first abort wins): the pending and every later `step` throws. */
+  abort(error: RecordError): void;
+  /** `true` once {@link abort} was called. */
+  readonly aborted: boolean;
+}
+
+/**
+ * A fresh context for one visit of `requestedUrl` in `tab`: a blank result (see
+ * `blankVisitResult`), empty activity and main-document state, not aborted.
+ */
+export function newVisitContext(tab: VisitTab, requestedUrl: string, opts: VisitOptions): VisitContext {
+  let reject!: (e: VisitAbort) => void;
+  const abortion = new Promise<never>((_, rej) => (reject = rej));
+  abortion.catch(() => {});
+  let aborted = false;
+  return {
+    tab,
+    page: tab.page,
+    requestedUrl,
+    opts,
+    startedAt: Date.now(),
+    result: blankVisitResult(),
+    activity: new PageActivity(),
+    document: new MainDocument(),
+    step: <T>(p: Promise<T>): Promise<T> => Promise.race([p, abortion]),
+    abort(error: RecordError): void {
+      aborted = true;
+      reject(new VisitAbort(error));
+    },
+    get aborted(): boolean {
+      return aborted;
+    },
+  };
+}

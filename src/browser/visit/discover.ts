@@ -1,0 +1,35 @@
+/**
+ * Stage: discover. Finds what a person reaches beyond the page's anchors: scrolling (`scroll`,
+ * see `scrollForLinks`) and clicking (`click`, see `exploreClicks`), each waiting for the page
+ * to go quiet between steps.
+ * @module
+ */
+import type { QuietProbe } from '../discovery.js';
+import { exploreClicks, scrollForLinks } from '../explore.js';
+import { settleState } from '../page-scripts.js';
+import { withTimeout } from '../timeout.js';
+import type { VisitContext } from './context.js';
+import type { Stage } from './pipeline.js';
+
+/** The discover stage (one per visit). Adds the links found (sources `scroll`, `click`) and the number of clicks. */
+export function discover(): Stage<VisitContext> {
+  return {
+    name: 'discover',
+    async action(ctx) {
+      const { opts, page: p, result, activity: act } = ctx;
+      if (!opts.scroll && !opts.click) return;
+      const known = new Set(result.links.map((l) => l.href));
+      const quiet: QuietProbe = async (ms) => {
+        if (act.inflight.size > 0 || Date.now() - act.lastNet < ms) return false;
+        const st = await withTimeout(p.evaluate(settleState), 2_000, 'reading the settle state').catch(() => ({ loaded: false, quietForMs: 0 }));
+        return st.quietForMs >= ms;
+      };
+      if (opts.scroll) result.links.push(...(await ctx.step(scrollForLinks(p, known, opts.scroll, quiet))));
+      if (opts.click) {
+        const ex = await ctx.step(exploreClicks(p, known, opts.click, quiet));
+        result.links.push(...ex.links);
+        result.clicks = ex.clicks;
+      }
+    },
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * Stage: extract. Reads the settled page: which document it shows (a client-side navigation
+ * may have loaded another one, whose status and headers then count), its DOM (title, text,
+ * headings, meta tags, robots meta, links in the document and its shadow roots, `window.open`
+ * targets), the frames it embeds, its ids and names (`collectAnchors`), and a client-side hop
+ * when the page moved itself to another URL during load.
+ * @module
+ */
+import type { FoundLink } from '../discovery.js';
+import { readFrames } from '../frames.js';
+import { extractPage, readAnchors, type RawLink } from '../page-scripts.js';
+import { withTimeout } from '../timeout.js';
+import type { VisitContext } from './context.js';
+import type { Stage } from './pipeline.js';
+import { inheritFragment, stripFragment } from './urls.js';
+
+/** Most ids and names kept per page (`--check-fragments`). */
+export const MAX_ANCHORS = 10_000;
+
+/** The extract stage (one per visit). */
+export function extract(): Stage<VisitContext> {
+  return {
+    name: 'extract',
+    async action(ctx) {
+      await readLastDocument(ctx);
+      await readDom(ctx);
+    },
+  };
+}
+
+/** A client-side navigation that loaded another document: that document is the one read (its status, type, robots headers, bot wall). */
+async function readLastDocument(ctx: VisitContext): Promise<void> {
+  const { result, activity: act } = ctx;
+  const lastDoc = act.lastDocument;
+  if (!lastDoc || !act.mainResponse || lastDoc === act.mainResponse) return;
+  result.status = lastDoc.status();
+  const headers = await ctx.step(lastDoc.allHeaders().catch(() => ({}) as Record<string, string>));
+  result.contentType = headers['content-type'] ?? null;
+  result.robotsHeaders = await ctx.step(lastDoc.headerValues('x-robots-tag').catch(() => [] as string[]));
+  result.blockedBy = headers['cf-mitigated'] ? `cf-mitigated: ${headers['cf-mitigated']}` : null;
+}
+
+/** Read the page's DOM, anchors and frames into the result. */
+async function readDom(ctx: VisitContext): Promise<void> {
+  const { page: p, result, opts } = ctx;
+  const main = await ctx.step(withTimeout(p.evaluate(extractPage), 10_000, 'reading the DOM'));
+  result.noContent = main.empty;
+  result.title = main.empty ? null : main.title;
+  result.robotsMeta = main.robotsMeta;
+  result.finalUrl = main.href;
+  result.timings.ttfb = main.nav.ttfb;
+  result.timings.domContentLoaded = main.nav.domContentLoaded;
+  result.timings.load = main.nav.load;
+  for (const l of main.links) result.links.push(found(l, l.inShadow ? 'shadow' : 'anchor'));
+  for (const href of main.opened) result.links.push({ href, text: '', source: 'popup', rel: '' });
+  result.text = main.text;
+  result.h1 = main.h1;
+  result.headings = main.headings;
+  result.meta = { description: main.description, canonical: main.canonical, h1Count: main.h1Count };
+  if (opts.collectAnchors) {
+    result.anchors = await ctx.step(withTimeout(p.evaluate(readAnchors, MAX_ANCHORS), 5_000, 'reading ids and names').catch(() => null));
+  }
+  for (const l of main.frameSrcs) result.links.push(found(l, 'frame-src'));
+  const framed = await ctx.step(readFrames(p, main.origin));
+  result.links.push(...framed.links);
+  result.frames = framed.frames;
+  // A client-side navigation during load (location change, pushState) is a client hop.
+  // The document's response carries no fragment: the page arrived at the requested one.
+  const mainResp = ctx.activity.mainResponse;
+  const arrived = mainResp ? inheritFragment(mainResp.url(), ctx.requestedUrl) : null;
+  if (arrived && stripFragment(main.href) !== stripFragment(arrived)) {
+    result.redirectChain.push({ url: arrived, status: null, kind: 'client' });
+  }
+}
+
+function found(l: RawLink, source: FoundLink['source']): FoundLink {
+  return { href: l.href, text: l.text, source, rel: l.rel };
+}

@@ -1,0 +1,133 @@
+/**
+ * Stage: intercept the main document. Every main-frame document response is paused by the tab
+ * (CDP `Fetch`, see `openTab`) and decided here before the browser acts on it: a redirect hop
+ * or a document the caller wants stopped (`onDocument`: off-site, disallowed, recorded under
+ * another URL), a non-HTML document (answered from its headers with an empty page, so nothing
+ * is downloaded), and a page that keeps reloading itself. The cleanup hands the paused
+ * responses back to the tab.
+ * @module
+ */
+import type { VisitContext } from './context.js';
+import type { Stage } from './pipeline.js';
+import type { DocumentDecision, StoppedNavigation } from './types.js';
+import { inheritFragment, resolveLocation, sameDocument } from './urls.js';
+
+/** Main-document types that are rendered; any other `Content-Type` (or an attachment) is not HTML. */
+const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)\b/i;
+
+/**
+ * Reloads of its own URL a page may make during one visit (`<meta http-equiv="refresh">` without
+ * a URL, `location.reload()`): the first is followed (a page that sets a cookie and reloads once),
+ * later ones are refused and the page is read as it is, so a page that reloads itself for ever is
+ * still read once.
+ */
+export const MAX_SELF_RELOADS = 1;
+
+/** The part of CDP's `Fetch.requestPaused` event the visit reads. */
+export interface PausedResponse {
+  /** CDP's id of the paused request (to continue, fulfil or fail it). */
+  requestId: string;
+  /** CDP id of the frame the document is for. */
+  frameId: string;
+  /** The response's status; absent when paused before a response. */
+  responseStatusCode?: number;
+  /** The response's header lines as sent. */
+  responseHeaders?: { name: string; value: string }[];
+  /** The request, with its absolute URL. */
+  request: { url: string };
+}
+
+/** The intercept stage (one per visit). */
+export function intercept(): Stage<VisitContext> {
+  let detach: (() => void) | null = null;
+  return {
+    name: 'intercept',
+    action(ctx) {
+      const { tab } = ctx;
+      const onPaused = (ev: PausedResponse): void => void decide(ctx, ev);
+      tab.cdp.on('Fetch.requestPaused', onPaused);
+      tab.intercepting = true;
+      detach = () => {
+        tab.intercepting = false;
+        tab.cdp.off('Fetch.requestPaused', onPaused);
+      };
+    },
+    cleanup() {
+      detach?.();
+      detach = null;
+    },
+  };
+}
+
+/** Let a paused response through as it is. */
+function pass(ctx: VisitContext, ev: PausedResponse): void {
+  ctx.tab.cdp.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
+}
+
+/** Answer a paused response with an empty HTML page instead (nothing more is downloaded or rendered). */
+function answerEmpty(ctx: VisitContext, ev: PausedResponse): void {
+  ctx.tab.cdp
+    .send('Fetch.fulfillRequest', { requestId: ev.requestId, responseCode: 200, responseHeaders: [{ name: 'content-type', value: 'text/html' }], body: '' })
+    .catch(() => {});
+}
+
+/** Refuse a paused response: the navigation fails and the page stays where it is. */
+function refuse(ctx: VisitContext, ev: PausedResponse): void {
+  ctx.tab.cdp.send('Fetch.failRequest', { requestId: ev.requestId, errorReason: 'Aborted' }).catch(() => {});
+}
+
+/** Stop the navigation at `ev` and note where and why in the result. */
+function stopAt(ctx: VisitContext, ev: PausedResponse, stop: StoppedNavigation): void {
+  const doc = ctx.document;
+  ctx.result.stopped = stop;
+  if (stop.kind === 'client') doc.clientStop();
+  if (stop.kind === 'http' && !doc.decided) {
+    // The first navigation ends on an empty document: nothing is requested or rendered.
+    doc.decided = true;
+    ctx.result.respondedAt = Date.now();
+    answerEmpty(ctx, ev);
+  } else {
+    // A client-side navigation is refused: the page stays where it is.
+    refuse(ctx, ev);
+  }
+}
+
+/** Decide one paused response (see the module comment). Never throws. */
+async function decide(ctx: VisitContext, ev: PausedResponse): Promise<void> {
+  const { document: doc, result, opts, requestedUrl } = ctx;
+  const status = ev.responseStatusCode;
+  if (ev.frameId !== ctx.tab.mainFrameId || status === undefined || !doc.deciding || result.stopped) return pass(ctx, ev);
+  const headers = ev.responseHeaders ?? [];
+  const header = (n: string): string | null => headers.find((h) => h.name.toLowerCase() === n)?.value ?? null;
+  const ct = header('content-type');
+  const attachment = /^\s*attachment/i.test(header('content-disposition') ?? '');
+  const html = !attachment && (ct === null || HTML_TYPES.test(ct));
+  const location = status >= 300 && status < 400 ? resolveLocation(header('location'), ev.request.url) : null;
+  const initial = !doc.decided;
+  if (initial && doc.ownStatus === null) doc.ownStatus = status;
+  // A later document of the main frame that is not a page (a download the page starts) is
+  // not a navigation: it goes through as is (the context refuses downloads).
+  if (!initial && location === null && !html) return pass(ctx, ev);
+  // The first navigation keeps the requested URL's fragment (a hash route) across its hops
+  // unless a Location names one of its own (RFC 9110 §10.2.2): that is where the page ends up.
+  const at = initial ? inheritFragment(ev.request.url, requestedUrl) : ev.request.url;
+  const to = location !== null && initial ? inheritFragment(location, requestedUrl) : location;
+  const decision = opts.onDocument ? await Promise.resolve(opts.onDocument({ url: at, status, location: to, initial })).catch((): DocumentDecision => 'follow') : 'follow';
+  if (location !== null) {
+    if (initial) doc.hops.push({ url: ev.request.url, status, kind: 'http' });
+    if (decision !== 'follow') return stopAt(ctx, ev, { reason: decision.stop, target: to ?? location, kind: initial ? 'http' : 'client' });
+    return pass(ctx, ev);
+  }
+  if (decision !== 'follow') return stopAt(ctx, ev, { reason: decision.stop, target: at, kind: initial ? 'http' : 'client' });
+  if (!initial) {
+    // The page reloads itself again: refused, it is read as it is.
+    if (sameDocument(ev.request.url, ctx.page.url()) && ++doc.selfReloads > MAX_SELF_RELOADS) return refuse(ctx, ev);
+    return pass(ctx, ev);
+  }
+  doc.decided = true;
+  doc.answered = { status, url: ev.request.url, headers: Object.fromEntries(headers.map((h) => [h.name.toLowerCase(), h.value])), at: Date.now() };
+  if (html) return pass(ctx, ev);
+  doc.nonHtml = { status, contentType: ct, url: ev.request.url, retryAfter: header('retry-after') };
+  result.respondedAt = Date.now();
+  answerEmpty(ctx, ev);
+}

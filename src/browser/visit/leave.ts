@@ -1,0 +1,34 @@
+/**
+ * Stage: leave. Its cleanup, the last of every visit, pauses the page where it is: its scripts
+ * stop running (no timers, polling or animation while the tab waits for its next visit) and its
+ * loads stop. The next visit resumes scripts right before it navigates away (see the navigate
+ * stage). Leaving for about:blank instead cost a navigation per page: a third of the CPU per page
+ * on the benchmark. A tab that cannot be paused, or whose visit failed, is reported broken
+ * (`contextBroken`) for the pool to discard.
+ * @module
+ */
+import { withTimeout } from '../timeout.js';
+import type { VisitContext } from './context.js';
+import type { Stage } from './pipeline.js';
+
+/** The leave stage (one per visit; put it first, so that its cleanup runs last). */
+export function leave(): Stage<VisitContext> {
+  return {
+    name: 'leave',
+    action() {},
+    async cleanup(ctx) {
+      const { tab, result } = ctx;
+      if (result.contextBroken) return;
+      try {
+        await withTimeout(
+          Promise.all([tab.cdp.send('Emulation.setScriptExecutionDisabled', { value: true }), tab.cdp.send('Page.stopLoading')]),
+          5_000,
+          'pausing the page',
+        );
+        tab.paused = true;
+      } catch {
+        result.contextBroken = true;
+      }
+    },
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * Stage: navigate. Waits for the politeness gate, resumes the page the tab's previous visit
+ * paused, and loads the requested URL up to DOMContentLoaded (or until a client-side
+ * navigation is stopped); then reads what answered (see `readAnswer`).
+ * @module
+ */
+import type { RecordError } from '../../model/record.js';
+import { withTimeout } from '../timeout.js';
+import { readAnswer } from './answer.js';
+import type { VisitContext } from './context.js';
+import type { Stage } from './pipeline.js';
+import { VisitAbort } from './types.js';
+import { sameDocument } from './urls.js';
+
+/** Classify a Playwright navigation error into a record error. */
+export function navigationError(err: unknown, timeoutMs: number): RecordError {
+  const msg = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+  if (/Timeout .*exceeded|timed? ?out/i.test(msg)) return { code: 'timeout', message: `navigation timed out after ${timeoutMs} ms` };
+  const net = /net::(ERR_[A-Z_]+)/.exec(msg);
+  if (net) return { code: 'network', message: net[1]! };
+  if (/crash/i.test(msg)) return { code: 'page-crashed', message: 'the page crashed' };
+  if (/closed|disconnected/i.test(msg)) return { code: 'browser-crashed', message: msg };
+  return { code: 'navigation-failed', message: msg };
+}
+
+/** The navigate stage (one per visit). Ends the visit (`'done'`) when there is nothing to settle or read. */
+export function navigate(): Stage<VisitContext> {
+  return {
+    name: 'navigate',
+    async action(ctx) {
+      const { tab, page: p, opts, requestedUrl } = ctx;
+      if (opts.beforeNavigate) await ctx.step(opts.beforeNavigate());
+      if (tab.paused) {
+        // A URL that differs from the page left behind only in its fragment would be a
+        // same-document navigation (no request, no new document): leave that page first.
+        if (sameDocument(p.url(), requestedUrl)) await ctx.step(withTimeout(p.goto('about:blank', { waitUntil: 'commit', timeout: 5_000 }), 6_000, 'leaving the page'));
+        await ctx.step(withTimeout(tab.cdp.send('Emulation.setScriptExecutionDisabled', { value: false }), 5_000, 'resuming scripts'));
+        tab.paused = false;
+      }
+      let navError: RecordError | null = null;
+      try {
+        // A script that forwards during parsing (location.replace in the head) leaves the first
+        // document before DOMContentLoaded: once that navigation is stopped, nothing more will come.
+        const navigation = p.goto(requestedUrl, { waitUntil: 'domcontentloaded', timeout: opts.navigationTimeoutMs });
+        navigation.catch(() => {});
+        await ctx.step(Promise.race([navigation, ctx.document.clientStopped]));
+      } catch (err) {
+        if (err instanceof VisitAbort) throw err;
+        navError = navigationError(err, opts.navigationTimeoutMs);
+      }
+      return readAnswer(ctx, navError);
+    },
+  };
+}

@@ -1,0 +1,150 @@
+/**
+ * Stage: observe. Listens to what the page does during the visit (dialogs, downloads, console
+ * errors, uncaught exceptions, requests and their answers, failed requests, the time spent
+ * waiting for servers) and records it in the result and in `ctx.activity`. The cleanup removes
+ * every listener: the tab is reused by the next visit.
+ * @module
+ */
+import type { Page, Request } from 'playwright';
+import type { DialogRecord } from '../../model/record.js';
+import type { VisitContext } from './context.js';
+import type { Stage } from './pipeline.js';
+import { isImplicitFavicon } from './urls.js';
+
+/** Most entries kept per list of the record (console errors, page errors, failed requests, downloads, mixed content). */
+export const MAX_KEPT = 50;
+/** Most dialogs kept in the record (more are still counted against `maxDialogs`). */
+const MAX_DIALOGS_KEPT = 10;
+
+/** The observe stage (one per visit). */
+export function observe(): Stage<VisitContext> {
+  const off: (() => void)[] = [];
+  return {
+    name: 'observe',
+    action(ctx) {
+      const p = ctx.page;
+      const on = ((event: 'load', handler: () => void) => {
+        p.on(event, handler);
+        off.push(() => p.off(event, handler));
+        return p;
+      }) as Page['on'];
+      listenToPage(ctx, on);
+      listenToNetwork(ctx, on);
+    },
+    cleanup() {
+      for (const d of off.splice(0)) d();
+    },
+  };
+}
+
+/** Dialogs, downloads, crashes, popups, console errors and uncaught exceptions. */
+function listenToPage(ctx: VisitContext, on: Page['on']): void {
+  const { result, activity: act, opts } = ctx;
+  let dialogCount = 0;
+  on('dialog', (d) => {
+    const type = d.type() as DialogRecord['type'];
+    // beforeunload must be accepted: dismissing it leaves the tab unable to navigate. Before this
+    // visit's document arrives it is the previous page's, asked when this visit leaves it.
+    const answer = (): void => void (type === 'beforeunload' ? d.accept() : d.dismiss()).catch(() => {});
+    if (!act.current) return answer();
+    dialogCount++;
+    if (result.dialogs.length < MAX_DIALOGS_KEPT) result.dialogs.push({ type, message: d.message().slice(0, 500) });
+    answer();
+    if (dialogCount > opts.maxDialogs) ctx.abort({ code: 'too-many-dialogs', message: `more than ${opts.maxDialogs} dialogs; visit abandoned` });
+  });
+  // Downloads are refused by the context (acceptDownloads: false); note what was attempted.
+  on('download', (d) => {
+    if (act.current) {
+      act.downloadsSeen++;
+      if (result.downloads.length < MAX_KEPT) result.downloads.push(d.url());
+    }
+    d.cancel().catch(() => {});
+  });
+  on('crash', () => ctx.abort({ code: 'page-crashed', message: 'the page renderer crashed' }));
+  // window.open is answered in the page (see installMutationClock); a popup that opens anyway
+  // (e.g. <a target=_blank> clicked by the page) is closed.
+  on('popup', (popup) => {
+    popup.close().catch(() => {});
+  });
+  on('console', (m) => {
+    if (!act.current) return;
+    // "Failed to load resource" lines repeat what failedRequests records already.
+    if (m.type() === 'error' && result.consoleErrors.length < MAX_KEPT && !m.text().startsWith('Failed to load resource')) {
+      result.consoleErrors.push(m.text().slice(0, 1000));
+    }
+  });
+  on('pageerror', (e) => {
+    if (!act.current || result.pageErrors.length >= MAX_KEPT) return;
+    const top = (e.stack ?? '').split('\n').find((l) => l.trim().startsWith('at '));
+    result.pageErrors.push(`${e.name}: ${e.message}${top ? ` (${top.trim()})` : ''}`.slice(0, 1000));
+  });
+}
+
+/** Requests, responses, finished and failed requests: the settle's network state, failed requests, mixed content, server wait. */
+function listenToNetwork(ctx: VisitContext, on: Page['on']): void {
+  const { result, activity: act, opts } = ctx;
+  const p = ctx.page;
+  const isNavOfMain = (r: Request): boolean => r.isNavigationRequest() && r.frame() === p.mainFrame();
+  const ended = (r: Request): boolean => {
+    if (!act.mine.has(r)) return false;
+    act.lastNet = Date.now();
+    act.inflight.delete(r);
+    act.unread.delete(r);
+    act.repoll.ended(r);
+    return true;
+  };
+  on('request', (r) => {
+    if (!act.navigationSent && isNavOfMain(r)) {
+      act.navigationSent = true;
+      opts.onNavigationSent?.(Date.now());
+    }
+    if (isNavOfMain(r) && (act.mainRequest === null || r.redirectedFrom() === act.mainRequest)) act.mainRequest = r;
+    if (!act.current && !isNavOfMain(r)) return;
+    act.mine.add(r);
+    act.lastNet = Date.now();
+    if (r.url().startsWith('http:') && p.url().startsWith('https:') && !isNavOfMain(r) && result.mixedContent.length < MAX_KEPT) result.mixedContent.push(r.url());
+    if (r.resourceType() !== 'eventsource') {
+      act.inflight.add(r);
+      act.unread.set(r, null);
+      act.repoll.sent(r, act.lastNet);
+    }
+  });
+  on('requestfinished', (r) => {
+    ended(r);
+  });
+  on('requestfailed', (r) => {
+    if (!ended(r)) return;
+    const failure = r.failure()?.errorText ?? null;
+    // ERR_BLOCKED_BY_CLIENT is click discovery's own guard aborting a non-GET request: not the site's failure.
+    if (!isNavOfMain(r) && result.failedRequests.length < MAX_KEPT && !isImplicitFavicon(r) && !failure?.startsWith('net::ERR_BLOCKED_BY_CLIENT')) {
+      result.failedRequests.push({ url: r.url(), status: null, failure, resourceType: r.resourceType() });
+    }
+  });
+  on('response', (resp) => {
+    const r = resp.request();
+    if (!act.mine.has(r)) return;
+    if (!isImplicitFavicon(r)) act.serverWait.add(r);
+    // A request stops counting once its response headers are in: Chromium reports the end
+    // of a fetch() body only after the page reads it, and many apps never do.
+    act.lastNet = Date.now();
+    act.inflight.delete(r);
+    act.repoll.answeredBy(r);
+    if (act.unread.has(r)) act.unread.set(r, act.lastNet);
+    if (isNavOfMain(r)) {
+      act.current = true;
+      const redirect = resp.status() >= 300 && resp.status() < 400 && resp.headers()['location'] !== undefined;
+      if (!redirect) {
+        if (!act.mainResponse) {
+          act.mainResponse = resp;
+          result.respondedAt = Date.now();
+        }
+        act.lastDocument = resp;
+      }
+      return;
+    }
+    if (resp.status() >= 400 && result.failedRequests.length < MAX_KEPT && !isImplicitFavicon(r)) {
+      result.failedRequests.push({ url: resp.url(), status: resp.status(), failure: null, resourceType: r.resourceType() });
+    }
+  });
+}
+

@@ -1,0 +1,95 @@
+/**
+ * Stage: settle. Waits until the page has done what it planned to do after DOMContentLoaded,
+ * so that what the extract stage reads is the page a person would see.
+ *
+ * Settled: the load event has fired, no request of the page is in flight and none for
+ * `quietMs`, and the DOM has not changed for `quietMs`. Or, early: the same for
+ * {@link EARLY_QUIET_MS} while the page has nothing scheduled soon (no timer due within a
+ * second, no short interval, animation frame, idle callback or channel message; see
+ * `settleState`) and has read every response to the end, so nothing it has planned can still
+ * add content. Never while a WebSocket or EventSource the page opened awaits its first message
+ * (its content is still to come). A long-poll re-poll that hangs is not waited for
+ * (`RepollWatch`). The cap (`settleTimeoutMs`) is the backstop: the page is then read anyway
+ * and `settled` is `false`.
+ * @module
+ */
+import { settleState, type SettleState } from '../page-scripts.js';
+import { sleep, withTimeout } from '../timeout.js';
+import type { VisitContext } from './context.js';
+import type { Stage } from './pipeline.js';
+import { inheritFragment } from './urls.js';
+
+/**
+ * Quiet time (ms) after which a page with nothing scheduled soon counts as settled (the full
+ * `quietMs` window applies to pages with pending timers, intervals or animation frames).
+ */
+export const EARLY_QUIET_MS = 100;
+/** How long (ms) a response whose body the page has not read yet holds the settle. */
+export const UNREAD_WAIT_MS = 2_000;
+/** Longest wait (ms) after a click on a `download` link for the download to show before an early settle. */
+export const DOWNLOAD_WAIT_MS = 2_000;
+/** How often (ms) the settle rule is checked. */
+const TICK_MS = 25;
+/** What an unreadable settle state counts as: nothing is known, so nothing is settled. */
+const UNKNOWN_STATE: SettleState = { loaded: false, quietForMs: 0, scheduled: 1, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 1, awaitingMessages: 0 };
+
+/**
+ * The settle stage (one per visit). Sets `settled`, `timings.settledMs` and
+ * `timings.serverWaitMs`, and ends the deciding of documents (later ones are discovery's).
+ * Ends the visit (`'done'`) when a client-side navigation was stopped: the page only forwards.
+ */
+export function settle(): Stage<VisitContext> {
+  return {
+    name: 'settle',
+    async action(ctx) {
+      const { result, requestedUrl } = ctx;
+      result.settled = await waitForSettle(ctx);
+      result.timings.settledMs = Date.now() - ctx.startedAt;
+      result.timings.serverWaitMs = ctx.activity.serverWait.totalMs();
+      ctx.document.deciding = false;
+      const stopped = result.stopped;
+      const mainResp = ctx.activity.mainResponse;
+      if (stopped && mainResp) {
+        // The page forwards (client side) to a page recorded under another URL, or off-site.
+        result.redirectChain.push({ url: inheritFragment(mainResp.url(), requestedUrl), status: null, kind: 'client' });
+        result.finalUrl = stopped.target;
+        result.status = ctx.document.ownStatus ?? mainResp.status();
+        result.settled = true;
+        return 'done';
+      }
+    },
+  };
+}
+
+/** Wait for the settle rule (see the module comment) or the cap; `true` when the page settled. */
+async function waitForSettle(ctx: VisitContext): Promise<boolean> {
+  const { page: p, opts, activity: act } = ctx;
+  const start = Date.now();
+  const early = Math.min(opts.quietMs, EARLY_QUIET_MS);
+  let lastRead = 0;
+  for (;;) {
+    const now = Date.now();
+    if (now - start >= opts.settleTimeoutMs) return false;
+    // A client-side navigation was stopped: the page only forwards, nothing here is read.
+    if (ctx.result.stopped) return false;
+    if (act.waitedOn(now) === 0 && now - act.lastNet >= early && now - lastRead >= early) {
+      lastRead = now;
+      const state = await ctx.step(withTimeout(p.evaluate(settleState), 2_000, 'reading the settle state').catch((): SettleState => UNKNOWN_STATE));
+      const checkedAt = Date.now();
+      const netQuiet = act.waitedOn(checkedAt) === 0 ? checkedAt - act.lastNet : 0;
+      // A response counts as being read while its body is not finished, unless it is a fetch()
+      // whose body the page has not asked for (nothing reads it, so it never finishes), or a
+      // hanging re-poll.
+      const held = act.heldBodies(checkedAt, state.bodyReads);
+      const reading = held.some(([, at]) => at !== null && Date.now() - at < UNREAD_WAIT_MS);
+      // A push connection's first message (and the content it brings) is still to come.
+      const pushed = state.awaitingMessages === 0;
+      if (pushed && state.loaded && !reading && state.quietForMs >= opts.quietMs && netQuiet >= opts.quietMs) return true;
+      // A clicked download link is a request the page events do not show until the download
+      // starts: wait for it (at most DOWNLOAD_WAIT_MS after the click) before settling early.
+      const downloadPending = state.downloadClicks > act.downloadsSeen && state.sinceDownloadClickMs < DOWNLOAD_WAIT_MS;
+      if (pushed && state.loaded && state.scheduled === 0 && held.length === 0 && !downloadPending && state.quietForMs >= early && netQuiet >= early) return true;
+    }
+    await ctx.step(sleep(TICK_MS));
+  }
+}

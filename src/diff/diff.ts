@@ -1,0 +1,84 @@
+/**
+ * `diffCrawls()`: what changed between two crawls of one site.
+ * @module
+ */
+import { compareUrls } from './changes.js';
+import { DiffInputError } from './errors.js';
+import { auditSource, matchFindings, toFindings } from './findings.js';
+import { indexSide, siteOrigins, type SideIndex } from './side.js';
+import type { RecordSource } from './source.js';
+import { DIFF_SCHEMA_VERSION, type CrawlDiff, type DiffSide } from './types.js';
+
+/** Options of {@link diffCrawls}. */
+export interface DiffOptions {
+  /** Smallest timing change that counts (ms). @default 1000 */
+  thresholdMs?: number;
+  /** Smallest timing change that counts, relative to the old value (0.5 = 50 %). @default 0.5 */
+  thresholdRatio?: number;
+  /** Compare crawls of different sites (no seed origin in common) instead of refusing. @default false */
+  force?: boolean;
+  /** `slow-page` threshold of the audit of each side (ms). @default 3000 */
+  slowMs?: number;
+  /** Findings whose URL matches one of these are reported as ignored and never fail. */
+  ignore?: readonly RegExp[];
+}
+
+/** Default of {@link DiffOptions.thresholdMs}. */
+export const DEFAULT_THRESHOLD_MS = 1000;
+/** Default of {@link DiffOptions.thresholdRatio}. */
+export const DEFAULT_THRESHOLD_RATIO = 0.5;
+
+/**
+ * Refuse two crawls that share no site: the origins of their seeds (depth-0 records) have
+ * nothing in common.
+ * @throws DiffInputError (`different-sites`)
+ */
+function checkSameSite(older: SideIndex, newer: SideIndex, labels: [string, string]): void {
+  const a = siteOrigins(older);
+  const b = siteOrigins(newer);
+  for (const o of a) if (b.has(o)) return;
+  const list = (s: Set<string>): string => [...s].slice(0, 3).join(', ') + (s.size > 3 ? ` and ${s.size - 3} more` : '');
+  throw new DiffInputError(
+    'different-sites',
+    `${labels[0]} and ${labels[1]} are crawls of different sites (${list(a) || 'no origin'} vs ${list(b) || 'no origin'}): pass --force to compare them anyway`,
+  );
+}
+
+function side(label: string, idx: SideIndex): DiffSide {
+  return { source: label, records: idx.records, pages: idx.pages, seeds: idx.seeds };
+}
+
+/**
+ * Compare two crawls: pages added and removed, status, title and redirect target changes, new
+ * soft 404s, lost links, timing and vitals changes (see `compareUrls`), and the audit findings
+ * of both crawls matched by identity (new, fixed, unchanged; see `Finding`).
+ *
+ * Each source is read twice, one side at a time: once into a compact index by canonical URL (a
+ * few fields per URL, link strings shared), then once for its audit, whose records are released
+ * before the other side's audit. Memory is two indexes plus one side's records while it is
+ * audited.
+ * @param older - the earlier crawl (the baseline)
+ * @param newer - the later crawl
+ * @throws DiffInputError `not-a-crawl` when a source holds no record; `different-sites` when
+ *   the crawls share no seed origin and `force` is not set
+ * @throws what the sources throw while read (a state store's errors)
+ */
+export async function diffCrawls(older: RecordSource, newer: RecordSource, opts: DiffOptions = {}): Promise<CrawlDiff> {
+  const thresholds = { ms: opts.thresholdMs ?? DEFAULT_THRESHOLD_MS, ratio: opts.thresholdRatio ?? DEFAULT_THRESHOLD_RATIO };
+  const intern = new Map<string, string>();
+  const a = await indexSide(older, intern);
+  const b = await indexSide(newer, intern);
+  intern.clear();
+  if (!opts.force) checkSameSite(a, b, [older.label, newer.label]);
+  const auditOpts = { slowMs: opts.slowMs, ignore: opts.ignore };
+  const oldFindings = toFindings(await auditSource(older, auditOpts));
+  const newFindings = toFindings(await auditSource(newer, auditOpts));
+  return {
+    schemaVersion: DIFF_SCHEMA_VERSION,
+    old: side(older.label, a),
+    new: side(newer.label, b),
+    thresholds,
+    ...compareUrls(a, b, thresholds),
+    findings: matchFindings(oldFindings, newFindings),
+  };
+}

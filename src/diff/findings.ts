@@ -1,0 +1,143 @@
+/**
+ * Findings of two crawls matched by identity (rule + page + target), and the `--fail-on`
+ * decision on the new ones.
+ * @module
+ */
+import type { PageRecord } from '../model/record.js';
+import { RULES, audit, type AuditIssue, type AuditResult, type RuleId, type Severity } from '../report/audit.js';
+import { DiffInputError } from './errors.js';
+import type { RecordSource } from './source.js';
+import type { Finding, FindingsDiff, RuleCounts } from './types.js';
+
+/**
+ * Rules whose issue names a link target (its `url`) and the pages linking to it (`referrers`):
+ * their findings are one per target and referrer. Every other rule is about the page itself.
+ */
+export const LINK_RULES: ReadonlySet<RuleId> = new Set<RuleId>(['broken-link', 'blocked', 'redirect-chain', 'redirect-loop', 'insecure-link', 'broken-fragment']);
+
+/** Default `--fail-on` of `diff`: the crawl command's default. */
+export const DEFAULT_DIFF_FAIL_ON: readonly string[] = ['broken-link', 'server-error'];
+
+/** Options of the audit run on each side. */
+export interface SideAuditOptions {
+  /** `slow-page` threshold (ms of `timings.serverWaitMs`). @default 3000 */
+  slowMs?: number;
+  /** Findings whose URL matches one of these are reported as ignored. */
+  ignore?: readonly RegExp[];
+}
+
+/**
+ * The audit of one crawl. The one call of `audit()` in the diff: today it takes an array, so the
+ * side's records are held for its duration only (one side at a time); a streaming audit
+ * replaces the array here and nowhere else.
+ */
+export async function auditSource(source: RecordSource, opts: SideAuditOptions = {}): Promise<AuditResult> {
+  const records: PageRecord[] = [];
+  for await (const r of source.records()) records.push(r);
+  return audit(records, { slowMs: opts.slowMs, ignore: opts.ignore });
+}
+
+/** The identity of a finding: rule, page and target, never its message. */
+export function findingKey(f: Pick<Finding, 'rule' | 'page' | 'url'>): string {
+  return `${f.rule}\u0000${f.page ?? ''}\u0000${f.url}`;
+}
+
+/**
+ * Fold audit issues into findings keyed by identity (see {@link Finding}): a link rule's issue
+ * gives one finding per referrer page (or one with `page: null` when nothing links to it); a
+ * page rule's issues on one page give one finding, their number in `count`.
+ */
+export function toFindings(result: AuditResult): Map<string, Finding> {
+  const out = new Map<string, Finding>();
+  const put = (i: AuditIssue, page: string | null, text: string): void => {
+    const f: Finding = { rule: i.rule, severity: i.severity, url: i.url, page, text, message: i.message, count: 1, ignored: i.ignored };
+    const key = findingKey(f);
+    const known = out.get(key);
+    if (known) {
+      known.count++;
+      // One unignored issue is enough for the finding to count.
+      known.ignored &&= i.ignored;
+    } else out.set(key, f);
+  };
+  for (const i of result.issues) {
+    if (!LINK_RULES.has(i.rule)) put(i, i.url, '');
+    else if (i.referrers.length === 0) put(i, null, '');
+    else {
+      const pages = new Set<string>();
+      for (const r of i.referrers) {
+        if (pages.has(r.url)) continue;
+        pages.add(r.url);
+        put(i, r.url, r.text);
+      }
+    }
+  }
+  return out;
+}
+
+const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, notice: 2 };
+
+/** Most severe first, then by rule, URL and page: a stable order for every report. */
+export function compareFindings(a: Finding, b: Finding): number {
+  return (
+    SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
+    a.rule.localeCompare(b.rule) ||
+    a.url.localeCompare(b.url) ||
+    (a.page ?? '').localeCompare(b.page ?? '')
+  );
+}
+
+/**
+ * Match the findings of two crawls by identity.
+ * @returns new (in `newer` only), fixed (in `older` only), unchanged (in both, with the newer
+ *   message), each sorted by {@link compareFindings}, and counts per rule
+ */
+export function matchFindings(older: ReadonlyMap<string, Finding>, newer: ReadonlyMap<string, Finding>): FindingsDiff {
+  const out: FindingsDiff = { new: [], fixed: [], unchanged: [], byRule: {} };
+  const count = (rule: RuleId, kind: keyof RuleCounts): void => {
+    const c = (out.byRule[rule] ??= { new: 0, fixed: 0, unchanged: 0 });
+    c[kind]++;
+  };
+  for (const [key, f] of newer) {
+    const kind = older.has(key) ? 'unchanged' : 'new';
+    out[kind].push(f);
+    count(f.rule, kind);
+  }
+  for (const [key, f] of older) {
+    if (newer.has(key)) continue;
+    out.fixed.push(f);
+    count(f.rule, 'fixed');
+  }
+  out.new.sort(compareFindings);
+  out.fixed.sort(compareFindings);
+  out.unchanged.sort(compareFindings);
+  return out;
+}
+
+/**
+ * Parse and check a `--fail-on` value: rule ids of the audit (the crawl's `--fail-on`), `none`
+ * (never fail) or `warnings` (every error- and warning-level rule), comma-separated.
+ * @throws DiffInputError (`bad-option`) for an unknown rule id
+ */
+export function parseFailOn(value: string): string[] {
+  const list = value
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  const known = new Set<string>([...Object.keys(RULES), 'none', 'warnings']);
+  for (const r of list) if (!known.has(r)) throw new DiffInputError('bad-option', `unknown --fail-on rule ${JSON.stringify(r)} (known: ${[...known].join(', ')})`);
+  return list;
+}
+
+/**
+ * `true` when a finding fails the build under `failOn`: not ignored, and its rule is listed, or
+ * `warnings` is listed and it is not a notice. `none` fails nothing.
+ */
+export function matchesFailOn(f: Finding, failOn: readonly string[]): boolean {
+  if (f.ignored || failOn.includes('none')) return false;
+  return failOn.includes(f.rule) || (failOn.includes('warnings') && f.severity !== 'notice');
+}
+
+/** The new findings that fail the build under `failOn` (exit 1 when any). */
+export function failingFindings(d: { findings: FindingsDiff }, failOn: readonly string[]): Finding[] {
+  return d.findings.new.filter((f) => matchesFailOn(f, failOn));
+}

@@ -1,0 +1,191 @@
+/**
+ * One side of a diff: a re-readable source of records, opened from what a crawl leaves behind
+ * (the JSON Lines of `--out`, a `--state` file, an `--output-dir` folder).
+ * @module
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import readline from 'node:readline';
+import { upgradeRecord, type PageRecord } from '../model/record.js';
+import { DiffInputError } from './errors.js';
+import { openStateRecords } from './state-store.js';
+
+/** Records of one crawl, readable more than once (the diff reads each side in several passes). */
+export interface RecordSource {
+  /** Where the records come from (the path as given), for messages and reports. */
+  readonly label: string;
+  /** Every record, from the first, each time it is called; upgraded to today's schema. */
+  records(): AsyncIterable<PageRecord>;
+  /**
+   * Lines skipped by the last complete pass because they were not records (a line torn by
+   * `kill -9`, stray text); always 0 for other sources.
+   */
+  skippedLines(): number;
+  /** Release what the source holds (a state file's lock). Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** The first bytes of every SQLite 3 database file (sqlite.org/fileformat.html, 1.3). */
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/** File name of the JSON Lines report inside an `--output-dir` folder. */
+export const REPORT_FOLDER_RECORDS = 'pages.jsonl';
+
+/** Non-empty lines read at most, at open, looking for a first record. */
+const PROBE_LINES = 100;
+
+/** What the crawl inputs are, for messages. */
+const EXPECTED = 'expected the JSON Lines of --out, a --state file or an --output-dir folder';
+
+/**
+ * A record from one line of JSON Lines, or `null` when the line is not one (not JSON, not an
+ * object, no string `url`). Older schemas are upgraded (`upgradeRecord`).
+ */
+export function parseRecordLine(line: string): PageRecord | null {
+  if (!line.trim()) return null;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(line);
+  } catch {
+    return null;
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
+  const url = (raw as { url?: unknown }).url;
+  if (typeof url !== 'string' || url === '') return null;
+  return upgradeRecord(raw as Partial<PageRecord> & { url: string });
+}
+
+/** The non-empty lines of a text file, streamed. */
+async function* lines(file: string): AsyncGenerator<string> {
+  const rl = readline.createInterface({ input: fs.createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  try {
+    for await (const line of rl) if (line.trim()) yield line;
+  } finally {
+    rl.close();
+  }
+}
+
+/** A JSON Lines file of records, read from disk on each pass. */
+class JsonlSource implements RecordSource {
+  private skipped = 0;
+  constructor(
+    readonly label: string,
+    private readonly file: string,
+  ) {}
+
+  async *records(): AsyncGenerator<PageRecord> {
+    let skipped = 0;
+    for await (const line of lines(this.file)) {
+      const r = parseRecordLine(line);
+      if (r) yield r;
+      else skipped++;
+    }
+    this.skipped = skipped;
+  }
+
+  skippedLines(): number {
+    return this.skipped;
+  }
+
+  async close(): Promise<void> {}
+}
+
+/**
+ * Check that a JSON Lines file holds a crawl: a record among its first
+ * {@link PROBE_LINES} non-empty lines, and no NUL byte in its first 4 KiB (a binary file).
+ */
+async function checkJsonl(label: string, file: string): Promise<void> {
+  const fd = fs.openSync(file, 'r');
+  const head = Buffer.alloc(4096);
+  let n: number;
+  try {
+    n = fs.readSync(fd, head, 0, head.length, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  const notCrawl = (why: string): DiffInputError => new DiffInputError('not-a-crawl', `${label} is not a crawl: ${why} (${EXPECTED})`);
+  if (n === 0) throw notCrawl('the file is empty');
+  if (head.subarray(0, n).includes(0)) throw notCrawl('a binary file');
+  let seen = 0;
+  for await (const line of lines(file)) {
+    if (parseRecordLine(line)) return;
+    if (++seen >= PROBE_LINES) break;
+  }
+  throw notCrawl('no JSON record with a "url"');
+}
+
+/**
+ * Open one side of a diff. What `input` is decides how it is read:
+ * - a folder: the `pages.jsonl` an `--output-dir` crawl wrote there;
+ * - a file starting with the SQLite header (`SQLite format 3\0`): a `--state` file, read with
+ *   the store's `records()`;
+ * - any other file: JSON Lines from `--out`, one record per line (lines that are not records
+ *   are skipped and counted, see {@link RecordSource.skippedLines}).
+ * Every record goes through `upgradeRecord`, so files of older spacrawl versions are read.
+ * A state file can be open once at a time (the store locks it): to compare one with itself,
+ * pass the same source as both sides.
+ * @param input - path as given on the command line (relative to the working directory)
+ * @throws DiffInputError `missing-input` when nothing is at `input` or a folder has no
+ *   `pages.jsonl`; `not-a-crawl` when the file holds no record (empty, binary, other JSON, an
+ *   empty SQLite database)
+ * @throws the state store's usage errors for a state file it refuses (foreign SQLite database,
+ *   newer schema, in use by a running crawl, read-only)
+ */
+export async function openRecordSource(input: string): Promise<RecordSource> {
+  let file = path.resolve(input);
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(file);
+  } catch {
+    throw new DiffInputError('missing-input', `${input}: no such file or folder`);
+  }
+  if (st.isDirectory()) {
+    file = path.join(file, REPORT_FOLDER_RECORDS);
+    if (!fs.existsSync(file)) throw new DiffInputError('missing-input', `${input} is a folder without ${REPORT_FOLDER_RECORDS} (${EXPECTED})`);
+  }
+  let head: Buffer;
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      head = Buffer.alloc(SQLITE_HEADER.length);
+      head = head.subarray(0, fs.readSync(fd, head, 0, head.length, 0));
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (err) {
+    throw new DiffInputError('missing-input', `${input} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`, { cause: err });
+  }
+  if (head.equals(SQLITE_HEADER)) {
+    const store = openStateRecords(file);
+    let closed = false;
+    return {
+      label: input,
+      records: () => store.records(),
+      skippedLines: () => 0,
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        await store.close();
+      },
+    };
+  }
+  await checkJsonl(input, file);
+  return new JsonlSource(input, file);
+}
+
+/**
+ * A source over records already in memory (for the library and tests): each pass yields them
+ * again, upgraded to today's schema.
+ * @param label - name shown in reports
+ * @param records - the crawl's records (older-schema objects are upgraded)
+ */
+export function memorySource(label: string, records: readonly (Partial<PageRecord> & { url: string })[]): RecordSource {
+  return {
+    label,
+    async *records() {
+      for (const r of records) yield upgradeRecord(r);
+    },
+    skippedLines: () => 0,
+    close: async () => {},
+  };
+}

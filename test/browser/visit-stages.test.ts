@@ -1,0 +1,383 @@
+/**
+ * Each stage of a visit (src/browser/visit/) run on its own on a fixture page, without a crawl:
+ * one browser for the file, a fresh context and tab per test, a real HTTP server that counts
+ * what it was asked.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser } from 'playwright';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { html, startFixtureServer, type FixtureServer } from '../../fixtures/server.js';
+import { LATE_API_MS, startStageSite } from '../../fixtures/sites/stages.js';
+import { CLICK_EVERYWHERE } from '../../src/browser/click-memory.js';
+import { launchBrowser } from '../../src/browser/launch.js';
+import { ContextPool, type PoolSlot } from '../../src/browser/pool.js';
+import type { VisitTab } from '../../src/browser/tab.js';
+import { sleep } from '../../src/browser/timeout.js';
+import { visitPage } from '../../src/browser/visit.js';
+import { newVisitContext, type VisitContext } from '../../src/browser/visit/context.js';
+import { discover } from '../../src/browser/visit/discover.js';
+import { extract } from '../../src/browser/visit/extract.js';
+import { intercept } from '../../src/browser/visit/intercept.js';
+import { leave } from '../../src/browser/visit/leave.js';
+import { limits } from '../../src/browser/visit/limits.js';
+import { navigate } from '../../src/browser/visit/navigate.js';
+import { observe } from '../../src/browser/visit/observe.js';
+import { runStages, type Stage, type StageFailure } from '../../src/browser/visit/pipeline.js';
+import { screenshot } from '../../src/browser/visit/screenshot.js';
+import { settle } from '../../src/browser/visit/settle.js';
+import { VisitAbort, type DocumentResponse, type VisitOptions } from '../../src/browser/visit/types.js';
+
+let browser: Browser;
+let pool: ContextPool;
+let site: FixtureServer;
+/** Another origin (another port), for cross-origin frames. */
+let other: FixtureServer;
+let slot: (PoolSlot & { tab: VisitTab }) | null = null;
+
+beforeAll(async () => {
+  browser = (await launchBrowser()).browser;
+  pool = new ContextPool(browser, { userAgent: 'spacrawl-stage-test' });
+  other = await startFixtureServer(() => ({ body: html('Other', '<a href="/elsewhere">Elsewhere</a>') }));
+  site = await startStageSite(other.origin);
+});
+
+afterEach(() => {
+  if (slot) pool.release(slot, true);
+  slot = null;
+});
+
+afterAll(async () => {
+  await pool?.close();
+  await site?.close();
+  await other?.close();
+  await browser?.close();
+});
+
+const OPTS: VisitOptions = { navigationTimeoutMs: 10_000, settleTimeoutMs: 5_000, quietMs: 500, screenshotPath: null, maxDialogs: 10 };
+
+/** A visit context on a fresh tab for `target` (a path of the site), with `opts` over {@link OPTS}. */
+async function contextFor(target: string, opts: Partial<VisitOptions> = {}): Promise<VisitContext> {
+  slot = await pool.acquire();
+  return newVisitContext(slot.tab, `${site.origin}${target}`, { ...OPTS, ...opts });
+}
+
+/** Run `stages` over `ctx`; returns the failures reported. */
+async function run(ctx: VisitContext, stages: Stage<VisitContext>[]): Promise<StageFailure[]> {
+  const failures: StageFailure[] = [];
+  await runStages(ctx, stages, (f) => failures.push(f));
+  return failures;
+}
+
+/** A stand-in for the navigate stage: plain `page.goto` to the context's URL (through `step`). */
+function gotoStage(waitUntil: 'domcontentloaded' | 'load' = 'domcontentloaded'): Stage<VisitContext> {
+  return {
+    name: 'goto',
+    async action(ctx) {
+      const resp = await ctx.step(ctx.page.goto(ctx.requestedUrl, { waitUntil }));
+      if (resp && !ctx.activity.mainResponse) ctx.activity.mainResponse = resp;
+    },
+  };
+}
+
+/** A stage that runs `fn` (a probe between stages). */
+function probe(fn: (ctx: VisitContext) => Promise<void> | void): Stage<VisitContext> {
+  return { name: 'probe', action: async (ctx) => void (await fn(ctx)) };
+}
+
+const hrefs = (ctx: VisitContext): Promise<(string | null)[]> => ctx.page.$$eval('a', (as) => as.map((a) => a.getAttribute('href')));
+
+describe('limits', () => {
+  it('cancellation aborts the stage that is waiting, and the cleanup records the total time', async () => {
+    const controller = new AbortController();
+    const ctx = await contextFor('/a', { signal: controller.signal });
+    setTimeout(() => controller.abort(), 100);
+    const failures = await run(ctx, [limits(), { name: 'wait', action: (c) => c.step(sleep(30_000)) }]);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatchObject({ stage: 'wait', phase: 'action' });
+    expect(failures[0]!.error).toBeInstanceOf(VisitAbort);
+    expect((failures[0]!.error as VisitAbort).recordError).toEqual({ code: 'interrupted', message: 'crawl interrupted' });
+    expect(ctx.aborted).toBe(true);
+    expect(ctx.result.timings.total).toBeGreaterThanOrEqual(100);
+    expect(ctx.result.timings.total).toBeLessThan(30_000);
+  });
+
+  it('a signal aborted before the visit stops it at its first step', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const ctx = await contextFor('/a', { signal: controller.signal });
+    let reached = false;
+    const wait: Stage<VisitContext> = {
+      name: 'wait',
+      action: async (c) => {
+        await c.step(sleep(0));
+        reached = true;
+      },
+    };
+    const failures = await run(ctx, [limits(), wait]);
+    expect(reached).toBe(false);
+    expect((failures[0]!.error as VisitAbort).recordError.code).toBe('interrupted');
+    expect(site.count('/a')).toBe(0);
+  });
+});
+
+describe('observe', () => {
+  it('records console errors, uncaught exceptions, dialogs and failed requests, and nothing once cleaned up', async () => {
+    const ctx = await contextFor('/noisy');
+    const failures = await run(ctx, [observe(), gotoStage('load'), probe(() => sleep(300))]);
+    expect(failures).toEqual([]);
+    const r = ctx.result;
+    expect(r.consoleErrors).toEqual(['boom']);
+    expect(r.pageErrors).toHaveLength(1);
+    expect(r.pageErrors[0]).toMatch(/^TypeError: bad thing \(at http:\/\/127\.0\.0\.1:\d+\/noisy:\d+:\d+\)$/);
+    expect(r.dialogs).toEqual([{ type: 'alert', message: 'hello' }]);
+    expect(r.failedRequests).toEqual([{ url: `${site.origin}/missing`, status: 404, failure: null, resourceType: 'fetch' }]);
+    expect(r.respondedAt).not.toBeNull();
+    expect(ctx.activity.mainResponse?.url()).toBe(`${site.origin}/noisy`);
+    // The listeners are gone: what the page does now is not recorded.
+    await ctx.page.evaluate(() => console.error('after'));
+    await sleep(100);
+    expect(r.consoleErrors).toEqual(['boom']);
+  });
+
+  it('more dialogs than maxDialogs abort the visit with too-many-dialogs', async () => {
+    const ctx = await contextFor('/dialogs', { maxDialogs: 2 });
+    const failures = await run(ctx, [observe(), gotoStage('load')]);
+    expect(failures).toHaveLength(1);
+    expect((failures[0]!.error as VisitAbort).recordError).toEqual({ code: 'too-many-dialogs', message: 'more than 2 dialogs; visit abandoned' });
+    expect(ctx.result.dialogs).toEqual([
+      { type: 'alert', message: '1' },
+      { type: 'alert', message: '2' },
+      { type: 'alert', message: '3' },
+    ]);
+  });
+});
+
+describe('intercept', () => {
+  it('stops a redirect hop that onDocument refuses: the target is never requested', async () => {
+    const asked: DocumentResponse[] = [];
+    const ctx = await contextFor('/hop', {
+      onDocument: (doc) => {
+        asked.push(doc);
+        return doc.location?.endsWith('/target') ? { stop: 'scope' } : 'follow';
+      },
+    });
+    site.reset();
+    const failures = await run(ctx, [intercept(), gotoStage()]);
+    expect(failures).toEqual([]);
+    expect(asked).toEqual([{ url: `${site.origin}/hop`, status: 302, location: `${site.origin}/target`, initial: true }]);
+    expect(ctx.result.stopped).toEqual({ reason: 'scope', target: `${site.origin}/target`, kind: 'http' });
+    expect(ctx.document.hops).toEqual([{ url: `${site.origin}/hop`, status: 302, kind: 'http' }]);
+    expect(ctx.document.ownStatus).toBe(302);
+    expect(site.log.map((l) => l.path)).toEqual(['/hop']);
+    // The paused responses are the tab's again.
+    expect(ctx.tab.intercepting).toBe(false);
+  });
+
+  it('answers a non-HTML document from its headers with an empty page: nothing is rendered or downloaded', async () => {
+    const asked: DocumentResponse[] = [];
+    const ctx = await contextFor('/file.pdf', { onDocument: (doc) => (asked.push(doc), 'follow') });
+    const failures = await run(ctx, [intercept(), gotoStage()]);
+    expect(failures).toEqual([]);
+    expect(asked).toEqual([{ url: `${site.origin}/file.pdf`, status: 200, location: null, initial: true }]);
+    expect(ctx.document.nonHtml).toEqual({ status: 200, contentType: 'application/pdf', url: `${site.origin}/file.pdf`, retryAfter: null });
+    expect(ctx.document.decided).toBe(true);
+    expect(await ctx.page.content()).toBe('<html><head></head><body></body></html>');
+  });
+});
+
+describe('navigate', () => {
+  it('passes the politeness gate, follows HTTP redirects and reads the answer: chain, status, headers', async () => {
+    const calls: string[] = [];
+    const ctx = await contextFor('/old', {
+      beforeNavigate: async () => void calls.push(`gate (server saw ${site.count('/old')})`),
+      onNavigationSent: () => void calls.push('sent'),
+      onMainResponse: (status, headers) => (calls.push(`answer ${status} ${headers['content-type']}`), false),
+    });
+    site.reset();
+    const failures = await run(ctx, [observe(), intercept(), navigate()]);
+    expect(failures).toEqual([]);
+    expect(calls).toEqual(['gate (server saw 0)', 'sent', 'answer 200 text/html; charset=utf-8']);
+    const r = ctx.result;
+    expect({ finalUrl: r.finalUrl, status: r.status, contentType: r.contentType, robotsHeaders: r.robotsHeaders, retryAfter: r.retryAfter, error: r.error }).toEqual({
+      finalUrl: `${site.origin}/new`,
+      status: 200,
+      contentType: 'text/html; charset=utf-8',
+      robotsHeaders: ['noindex', 'otherbot: nofollow'],
+      retryAfter: null,
+      error: null,
+    });
+    expect(r.redirectChain).toEqual([{ url: `${site.origin}/old`, status: 301, kind: 'http' }]);
+    expect(site.log.map((l) => l.path)).toEqual(['/old', '/new']);
+  });
+
+  it('resumes the scripts of the page the previous visit paused before navigating', async () => {
+    const first = await contextFor('/a');
+    await run(first, [leave(), observe(), intercept(), navigate()]);
+    expect(first.tab.paused).toBe(true);
+    const ctx = newVisitContext(first.tab, `${site.origin}/scripted`, OPTS);
+    const failures = await run(ctx, [observe(), intercept(), navigate()]);
+    expect(failures).toEqual([]);
+    expect(ctx.tab.paused).toBe(false);
+    expect(ctx.result.status).toBe(200);
+    expect(await ctx.page.title()).toBe('Scripted');
+  });
+
+  it('ends the visit with the error when nothing answers', async () => {
+    const ctx = await contextFor('/a');
+    const dead = await startFixtureServer(() => ({ body: '' }));
+    const url = `${dead.origin}/gone`;
+    await dead.close();
+    const gone = newVisitContext(ctx.tab, url, OPTS);
+    const ends: unknown[] = [];
+    const failures = await run(gone, [observe(), intercept(), navigate(), probe(() => void ends.push('went on'))]);
+    expect(failures).toEqual([]);
+    expect(ends).toEqual([]);
+    expect(gone.result.error).toEqual({ code: 'network', message: 'ERR_CONNECTION_REFUSED' });
+    expect(gone.result.status).toBeNull();
+  });
+});
+
+describe('settle', () => {
+  it('waits for a link a script adds after a slow API answer', async () => {
+    const ctx = await contextFor('/late');
+    site.reset();
+    let atDomContentLoaded: (string | null)[] = [];
+    const failures = await run(ctx, [observe(), gotoStage(), probe(async (c) => void (atDomContentLoaded = await hrefs(c))), settle()]);
+    expect(failures).toEqual([]);
+    expect(atDomContentLoaded).toEqual([]);
+    expect(await hrefs(ctx)).toEqual(['/late-target']);
+    expect(ctx.result.settled).toBe(true);
+    expect(site.count('/api/late')).toBe(1);
+    expect(ctx.result.timings.settledMs).not.toBeNull();
+    // The API's wait is server wait (measured by the browser's network timings).
+    expect(ctx.result.timings.serverWaitMs!).toBeGreaterThanOrEqual(LATE_API_MS - 10);
+    expect(ctx.document.deciding).toBe(false);
+  });
+
+  it('gives up at the cap on a page that polls for ever: settled false', async () => {
+    const settleTimeoutMs = 1_500;
+    const ctx = await contextFor('/poll', { settleTimeoutMs });
+    let settleStart = 0;
+    const failures = await run(ctx, [observe(), gotoStage(), probe(() => void (settleStart = Date.now())), settle()]);
+    expect(failures).toEqual([]);
+    expect(ctx.result.settled).toBe(false);
+    expect(Date.now() - settleStart).toBeGreaterThanOrEqual(settleTimeoutMs);
+    expect(site.count('/api/tick')).toBeGreaterThanOrEqual(3);
+  });
+});
+
+describe('extract', () => {
+  it('reads the document, its same-origin frames (srcdoc too) and lists the cross-origin one', async () => {
+    const ctx = await contextFor('/frames');
+    const failures = await run(ctx, [gotoStage('load'), extract()]);
+    expect(failures).toEqual([]);
+    const r = ctx.result;
+    expect({ title: r.title, finalUrl: r.finalUrl, noContent: r.noContent, redirectChain: r.redirectChain }).toEqual({
+      title: 'Frames',
+      finalUrl: `${site.origin}/frames`,
+      noContent: false,
+      redirectChain: [],
+    });
+    expect(r.links).toEqual([
+      { href: `${site.origin}/a`, text: 'A', source: 'anchor', rel: '' },
+      { href: `${site.origin}/inner`, text: '', source: 'frame-src', rel: '' },
+      { href: `${other.origin}/x`, text: '', source: 'frame-src', rel: '' },
+      { href: `${site.origin}/in-frame`, text: 'F', source: 'frame', rel: '' },
+      { href: `${site.origin}/in-srcdoc`, text: 'S', source: 'frame', rel: '' },
+    ]);
+    expect(r.frames).toEqual([`${other.origin}/x`]);
+    expect(r.meta).toEqual({ description: null, canonical: null, h1Count: 0 });
+    expect(r.anchors).toBeNull();
+  });
+
+  it('a page that moved itself during load is a client hop from the URL it arrived at', async () => {
+    const ctx = await contextFor('/moves', { collectAnchors: true });
+    const failures = await run(ctx, [gotoStage('load'), extract()]);
+    expect(failures).toEqual([]);
+    expect(ctx.result.finalUrl).toBe(`${site.origin}/moved`);
+    expect(ctx.result.redirectChain).toEqual([{ url: `${site.origin}/moves`, status: null, kind: 'client' }]);
+    expect(ctx.result.anchors).toEqual([]);
+  });
+});
+
+describe('screenshot', () => {
+  it('writes a PNG of the page when asked, and nothing otherwise', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-shot-'));
+    try {
+      const file = path.join(dir, 'page.png');
+      const ctx = await contextFor('/new', { screenshotPath: file });
+      expect(await run(ctx, [gotoStage('load'), screenshot()])).toEqual([]);
+      expect(ctx.result.screenshot).toBe(true);
+      expect(fs.readFileSync(file).subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+      const none = newVisitContext(ctx.tab, ctx.requestedUrl, OPTS);
+      expect(await run(none, [screenshot()])).toEqual([]);
+      expect(none.result.screenshot).toBe(false);
+      expect(fs.readdirSync(dir)).toEqual(['page.png']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('discover', () => {
+  it('clicks a button that reveals a link, and counts the click', async () => {
+    const click = { limit: 10, exclude: [], policy: CLICK_EVERYWHERE, repeat: 1, clickWaitMs: 500, budgetMs: 10_000, maxRevealDepth: 1 };
+    const ctx = await contextFor('/more', { click });
+    const failures = await run(ctx, [observe(), gotoStage('load'), discover()]);
+    expect(failures).toEqual([]);
+    expect(ctx.result.links).toEqual([{ href: `${site.origin}/revealed`, text: 'Revealed', source: 'click', rel: '' }]);
+    expect(ctx.result.clicks).toBe(1);
+  });
+});
+
+describe('leave', () => {
+  it('pauses the page on cleanup: its timers stop, the tab is marked paused', async () => {
+    const ctx = await contextFor('/poll');
+    let ticking = 0;
+    const failures = await run(ctx, [
+      leave(),
+      gotoStage(),
+      probe(async () => {
+        const before = site.count('/api/tick');
+        await sleep(500);
+        ticking = site.count('/api/tick') - before;
+      }),
+    ]);
+    expect(failures).toEqual([]);
+    expect(ticking).toBeGreaterThan(0);
+    expect(ctx.tab.paused).toBe(true);
+    const after = site.count('/api/tick');
+    await sleep(500);
+    expect(site.count('/api/tick')).toBe(after);
+  });
+
+  it('leaves a tab whose visit failed as it is (broken, not paused)', async () => {
+    const ctx = await contextFor('/poll');
+    ctx.result.contextBroken = true;
+    await run(ctx, [leave(), gotoStage()]);
+    expect(ctx.tab.paused).toBe(false);
+  });
+});
+
+describe('visitPage', () => {
+  it('composes the stages: a redirected page read, settled, and its tab paused', async () => {
+    slot = await pool.acquire();
+    const r = await visitPage(slot.tab, `${site.origin}/old`, OPTS);
+    expect({ finalUrl: r.finalUrl, status: r.status, title: r.title, settled: r.settled, error: r.error, contextBroken: r.contextBroken }).toEqual({
+      finalUrl: `${site.origin}/new`,
+      status: 200,
+      title: 'New',
+      settled: true,
+      error: null,
+      contextBroken: false,
+    });
+    expect(r.redirectChain).toEqual([{ url: `${site.origin}/old`, status: 301, kind: 'http' }]);
+    expect(r.links).toEqual([{ href: `${site.origin}/a`, text: 'A', source: 'anchor', rel: '' }]);
+    expect(r.robotsHeaders).toEqual(['noindex', 'otherbot: nofollow']);
+    expect(r.timings.total).not.toBeNull();
+    expect(slot.tab.paused).toBe(true);
+    expect(slot.tab.intercepting).toBe(false);
+  });
+});

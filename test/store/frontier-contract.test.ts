@@ -1,0 +1,349 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startRedis, type RedisServer } from '../../fixtures/redis-server.js';
+import { blankRecord } from '../../src/model/record.js';
+import { StaleLeaseError, type Frontier } from '../../src/store/frontier.js';
+import { MemoryFrontier } from '../../src/store/memory.js';
+import { RedisFrontier } from '../../src/store/redis/frontier.js';
+import { SqliteFrontier } from '../../src/store/sqlite/frontier.js';
+import { allRecords, drainLeases, entry, pageRecord, skipRedis, until } from './helpers.js';
+
+// The Frontier contract (src/store/frontier.ts), one suite run over every store: memory, SQLite
+// (a state file) and Redis (a real redis-server on a free loopback port). What only one store
+// does (locking, kill -9, file problems, budgets across workers, Redis loss) is tested in
+// sqlite.test.ts, redis.test.ts and ../redis.test.ts.
+
+const KEY = { seeds: ['http://site.test/'], scope: 'host' };
+const redisSkipped = skipRedis('test/store/frontier-contract.test.ts');
+
+let tmp: string;
+let redis: RedisServer | undefined;
+let fileNo = 0;
+let crawlNo = 0;
+const opened: Frontier[] = [];
+const files = new WeakMap<Frontier, string>();
+
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-contract-'));
+  if (!redisSkipped) redis = await startRedis();
+});
+afterEach(async () => {
+  for (const f of opened.splice(0)) await f.close().catch(() => {});
+});
+afterAll(async () => {
+  await redis?.dispose();
+  fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+interface StoreUnderTest {
+  name: string;
+  /** Leases expire after `leaseTtlMs` unless renewed. */
+  expires: boolean;
+  /** `records()` gives back what was stored (the memory store keeps none). */
+  keepsRecords: boolean;
+  skipped: boolean;
+  /** A new, empty store. */
+  open(opts?: { leaseTtlMs?: number }): Promise<Frontier>;
+  /** Another claimer on the same crawl: another worker for Redis, else the store itself. */
+  peer(f: Frontier, opts?: { leaseTtlMs?: number }): Promise<Frontier>;
+  /** URL states by path where the store keeps them (done, failed, skipped …); it may close `f`. */
+  states?(f: Frontier): Promise<Record<string, string>>;
+}
+
+const keep = <F extends Frontier>(f: F): F => {
+  opened.push(f);
+  return f;
+};
+const byPath = (entries: [string, string][]): Record<string, string> => Object.fromEntries(entries.map(([u, s]) => [new URL(u).pathname, s]));
+
+const STORES: StoreUnderTest[] = [
+  {
+    name: 'memory',
+    expires: false,
+    keepsRecords: false,
+    skipped: false,
+    open: async () => keep(new MemoryFrontier()),
+    peer: async (f) => f,
+  },
+  {
+    name: 'SQLite',
+    expires: true,
+    keepsRecords: true,
+    skipped: false,
+    open: async (opts = {}) => {
+      const file = path.join(tmp, `state-${++fileNo}.db`);
+      const f = keep(SqliteFrontier.open(file, { crawlKey: KEY, ...opts }));
+      files.set(f, file);
+      return f;
+    },
+    peer: async (f) => f,
+    states: async (f) => {
+      await f.close();
+      const db = new Database(files.get(f)!, { readonly: true });
+      try {
+        return byPath(db.prepare<[], { url: string; state: string }>('SELECT url, state FROM urls ORDER BY seq').all().map((r) => [r.url, r.state]));
+      } finally {
+        db.close();
+      }
+    },
+  },
+  {
+    name: 'Redis',
+    expires: true,
+    keepsRecords: true,
+    skipped: redisSkipped,
+    open: async (opts = {}) => keep(await RedisFrontier.open(redis!.url, { crawlId: `c${process.pid}-${++crawlNo}`, crawlKey: KEY, heartbeat: false, ...opts })),
+    peer: async (f, opts = {}) =>
+      keep(await RedisFrontier.open(redis!.url, { crawlId: (f as RedisFrontier).crawlId, crawlKey: KEY, heartbeat: false, ...opts })),
+    states: async (f) => {
+      const client = new Redis(redis!.url);
+      try {
+        return byPath(Object.entries(await client.hgetall(`spacrawl:{${(f as RedisFrontier).crawlId}}:state`)));
+      } finally {
+        client.disconnect();
+      }
+    },
+  },
+];
+
+describe.each(STORES)('$name frontier: the Frontier contract', (s) => {
+  const test = s.skipped ? it.skip : it;
+  /** Declared only for stores whose leases expire / that keep records. */
+  const withExpiry = (name: string, fn: () => Promise<void>): void => void (s.expires && test(name, fn));
+  const withRecords = (name: string, fn: () => Promise<void>): void => void (s.keepsRecords && test(name, fn));
+  /** What `records()` yields: `expected` for a store that keeps records, nothing for one that does not. */
+  const kept = <T>(expected: T[]): T[] => (s.keepsRecords ? expected : []);
+
+  test('serves breadth-first: lowest depth first, first-come within a depth', async () => {
+    const f = await s.open();
+    await f.add([entry('/a', 0), entry('/b', 0)]);
+    const a = await f.next();
+    expect(a?.entry.url).toBe('http://site.test/a');
+    // Deeper URLs offered first still wait for shallower ones offered later.
+    await f.complete(a!, pageRecord(a!.entry), [entry('/d2', 2, a!.entry.url), entry('/c1', 1, a!.entry.url), entry('/e1', 1, a!.entry.url)]);
+    await f.add([entry('/f0', 0)]);
+    expect(await drainLeases(f)).toEqual(['/b', '/f0', '/c1', '/e1', '/d2']);
+    expect(await f.next()).toBeNull();
+    expect(await f.counts()).toEqual({ queued: 0, inFlight: 0, done: 6 });
+  });
+
+  test('add dedups by canonical URL, also within one batch, and returns the new entries in order', async () => {
+    const f = await s.open();
+    const a = entry('/a', 0);
+    expect(await f.add([a])).toEqual([a]);
+    expect(await f.add([a])).toEqual([]);
+    expect(await f.add([{ ...a, depth: 3 }])).toEqual([]);
+    const b = entry('/b', 1);
+    const c = entry('/c', 1, null, { skip: 'robots' });
+    expect(await f.add([b, entry('/a', 2), { ...b }, c])).toEqual([b, c]);
+    // A skipped URL is done at once and never leased.
+    expect(await f.counts()).toEqual({ queued: 2, inFlight: 0, done: 1 });
+    const leased = [await f.next(), await f.next(), await f.next()];
+    expect(leased.map((l) => l?.entry.url ?? null)).toEqual(['http://site.test/a', 'http://site.test/b', null]);
+    expect(await f.add([entry('/b', 0), c])).toEqual([]);
+  });
+
+  test('deduplicates across claimers; of concurrent claims each URL goes to exactly one', async () => {
+    const a = await s.open();
+    const b = await s.peer(a);
+    expect((await a.add([entry('/x', 2), entry('/', 0)])).map((e) => e.url)).toEqual(['http://site.test/x', 'http://site.test/']);
+    expect(await b.add([entry('/x', 1), entry('/y', 1)])).toEqual([entry('/y', 1)]);
+    const claims = await Promise.all([a.next(), b.next(), a.next(), b.next(), a.next()]);
+    const urls = claims.filter((c) => c !== null).map((c) => c.entry.url);
+    expect(urls.sort()).toEqual(['http://site.test/', 'http://site.test/x', 'http://site.test/y']);
+    expect(claims.filter((c) => c === null)).toHaveLength(2);
+    expect(await a.counts()).toEqual({ queued: 0, inFlight: 3, done: 0 });
+  });
+
+  test('hands out distinct tokens, and counts queued, in-flight and done', async () => {
+    const f = await s.open();
+    await f.add([entry('/a', 0), entry('/b', 0), entry('/c', 0)]);
+    const l1 = (await f.next())!;
+    const l2 = (await f.next())!;
+    expect(l1.token).not.toBe(l2.token);
+    expect(l1.token).toMatch(/^[0-9a-f-]{36}$/);
+    expect(l1.entry).toEqual(entry('/a', 0));
+    expect(await f.counts()).toEqual({ queued: 1, inFlight: 2, done: 0 });
+    await f.complete(l1, pageRecord(l1.entry, 404), []);
+    expect(await f.counts()).toEqual({ queued: 1, inFlight: 1, done: 1 });
+  });
+
+  test('markDone marks unknown and queued URLs done, but not leased or done ones', async () => {
+    const f = await s.open();
+    await f.add([entry('/a', 0), entry('/b', 0)]);
+    const a = (await f.next())!;
+    expect(await f.markDone('http://site.test/b')).toBe(true);
+    expect(await f.markDone('http://site.test/redirected')).toBe(true);
+    expect(await f.markDone('http://site.test/a')).toBe(false);
+    expect(await f.markDone('http://site.test/b')).toBe(false);
+    expect(await f.add([entry('/redirected', 1)])).toEqual([]);
+    expect(await f.next()).toBeNull();
+    expect(await f.counts()).toEqual({ queued: 0, inFlight: 1, done: 2 });
+    await f.complete(a, pageRecord(a.entry), []);
+    expect((await allRecords(f)).map((r) => r.url)).toEqual(kept(['http://site.test/a']));
+  });
+
+  test('drain takes the queued URLs out (breadth-first), stores them as skipped and leaves leases alone', async () => {
+    const f = await s.open();
+    await f.add([entry('/a', 0), entry('/c', 1), entry('/b', 0)]);
+    const a = (await f.next())!;
+    const drained = await f.drain();
+    expect(drained).toEqual([entry('/b', 0), entry('/c', 1)]);
+    expect(await f.next()).toBeNull();
+    expect(await f.counts()).toEqual({ queued: 0, inFlight: 1, done: 2 });
+    await f.complete(a, pageRecord(a.entry), []);
+    const recs = await allRecords(f);
+    expect(recs.map((r) => [r.url, r.skipped])).toEqual(
+      kept([
+        ['http://site.test/b', 'budget'],
+        ['http://site.test/c', 'budget'],
+        ['http://site.test/a', null],
+      ]),
+    );
+    expect(await f.drain()).toEqual([]);
+  });
+
+  test('a released lease cannot complete or renew, and its failed complete writes nothing', async () => {
+    const f = await s.open();
+    await f.add([entry('/a', 0)]);
+    const lease = (await f.next())!;
+    await f.renew(lease);
+    await f.release(lease);
+    await expect(f.complete(lease, pageRecord(lease.entry), [entry('/x', 1, lease.entry.url)])).rejects.toBeInstanceOf(StaleLeaseError);
+    await expect(f.renew(lease)).rejects.toBeInstanceOf(StaleLeaseError);
+    await expect(f.release(lease)).rejects.toBeInstanceOf(StaleLeaseError);
+    expect(await allRecords(f)).toEqual([]);
+    expect(await f.counts()).toEqual({ queued: 1, inFlight: 0, done: 0 });
+    // The link of the refused completion was not added.
+    expect(await f.add([entry('/x', 1)])).toHaveLength(1);
+    // The released URL is claimed again, with a new token that works.
+    const again = (await f.next())!;
+    expect(again.entry.url).toBe(lease.entry.url);
+    expect(again.token).not.toBe(lease.token);
+    await f.complete(again, pageRecord(again.entry), []);
+    expect((await allRecords(f)).map((r) => r.url)).toEqual(kept(['http://site.test/a']));
+  });
+
+  withExpiry('an expired lease cannot complete or renew; another claimer takes it over, before deeper URLs, with a new token', async () => {
+    const f = await s.open({ leaseTtlMs: 500 });
+    const other = await s.peer(f, { leaseTtlMs: 500 });
+    await f.add([entry('/a', 0)]);
+    const lease = (await f.next())!;
+    expect(await other.next()).toBeNull(); // still held
+    await f.add([entry('/b', 1)]);
+    await until(async () => (await f.counts()).inFlight === 0);
+    expect(await f.counts()).toEqual({ queued: 2, inFlight: 0, done: 0 });
+    await expect(f.renew(lease)).rejects.toBeInstanceOf(StaleLeaseError);
+    await expect(f.complete(lease, pageRecord(lease.entry), [entry('/x', 1)])).rejects.toThrow(/no longer held/);
+    expect(await allRecords(f)).toEqual([]);
+    // The expired lease is claimed again before the deeper queued URL.
+    const again = (await other.next())!;
+    expect(again.entry.url).toBe('http://site.test/a');
+    expect(again.token).not.toBe(lease.token);
+    await expect(f.complete(lease, pageRecord(lease.entry), [])).rejects.toBeInstanceOf(StaleLeaseError);
+    await expect(f.renew(lease)).rejects.toBeInstanceOf(StaleLeaseError);
+    expect(await other.complete(again, pageRecord(again.entry), [entry('/x', 1)])).toEqual([entry('/x', 1)]);
+    expect((await allRecords(f)).map((r) => r.url)).toEqual(['http://site.test/a']);
+  });
+
+  test('renew keeps a lease alive past its first expiry; a released lease is claimable again at once', async () => {
+    // Generous margins: a timer late by more than 500 ms would be needed to fail this.
+    const f = await s.open({ leaseTtlMs: 800 });
+    const other = await s.peer(f, { leaseTtlMs: 800 });
+    await f.add([entry('/1', 1), entry('/2', 1)]);
+    const l1 = (await f.next())!;
+    for (let i = 0; i < 4; i++) {
+      await new Promise((r) => setTimeout(r, 300));
+      await f.renew(l1);
+    }
+    // 1.2 s after the claim: alive only thanks to the renewals, so the other claimer gets /2.
+    const l2 = (await other.next())!;
+    expect(l2.entry.url).toBe('http://site.test/2');
+    expect(await other.next()).toBeNull();
+    await f.complete(l1, pageRecord(l1.entry), []);
+    await other.release(l2);
+    expect((await f.next())!.entry.url).toBe('http://site.test/2');
+  });
+
+  test('complete stores the record, the state and the discovered links in one step and returns only fresh links', async () => {
+    const f = await s.open();
+    await f.add([entry('/a', 0), entry('/b', 0)]);
+    const a = (await f.next())!;
+    const found = [
+      entry('/b', 1, a.entry.url), // known already
+      entry('/c', 1, a.entry.url),
+      entry('/private', 1, a.entry.url, { skip: 'robots', skipError: { code: 'robots-unavailable', message: 'robots.txt timed out' } }),
+      entry('/c', 1, a.entry.url), // twice on the page
+      entry('/a', 1, a.entry.url), // itself
+    ];
+    const aRec = pageRecord(a.entry);
+    expect(await f.complete(a, aRec, found)).toEqual([found[1], found[2]]);
+    const b = (await f.next())!;
+    const broken = pageRecord(b.entry, 500);
+    expect(await f.complete(b, broken, [entry('/c', 1, b.entry.url)])).toEqual([]);
+    const c = (await f.next())!;
+    expect(c.entry).toEqual(found[1]);
+    const timedOut = blankRecord(c.entry.url, c.entry.requestedUrl, 1, c.entry.referrer);
+    timedOut.error = { code: 'timeout', message: 'navigation timed out' };
+    await f.complete(c, timedOut, []);
+    expect((await allRecords(f)).map((r) => new URL(r.url).pathname)).toEqual(kept(['/a', '/private', '/b', '/c']));
+    if (s.states) expect(await s.states(f)).toEqual({ '/a': 'done', '/b': 'failed', '/c': 'failed', '/private': 'skipped' });
+  });
+
+  test('records() yields page records and skipped-URL records in the order they were stored', async () => {
+    const f = await s.open();
+    const robotsErr = { code: 'robots-unavailable', message: 'robots.txt answered 500' };
+    await f.add([entry('/', 0), entry('/trap', 0, null, { skip: 'trap' })]);
+    const home = (await f.next())!;
+    const homeRec = pageRecord(home.entry);
+    homeRec.links = ['http://site.test/a'];
+    await f.complete(home, homeRec, [
+      entry('/a', 1, home.entry.url),
+      entry('/blocked', 1, home.entry.url, { skip: 'robots', skipError: robotsErr }),
+      entry('/deep', 9, home.entry.url, { skip: 'budget' }),
+      entry('/?utm=1', 1, home.entry.url, { skip: 'duplicate', duplicateOf: 'http://site.test/' }),
+    ]);
+    const a = (await f.next())!;
+    const aRec = pageRecord(a.entry, 404);
+    await f.complete(a, aRec, []);
+
+    const recs = await allRecords(f);
+    expect(recs.map((r) => [new URL(r.url).pathname, r.skipped])).toEqual(
+      kept([
+        ['/trap', 'trap'],
+        ['/', null],
+        ['/blocked', 'robots'],
+        ['/deep', 'budget'],
+        ['/', 'duplicate'],
+        ['/a', null],
+      ]),
+    );
+    if (!s.keepsRecords) return;
+    expect(recs[1]).toEqual(homeRec);
+    expect(recs[5]).toEqual(aRec);
+    expect(recs[4]).toMatchObject({ url: 'http://site.test/?utm=1', duplicateOf: 'http://site.test/', error: null });
+    expect(recs[3]!.duplicateOf).toBeNull();
+    const blocked = blankRecord('http://site.test/blocked', 'http://site.test/blocked', 1, 'http://site.test/');
+    blocked.skipped = 'robots';
+    blocked.error = robotsErr;
+    expect(recs[2]).toEqual(blocked);
+    expect(recs[0]).toMatchObject({ depth: 0, referrer: null, error: null, skipped: 'trap', status: null });
+  });
+
+  withRecords('records() pages through many records and allows other calls between items', async () => {
+    const f = await s.open();
+    const n = 600;
+    await f.add(Array.from({ length: n }, (_, i) => entry(`/p${i}`, 1)));
+    for (let l = await f.next(); l; l = await f.next()) await f.complete(l, pageRecord(l.entry), []);
+    let i = 0;
+    for await (const r of f.records()) {
+      expect(r.url).toBe(`http://site.test/p${i++}`);
+      if (i % 100 === 0) await f.add([entry(`/extra${i}`, 2)]);
+    }
+    expect(i).toBe(n);
+  });
+});
