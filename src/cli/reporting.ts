@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { OptionsError } from '../crawl/options.js';
-import { checkWritableFile, describeFsError, ensureWritableDir } from '../report/files.js';
+import { checkWritableFile, describeFsError, ensureWritableDir } from '../util/files.js';
 import { failingIssues, RULES } from '../report/audit.js';
 import { FORMATTERS, parseReportSpec, writeReport, type ReportInput, type ReportSpec } from '../report/formats.js';
 import type { Reporter } from '../report/reporter.js';

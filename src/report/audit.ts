@@ -1,7 +1,7 @@
 import { normalizePercent } from '../url/normalize.js';
 import { isPage, type PageRecord } from '../model/record.js';
 import { blockedWhy, isBotWall, LinkCheckIssues } from './audit-links.js';
-import { reReadable } from './input.js';
+import { reReadable } from './record-source.js';
 
 /** Severity of an audit rule. */
 export type Severity = 'error' | 'warning' | 'notice';

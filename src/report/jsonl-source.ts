@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { PageRecord } from '../model/record.js';
-import { describeFsError } from './files.js';
+import { describeFsError } from '../util/files.js';
 import { OutputError } from './jsonl.js';
 
 /** Bytes read from the file at a time. */

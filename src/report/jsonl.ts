@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { PageRecord } from '../model/record.js';
-import { describeFsError } from './files.js';
+import { describeFsError } from '../util/files.js';
 import { UsageError } from '../model/errors.js';
 import type { Reporter } from './reporter.js';
 

@@ -1,6 +1,6 @@
 import { SCHEMA_VERSION, isErrorPage, isPage, isRedirectRecord, type PageRecord } from '../model/record.js';
 import type { CrawlSummary, EndReason } from '../model/summary.js';
-import type { RecordSource } from './input.js';
+import type { RecordSource } from './record-source.js';
 
 export type { CrawlSummary, EndReason } from '../model/summary.js';
 
