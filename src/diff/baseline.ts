@@ -108,11 +108,11 @@ export interface BaselineCompareOptions {
 }
 
 /**
- * Compare this crawl's records with the baseline (`diffCrawls`, with screenshots when both
+ * Compare this crawl's records (re-readable: read in several passes) with the baseline (`diffCrawls`, with screenshots when both
  * have them): new findings, known ones, visual changes, and which new ones fail.
  * @throws DiffInputError `different-sites` when the baseline is a crawl of another site
  */
-export async function compareWithBaseline(baseline: RecordSource, records: readonly PageRecord[], o: BaselineCompareOptions): Promise<BaselineResult> {
+export async function compareWithBaseline(baseline: RecordSource, records: Iterable<PageRecord>, o: BaselineCompareOptions): Promise<BaselineResult> {
   const current = memorySource('this crawl', records, o.screenshotsDir);
   const diff = await diffCrawls(baseline, current, {
     slowMs: o.slowMs,

@@ -194,10 +194,10 @@ export async function openRecordSource(input: string): Promise<RecordSource> {
  * A source over records already in memory (for the library and tests): each pass yields them
  * again, upgraded to today's schema.
  * @param label - name shown in reports
- * @param records - the crawl's records (older-schema objects are upgraded)
+ * @param records - the crawl's records, re-readable (an array, or a re-readable source: each pass iterates it again); older-schema objects are upgraded
  * @param screenshotsDir - the crawl's screenshots folder, if any
  */
-export function memorySource(label: string, records: readonly (Partial<PageRecord> & { url: string })[], screenshotsDir: string | null = null): RecordSource {
+export function memorySource(label: string, records: Iterable<Partial<PageRecord> & { url: string }>, screenshotsDir: string | null = null): RecordSource {
   return {
     label,
     screenshotsDir,
