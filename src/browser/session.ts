@@ -28,7 +28,7 @@ export interface SessionOptions {
   ignoreHttpsErrors: boolean;
   /** The screenshots folder, or `null`: with one, contexts render for stable shots (see {@link contextOptionsOf}). */
   screenshotsDir: string | null;
-  /** A context is replaced after this many visits. */
+  /** A context is replaced after this many visits (after each one when `screenshotsDir` is set). */
   recycleAfter: number;
   /** `--header` values, sent only to URLs for which the session's `headerScope` says yes. */
   headers: Record<string, string>;
@@ -118,7 +118,10 @@ export class BrowserSession {
     });
     this.contexts = new ContextPool(browser, {
       userAgent,
-      recycleAfter: o.recycleAfter,
+      // With screenshots every page starts from the same state: a fresh context (its own local
+      // storage, session storage, IndexedDB and cache), so that what a click on one page stored
+      // (a filter, a theme, a dismissed banner) cannot change how a later page renders.
+      recycleAfter: o.screenshotsDir ? 1 : o.recycleAfter,
       contextOptions: contextOptionsOf(o),
       headers: o.headers,
       headerScope: this.hooks.headerScope,
