@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { html, startFixtureServer } from '../../fixtures/server.js';
 import { startVersionedSite, type VersionedSite } from '../../fixtures/sites/versions.js';
 import { launchBrowser } from '../../src/browser/launch.js';
 import { crawl } from '../../src/crawl/crawler.js';
@@ -75,5 +76,35 @@ describe('stable screenshots', () => {
     let found = 0;
     for (let y = 0; y < png.height; y += 4) for (let x = 0; x < png.width; x += 4) if (magenta(x, y)) found++;
     expect(found).toBeGreaterThan(100);
+  }, 120_000);
+});
+
+describe('a click on one page cannot change a later page\'s shot', () => {
+  it('storage a click wrote on / (a filter in localStorage) does not reach /b: its shot equals a crawl of /b alone', async () => {
+    // `/` has a filter button that stores "hide" in localStorage (as TypeDoc's member filters do);
+    // `/b` hides its content when it finds it.
+    const box = '<div id="box" style="width:400px;height:200px;background:#0a0">content</div>';
+    const readFilter = "<script>if (localStorage.getItem('filter') === 'hide') document.getElementById('box').style.display = 'none';</script>";
+    const server = await startFixtureServer((_req, url) => {
+      if (url.pathname === '/') return { body: html('Home', `<button onclick="localStorage.setItem('filter','hide')">Hide external</button><a href="/b">B</a>`) };
+      if (url.pathname === '/b') return { body: html('B', `${box}${readFilter}`) };
+      return { status: 404, body: html('Not found', '<h1>Not found</h1>') };
+    });
+    try {
+      const shots = async (dir: string, seed: string, maxDepth: number): Promise<Map<string, string>> => {
+        const screenshotsDir = path.join(tmp, dir);
+        const out = new Map<string, string>();
+        for await (const r of crawl({ seeds: [`${server.origin}${seed}`], browser, concurrency: 1, screenshotsDir, maxDepth, soft404: false })) {
+          if (r.screenshot) out.set(pathOf(r.url), path.join(screenshotsDir, r.screenshot));
+        }
+        return out;
+      };
+      const all = await shots('click-all', '/', 1);
+      const alone = await shots('click-alone', '/b', 0);
+      expect([...all.keys()]).toEqual(['/', '/b']);
+      expect(compareImages(all.get('/b')!, alone.get('/b')!).changedPixels).toBe(0);
+    } finally {
+      await server.close();
+    }
   }, 120_000);
 });
