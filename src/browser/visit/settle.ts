@@ -13,7 +13,7 @@
  * and `settled` is `false`.
  * @module
  */
-import { settleState, type SettleState } from '../page-scripts.js';
+import { lastLinkChangeAt, settleState, type SettleState } from '../settle-scripts.js';
 import { sleep, withTimeout } from '../timeout.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
@@ -31,11 +31,11 @@ export const DOWNLOAD_WAIT_MS = 2_000;
 /** How often (ms) the settle rule is checked. */
 const TICK_MS = 25;
 /** What an unreadable settle state counts as: nothing is known, so nothing is settled. */
-const UNKNOWN_STATE: SettleState = { loaded: false, quietForMs: 0, scheduled: 1, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 1, awaitingMessages: 0 };
+const UNKNOWN_STATE: SettleState = { loaded: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 1, awaitingMessages: 0 };
 
 /**
- * The settle stage (one per visit). Sets `settled`, `timings.settledMs` and
- * `timings.serverWaitMs`, and ends the deciding of documents (later ones are discovery's).
+ * The settle stage (one per visit). Sets `settled`, `timings.settledMs`,
+ * `timings.lastChangeMs` and `timings.serverWaitMs`, and ends the deciding of documents (later ones are discovery's).
  * Ends the visit (`'done'`) when a client-side navigation was stopped: the page only forwards.
  */
 export function settle(): Stage<VisitContext> {
@@ -48,6 +48,7 @@ export function settle(): Stage<VisitContext> {
       result.timings.serverWaitMs = ctx.activity.serverWait.totalMs();
       ctx.document.deciding = false;
       const stopped = result.stopped;
+      if (!stopped) result.timings.lastChangeMs = await readLastChange(ctx);
       const mainResp = ctx.activity.mainResponse;
       if (stopped && mainResp) {
         // The page forwards (client side) to a page recorded under another URL, or off-site.
@@ -59,6 +60,15 @@ export function settle(): Stage<VisitContext> {
       }
     },
   };
+}
+
+/**
+ * When the page's links or title last changed (ms from the visit start; see
+ * `lastLinkChangeAt`), or `null` when it cannot be read.
+ */
+async function readLastChange(ctx: VisitContext): Promise<number | null> {
+  const at = await ctx.step(withTimeout(ctx.page.evaluate(lastLinkChangeAt), 2_000, 'reading the link clock').catch(() => null));
+  return at === null ? null : Math.max(0, Math.round(at - ctx.startedAt));
 }
 
 /** Wait for the settle rule (see the module comment) or the cap; `true` when the page settled. */
