@@ -151,6 +151,13 @@ describe('settle', () => {
     expectWellFormed([...records, ...still]);
   });
 
+  it('runs a timeout due soon at once when it is all the page has left to do: its link is found without waiting for it', async () => {
+    const { records } = await crawlFrom('/soon-timer', { maxDepth: 0 });
+    const page = records.find((r) => pathOf(r.url) === '/soon-timer')!;
+    expect(page).toMatchObject({ status: 200, settled: true, error: null, title: 'Timer early' });
+    expect(page.links).toEqual([`${site.origin}/late-target`]);
+  });
+
   it('finds a link inside an open shadow root (source "shadow") and the light-DOM one (source "anchor")', async () => {
     const { records } = await crawlFrom('/shadow');
     const page = records.find((r) => pathOf(r.url) === '/shadow')!;
