@@ -1,0 +1,270 @@
+/**
+ * Every option of a crawl, declared once: the library name (the key, with its unit in the name),
+ * the flag, the kind, the unit, the default, the `--help` line and README's words. `resolveOptions`
+ * takes its defaults and ranges from here, `src/cli/flags.ts` makes the oclif flags of it, and
+ * `test/unit/options.test.ts` fails when `CrawlOptions`' TSDoc `@default`, a flag or README's
+ * flag table says otherwise. Also the fixed limits a crawl obeys ({@link CRAWL_LIMITS}).
+ * @module
+ */
+import { ROBOTS_TOKEN } from '../url/robots.js';
+import { NO_LIMIT, type OptionSpec } from './option-spec.js';
+
+/**
+ * The crawl's options, in the order of `spacrawl crawl --help`'s usage line (where the CLI's
+ * own flags sit between them is set in `src/cli/flags.ts`).
+ */
+export const CRAWL_OPTIONS = {
+  concurrency: { flag: 'concurrency', kind: 'integer', min: 1, default: 4, value: 'N', topic: 'budget', help: 'pages in flight at once', doc: ' (a p-limit semaphore)' },
+  maxDepth: {
+    flag: 'max-depth',
+    kind: 'integer',
+    min: 0,
+    default: NO_LIMIT,
+    value: 'N',
+    topic: 'budget',
+    help: 'deepest link distance from a seed to visit (seeds are 0); default: no limit',
+    doc: '; deeper URLs get `skipped: "budget"`',
+  },
+  maxPages: {
+    flag: 'max-pages',
+    kind: 'integer',
+    min: 1,
+    default: 10_000,
+    value: 'N',
+    topic: 'budget',
+    help: 'most page navigations to start (a budget against infinite URL spaces)',
+    doc: '; the rest get `skipped: "budget"`',
+  },
+  maxTimeSeconds: {
+    flag: 'max-time',
+    kind: 'number',
+    flagKind: 'integer',
+    unit: 's',
+    min: 1,
+    default: null,
+    value: 'S',
+    topic: 'budget',
+    help: 'wall-clock budget in seconds; when spent the crawl stops like Ctrl-C, with the normal exit code',
+  },
+  scope: { flag: 'scope', kind: 'string', choices: ['host', 'subdomains', 'domain'], default: 'host', topic: 'urls', help: 'which URLs may be crawled', doc: '; see "URLs, scope and robots.txt"' },
+  screenshotsDir: {
+    flag: 'screenshots',
+    kind: 'string',
+    default: null,
+    value: 'DIR',
+    topic: 'output',
+    help: 'save a full-page PNG of every visited page into this folder',
+    doc: '; the name comes from the canonical URL (a slug plus its SHA-256), so it never escapes DIR, never collides and stays under 200 bytes',
+  },
+  ignoreRobots: { flag: 'ignore-robots', kind: 'boolean', default: false, topic: 'robots', help: 'do not fetch or obey robots.txt' },
+  userAgent: {
+    flag: 'user-agent',
+    kind: 'string',
+    default: null,
+    defaultText: "browser's own",
+    value: 'UA',
+    topic: 'browser',
+    help: "User-Agent header (default: the browser's own, with HeadlessChrome → Chrome, plus spacrawl/<version>)",
+  },
+  timeoutMs: { flag: 'timeout', kind: 'integer', unit: 'ms', min: 1, default: 30_000, value: 'MS', topic: 'pages', help: 'navigation timeout in ms (up to DOMContentLoaded)' },
+  settleTimeoutMs: {
+    flag: 'settle-timeout',
+    kind: 'integer',
+    unit: 'ms',
+    min: 0,
+    default: 5_000,
+    value: 'MS',
+    topic: 'pages',
+    help: 'cap in ms on waiting for a page to go quiet (network idle and no DOM change)',
+  },
+  browserPath: {
+    flag: 'browser-path',
+    kind: 'string',
+    default: null,
+    defaultText: 'auto',
+    value: 'PATH',
+    topic: 'browser',
+    help: "Chromium executable to use (else SPACRAWL_BROWSER, Playwright's Chromium, then a system chromium)",
+  },
+  proxy: { flag: 'proxy', kind: 'string', default: null, value: 'URL', topic: 'browser', help: 'send all browser traffic through this HTTP or SOCKS proxy', doc: '; see "Proxies"' },
+  click: {
+    flag: 'click',
+    kind: 'string',
+    choices: ['auto', 'all', 'off'],
+    default: 'auto',
+    topic: 'discovery',
+    help: 'click discovery (buttons, divs with click handlers, tabs, tree items): auto clicks navigation chrome (same links revealed on two pages) on two pages per site and every other clickable on every page, all clicks everything everywhere, off never',
+  },
+  clickLimit: { flag: 'click-limit', kind: 'integer', min: 0, default: 100, value: 'N', topic: 'discovery', help: 'most clicks per page', doc: ', repeats and replays included' },
+  clickExclude: {
+    flag: 'click-exclude',
+    kind: 'list',
+    default: [],
+    value: 'RE',
+    topic: 'discovery',
+    help: 'never click elements whose accessible name matches this regex (repeatable; log out, delete, buy … are always excluded)',
+  },
+  clickRepeat: {
+    flag: 'click-repeat',
+    kind: 'integer',
+    min: 0,
+    default: 20,
+    value: 'N',
+    topic: 'discovery',
+    help: 'click one clickable again while each click reveals new links ("Next", "Load more"), at most this many more times per page',
+    doc: '; 0 clicks each once',
+  },
+  scroll: {
+    flag: 'scroll',
+    kind: 'boolean',
+    default: false,
+    topic: 'discovery',
+    help: 'scroll each page and its inner scroll containers step by step, reading links after every step and waiting for each batch (feeds, virtualized lists)',
+  },
+  scrollLimit: { flag: 'scroll-limit', kind: 'integer', min: 1, default: 30, value: 'N', topic: 'discovery', help: 'most scroll steps per scroll area (the window, each inner container) and page' },
+  soft404: {
+    flag: 'soft404',
+    kind: 'boolean',
+    allowNo: true,
+    default: true,
+    topic: 'pages',
+    help: 'probe each origin, and the route prefixes of its pages, with made-up URLs (containing spacrawl-probe) and flag pages that render their "not found" screen',
+  },
+  dedupeContent: {
+    flag: 'dedupe-content',
+    kind: 'boolean',
+    allowNo: true,
+    default: true,
+    topic: 'pages',
+    help: 'learn URL parameters that do not change the rendered page and skip further variants as duplicates',
+  },
+  include: { flag: 'include', kind: 'list', default: [], value: 'PATTERN', topic: 'urls', help: 'only crawl canonical URLs matching this glob or /regex/ (repeatable)' },
+  exclude: { flag: 'exclude', kind: 'list', default: [], value: 'PATTERN', topic: 'urls', help: 'never crawl canonical URLs matching this glob or /regex/ (repeatable; wins over --include)' },
+  hashRoutes: {
+    flag: 'hash-routes',
+    kind: 'string',
+    choices: ['auto', 'keep', 'drop'],
+    default: 'auto',
+    topic: 'urls',
+    help: 'fragments as pages: auto keeps #/x and #!x (client-side routes), keep keeps every fragment, drop drops all',
+  },
+  keepParams: { flag: 'keep-params', kind: 'boolean', default: false, topic: 'urls', help: 'do not strip tracking (utm_*, gclid, …) and session (PHPSESSID, jsessionid, …) parameters' },
+  stripParams: { flag: 'strip-param', kind: 'list', default: [], value: 'NAME', topic: 'urls', help: 'also strip this query parameter (name, or prefix*) from canonical URLs (repeatable)' },
+  foldTrailingSlash: { flag: 'fold-trailing-slash', kind: 'boolean', default: false, topic: 'urls', help: 'treat /docs and /docs/ as one page' },
+  foldIndex: { flag: 'fold-index', kind: 'boolean', default: false, topic: 'urls', help: 'treat /dir/index.html and /dir/ as one page' },
+  robotsAgent: { flag: 'robots-agent', kind: 'string', default: ROBOTS_TOKEN, value: 'TOKEN', topic: 'robots', help: 'product token matched against robots.txt User-agent groups' },
+  followNofollow: { flag: 'follow-nofollow', kind: 'boolean', default: false, topic: 'robots', help: 'follow rel="nofollow" links and the links of nofollow pages' },
+  sitemap: {
+    flag: 'sitemap',
+    kind: 'boolean',
+    default: false,
+    topic: 'robots',
+    help: 'also seed from the robots.txt Sitemap: lines (or /sitemap.xml); pages reached only that way are reported as orphans',
+  },
+  rate: {
+    flag: 'rate',
+    kind: 'number',
+    default: null,
+    value: 'N',
+    topic: 'politeness',
+    help: 'page navigations per second per host (e.g. 2 or 0.5); subresources are not counted',
+    doc: '; see "Politeness and failures"',
+  },
+  perHostConcurrency: { flag: 'per-host-concurrency', kind: 'integer', min: 1, default: null, value: 'N', topic: 'politeness', help: 'page navigations in flight per host' },
+  retries: {
+    flag: 'retries',
+    kind: 'integer',
+    min: 0,
+    default: 2,
+    value: 'N',
+    topic: 'politeness',
+    help: 'retries of a transient failure (network error, timeout without response, 408/425/429/5xx)',
+  },
+  maxRetryAfterMs: {
+    flag: 'max-retry-after',
+    kind: 'integer',
+    unit: 'ms',
+    flagUnit: 's',
+    min: 0,
+    default: 60_000,
+    value: 'S',
+    topic: 'politeness',
+    help: 'cap in seconds on a Retry-After pause',
+  },
+  maxQueryVariants: {
+    flag: 'max-query-variants',
+    kind: 'integer',
+    min: 1,
+    default: 100,
+    value: 'N',
+    topic: 'politeness',
+    help: 'distinct query strings visited per path before the rest are skipped as a trap',
+  },
+  recycleAfter: {
+    flag: 'recycle-after',
+    kind: 'integer',
+    min: 1,
+    default: 50,
+    value: 'N',
+    topic: 'politeness',
+    help: 'replace each browser context after this many pages (a renderer grows with the pages it renders)',
+  },
+  ignoreHttpsErrors: { flag: 'ignore-https-errors', kind: 'boolean', default: false, topic: 'browser', help: 'accept invalid TLS certificates' },
+  storageState: {
+    flag: 'storage-state',
+    kind: 'string',
+    default: null,
+    value: 'FILE',
+    topic: 'browser',
+    help: "Playwright storage state file (cookies, local storage), e.g. saved by your tests' login step",
+  },
+  headers: { flag: 'header', kind: 'list', default: {}, value: '"Name: value"', topic: 'browser', help: '"Name: value" request header, sent only to in-scope origins (repeatable)' },
+  viewport: {
+    flag: 'viewport',
+    kind: 'string',
+    default: { width: 1280, height: 800 },
+    defaultText: '1280x800',
+    value: 'WxH',
+    topic: 'browser',
+    help: 'viewport as WIDTHxHEIGHT in CSS pixels (default 1280x800)',
+    doc: "; with --device, the device's",
+  },
+  device: { flag: 'device', kind: 'string', default: null, value: 'NAME', topic: 'browser', help: "emulate a Playwright device (e.g. 'iPhone 13', 'Pixel 7'): viewport, user agent, touch" },
+  locale: { flag: 'locale', kind: 'string', default: null, value: 'L', topic: 'browser', help: 'browser locale, e.g. de-DE' },
+  checkExternal: {
+    flag: 'check-external',
+    kind: 'boolean',
+    default: false,
+    topic: 'checks',
+    help: 'check every off-site link once (HEAD, then GET; 2 requests per host at a time) for broken-link; never crawled further',
+    doc: '; off-site `http://` links are probed for `insecure-link` too; see "Checking links"',
+  },
+  checkFragments: {
+    flag: 'check-fragments',
+    kind: 'boolean',
+    default: false,
+    topic: 'checks',
+    help: 'report #fragment links whose target page, once rendered, has no element with that id or name (broken-fragment)',
+  },
+  // Library-only: no flag.
+  quietMs: { flag: null, label: 'quiet', kind: 'integer', unit: 'ms', min: 0, default: 500, topic: 'pages', help: 'quiet window of the settle rule; never below 300' },
+  retryBaseMs: { flag: null, label: 'retry-base', kind: 'integer', unit: 'ms', min: 0, default: 1_000, topic: 'politeness', help: "first retry's backoff; doubles each time, with ±25 % jitter" },
+  graceMs: { flag: null, label: 'grace', kind: 'integer', unit: 'ms', min: 0, default: 3_000, topic: 'budget', help: 'grace period for in-flight pages on cancellation' },
+} as const satisfies Record<string, OptionSpec>;
+
+/**
+ * Fixed limits of every crawl: not options (no flag, no `CrawlOptions` field), declared here so
+ * that every number a crawl obeys is found in one place.
+ */
+export const CRAWL_LIMITS = {
+  /** Longest wait for a page to go quiet after one click (ms). */
+  clickWaitMs: 1_000,
+  /** Time budget for all clicks on one page (ms); the page's hard deadline includes it. */
+  clickBudgetMs: 30_000,
+  /** Rounds of revealed clickables followed (a click that reveals clickables that reveal …). */
+  maxRevealDepth: 2,
+  /** Dialogs (`alert`, `confirm` …) one page may open before its visit ends with `too-many-dialogs`. */
+  maxDialogs: 10,
+  /** Path segments beyond which a URL is skipped as a trap. */
+  maxPathSegments: 30,
+} as const;
