@@ -1,5 +1,5 @@
 /**
- * The settle rule as a pure function (see settle.test.ts for it on real pages).
+ * The settle rule as a pure function (see test/settle.test.ts for it on real pages).
  */
 import { describe, expect, it } from 'vitest';
 import type { SettleState } from '../../src/browser/settle-scripts.js';
