@@ -32,8 +32,9 @@ export interface PageTimings {
    * last DOM mutation that added, removed or changed a link (`<a>`, `<area>`, `<iframe>`,
    * `<frame>`, in shadow roots and same-origin frames too) or changed the title. The parsing of
    * the document counts. `settledMs - lastChangeMs` is the time spent waiting after the page's
-   * content was final. `null` when not measured (nothing rendered, or the page could not be
-   * asked).
+   * content was final. Later than `settledMs` when the links still changed after the settle
+   * ended (a page read at the settle cap). `null` when not measured (nothing rendered, the page
+   * only forwards, or the page could not be asked).
    */
   lastChangeMs: number | null;
   /**
