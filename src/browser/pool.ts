@@ -17,6 +17,8 @@ export interface PoolOptions {
   headers?: Record<string, string>;
   /** Which request URLs get `headers` (the crawl's scope). */
   headerScope?: (url: string) => boolean;
+  /** More init scripts (JavaScript source) for every page of every context, e.g. `vitalsInitScript()` with `--vitals`. */
+  initScripts?: readonly string[];
 }
 
 interface Slot {
@@ -64,6 +66,7 @@ export class ContextPool {
     );
     await context.addInitScript(installMutationClock);
     await context.addInitScript(installStreamWatch);
+    for (const content of this.opts.initScripts ?? []) await context.addInitScript({ content });
     const extra = this.opts.headers;
     const inScope = this.opts.headerScope;
     if (extra && Object.keys(extra).length && inScope) {
