@@ -5,6 +5,13 @@
  * for request-level throttling): 150 ms RTT and 1.6 Mbps down / 750 Kbps up, passed to
  * `Network.emulateNetworkConditions` as Lighthouse's `devtools` throttling does (latency × 3.75,
  * throughput × 0.9), and a 4× CPU slowdown (`Emulation.setCPUThrottlingRate`).
+ *
+ * `Network.emulateNetworkConditions` is deprecated in favour of `emulateNetworkConditionsByRule`,
+ * but it is the one that throttles in Chromium 156 (the by-rule command was accepted and changed
+ * nothing there), and it also sets `navigator.connection` as a throttled phone would see it.
+ * Chromium applies the latency to a navigation before its request is sent: the document's
+ * navigation-timing TTFB (what `web-vitals` reports) does not include it; its subresources,
+ * and the page's LCP and FCP, do.
  * @module
  */
 import type { CDPSession } from 'playwright';

@@ -63,5 +63,11 @@ export const crawlFlags = {
   verbose: Flags.boolean({ char: 'v', description: 'also print settle timings on each page line, and a line per skipped URL (robots, budget, trap, duplicate)', default: false, exclusive: ['quiet'] }),
   progress: Flags.boolean({ description: 'on a terminal (stderr is a TTY and CI is not set), draw a live progress line: pages done / queued, pages/s, errors, elapsed', default: true, allowNo: true }),
   'check-external': Flags.boolean({ description: 'check every off-site link once (HEAD, then GET; 2 requests per host at a time) for broken-link; never crawled further', default: false }),
+  a11y: Flags.boolean({ description: 'run axe-core on every rendered page, and on each state a click revealed (an opened menu, a tab panel, a dialog): a11y-critical, a11y-serious, a11y-moderate, a11y-minor', default: false }),
+  'a11y-tags': Flags.string({ description: 'with --a11y: the axe-core tags to run (comma-separated)', default: 'wcag2a,wcag2aa,wcag21a,wcag21aa,wcag22aa' }),
+  vitals: Flags.boolean({ description: 'measure Core Web Vitals (LCP, CLS, TBT, FCP, TTFB), transfer size and request count of every page', default: false }),
+  'vitals-concurrency': Flags.integer({ description: 'with --vitals: measure each page alone, at most this many at once, while no other page is loaded or worked on (1 = one at a time)', min: 1 }),
+  'vitals-throttle': Flags.string({ description: "with --vitals: mobile measures under Lighthouse's mobile throttling (CPU 4x, 150 ms RTT, 1.6 Mbps down)", options: ['none', 'mobile'], default: 'none' }),
+  budget: Flags.string({ description: 'with --vitals: a budget finding for each page over these limits, e.g. lcp=2500,cls=0.1,tbt=300,bytes=2MB (also fcp, ttfb, requests)' }),
   'check-fragments': Flags.boolean({ description: 'report #fragment links whose target page, once rendered, has no element with that id or name (broken-fragment)', default: false }),
 };

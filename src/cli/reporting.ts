@@ -5,6 +5,7 @@ import { checkWritableFile, describeFsError, ensureWritableDir } from '../report
 import { audit, failingIssues, RULES, type AuditIssue, type AuditResult } from '../report/audit.js';
 import { FORMATTERS, parseReportSpec, writeReport, type ReportInput, type ReportSpec } from '../report/formats.js';
 import { renderMarkdownCapped } from '../report/formats/markdown.js';
+import type { Budget } from '../report/budget.js';
 import type { PageRecord } from '../model/record.js';
 import type { CrawlSummary } from '../model/summary.js';
 import { compilePattern } from '../url/scope.js';
@@ -23,6 +24,8 @@ export interface ReportingOptions {
   ignore: readonly string[];
   /** `slow-page` threshold (ms). */
   slowMs: number;
+  /** `--budget`: limits on the pages' vitals for the `budget` rule, or `null` (absent: none). */
+  budget?: Budget | null;
   /** `--json` owns stdout. */
   json: boolean;
   /** Absolute `--screenshots` folder, or `null`. */
@@ -98,7 +101,7 @@ export function finishReports(
   plan: { specs: ReportSpec[]; ignore: RegExp[] },
   log: (line: string) => void,
 ): ReportOutcome {
-  const result = audit(records, { slowMs: o.slowMs, ignore: plan.ignore });
+  const result = audit(records, { slowMs: o.slowMs, ignore: plan.ignore, budget: o.budget ?? null });
   const failOn = o.failOnWarnings ? [...o.failOn, 'warnings'] : o.failOn;
   const input: ReportInput = { records, summary, audit: result, failOn, screenshotsDir: o.screenshotsDir };
   for (const s of plan.specs) writeReport(s, input);

@@ -15,6 +15,7 @@ import { SqliteFrontier } from '../store/sqlite/frontier.js';
 import { applyCrawlKey, crawlKeyOf } from '../crawl/crawl-key.js';
 import { NoSuchCrawlError, RedisFrontier } from '../store/redis/frontier.js';
 import { checkRedisTarget } from '../cli/redis-target.js';
+import { parseBudget } from '../report/budget.js';
 
 export { crawlKeyOf } from '../crawl/crawl-key.js';
 import type { PageRecord } from '../model/record.js';
@@ -121,7 +122,13 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         headers: parseHeaders(flags.header ?? []),
         checkExternal: flags['check-external'],
         checkFragments: flags['check-fragments'],
+        a11y: flags.a11y,
+        a11yTags: flags['a11y-tags'].split(',').map((t) => t.trim()).filter(Boolean),
+        vitals: flags.vitals,
+        vitalsConcurrency: flags['vitals-concurrency'] ?? null,
+        vitalsThrottle: flags['vitals-throttle'] as 'none' | 'mobile',
       };
+      if (flags.budget !== undefined && !flags.vitals) throw new OptionsError('--budget needs --vitals (budgets limit the measured vitals)');
       for (const p of [...(options.include ?? []), ...(options.exclude ?? [])]) compilePattern(p);
       for (const p of options.clickExclude ?? []) checkRegex('--click-exclude', p);
       if (flags['max-depth'] !== undefined) options.maxDepth = flags['max-depth'];
@@ -140,6 +147,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         failOnWarnings: flags['fail-on-warnings'],
         ignore: [...(flags['ignore-url'] ?? []), ...readIgnoreFile(path.resolve('.spacrawlignore'))],
         slowMs: flags.slow,
+        budget: flags.budget === undefined ? null : parseBudget(flags.budget),
         json: flags.json ?? false,
         screenshotsDir: shots,
       };

@@ -13,6 +13,7 @@ import { parseReportSpec, writeReport } from '../report/formats.js';
 import type { PageRecord } from '../model/record.js';
 import { SummaryCounter, type CrawlSummary, type EndReason } from '../report/summary.js';
 import { audit } from '../report/audit.js';
+import { parseBudget } from '../report/budget.js';
 
 /** `spacrawl export --state FILE --report FORMAT:PATH`: reports from a stored crawl, without crawling. */
 export default class Export extends SpacrawlCommand {
@@ -30,12 +31,14 @@ export default class Export extends SpacrawlCommand {
     'crawl-id': Flags.string({ description: 'with --redis: the name of the shared crawl' }),
     'redis-timeout': Flags.integer({ description: 'with --redis: seconds to keep trying to reach Redis before exiting 3', default: 30, min: 1 }),
     report: Flags.string({ description: 'FORMAT[:PATH] to write: jsonl, json, csv, html, junit, sitemap, markdown; no PATH = stdout (repeatable)', multiple: true, multipleNonGreedy: true, required: true }),
+    budget: Flags.string({ description: "judge the stored pages' vitals against these limits (budget rule), e.g. lcp=2500,cls=0.1,tbt=300,bytes=2MB" }),
   };
 
   async run(): Promise<CrawlSummary> {
     const { flags } = await this.parse(Export);
     try {
       const specs = flags.report.map(parseReportSpec);
+      const budget = flags.budget === undefined ? null : parseBudget(flags.budget);
       if (specs.filter((s) => s.path === null).length > 1) throw new OptionsError('only one report may go to stdout');
       if (this.jsonEnabled() && specs.some((s) => s.path === null)) throw new OptionsError('--json prints the summary on stdout: give every --report a PATH');
       let store: Frontier;
@@ -67,7 +70,7 @@ export default class Export extends SpacrawlCommand {
         await store.close();
       }
       const summary = counter.snapshot(elapsedMs, endReason);
-      const input = { records, summary, audit: audit(records), failOn: ['broken-link', 'server-error'], screenshotsDir: null };
+      const input = { records, summary, audit: audit(records, { budget }), failOn: ['broken-link', 'server-error'], screenshotsDir: null };
       for (const s of specs) writeReport(s, input);
       process.stderr.write(`exported ${records.length} records (${summary.pages} pages) from ${source}\n`);
       return summary;

@@ -33,6 +33,7 @@ import { DocumentClaims, redirectRecord } from './redirects.js';
 import type { ClickOptions } from '../browser/explore.js';
 import { ClickMemory, CLICK_EVERYWHERE } from '../browser/click-memory.js';
 import { scrollOptionsOf } from '../browser/scroll.js';
+import { auditSettings, type AuditSettings } from './audit-settings.js';
 
 /** Robots.txt `Crawl-delay` values above this are capped (ms). */
 export const MAX_CRAWL_DELAY_MS = 30_000;
@@ -128,6 +129,8 @@ export class Crawler {
   private readonly clickMemory = new ClickMemory();
   /** Things the summary should say (soft-404 matching switched off, learned parameters …). */
   readonly notes: string[] = [];
+  /** The accessibility check, vitals and measure gate of every visit. */
+  private readonly auditing: AuditSettings;
 
   /** @throws OptionsError for nonsensical options (checked here, before anything starts) */
   constructor(options: CrawlOptions) {
@@ -153,6 +156,7 @@ export class Crawler {
         )
       : null;
     this.dust = this.options.dedupeContent ? new DustLearner() : null;
+    this.auditing = auditSettings(this.options);
   }
 
   /** Parameters learned as irrelevant to content, per origin (`origin: name, …`). */
@@ -182,6 +186,7 @@ export class Crawler {
         beforeNavigate: () => this.beforeNavigate(host),
         onNavigationSent: (at) => this.politeness.sent(host, at),
         signal: this.cancelVisits.signal,
+        measureGate: this.auditing.measureGate,
       });
       this.pool.release(slot, res.contextBroken);
       if (res.error || res.nonHtml) return null;
@@ -289,8 +294,10 @@ export class Crawler {
         contextOptions: contextOptionsOf(o),
         headers: o.headers,
         headerScope: (url) => this.scope.inScope(url),
+        initScripts: this.auditing.initScripts,
       });
       this.pool = pool;
+      if (this.auditing.note) this.remark(this.auditing.note);
       // On a resumed durable crawl, pages visited in earlier runs count against --max-pages (a
       // shared frontier keeps the crawl-wide budget itself).
       if (!this.shared) this.started = (await this.frontier.visited?.()) ?? 0;
@@ -660,6 +667,9 @@ export class Crawler {
       click: o.click === 'off' ? null : this.clickOptions(new URL(e.requestedUrl).origin, e.url),
       scroll: o.scroll ? scrollOptionsOf(o) : null,
       collectAnchors: o.checkFragments,
+      a11y: this.auditing.a11y,
+      vitals: this.auditing.vitals,
+      measureGate: this.auditing.measureGate,
       beforeNavigate: () => this.beforeNavigate(host),
       onNavigationSent: (at) => this.politeness.sent(host, at),
       onDocument: (doc) => this.claims.decide(e, doc),

@@ -3,6 +3,7 @@ import type { HashRouteMode, NormalizeOptions } from '../url/normalize.js';
 import type { ScopeMode } from '../url/scope.js';
 import type { Frontier } from '../store/frontier.js';
 import { UsageError } from '../model/errors.js';
+import { DEFAULT_A11Y_TAGS } from '../browser/a11y.js';
 
 /** Default `--max-pages`: navigations started in all (a budget against infinite URL spaces). */
 export const DEFAULT_MAX_PAGES = 10_000;
@@ -128,6 +129,22 @@ export interface CrawlOptions {
   checkExternal?: boolean;
   /** Record each page's ids and names (`anchors`) and its `#fragment` links (`fragmentLinks`) for `broken-fragment`. @default false */
   checkFragments?: boolean;
+  /**
+   * Run axe-core on every rendered page, and on each state a click revealed, into the records'
+   * `a11y` (the `a11y-*` rules). @default false
+   */
+  a11y?: boolean;
+  /** axe-core tags to run with `a11y`. @default ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] */
+  a11yTags?: string[];
+  /** Measure Core Web Vitals and page weight into the records' `vitals` (the `budget` rule). @default false */
+  vitals?: boolean;
+  /**
+   * With `vitals`: measure each page alone, at most this many at once, while no other page is
+   * loaded or worked on (see `MeasureGate`); `null` measures pages as they are crawled. @default null
+   */
+  vitalsConcurrency?: number | null;
+  /** With `vitals`: `mobile` measures under Lighthouse's mobile throttling (CPU 4×, 150 ms RTT, 1.6 Mbps). @default 'none' */
+  vitalsThrottle?: 'none' | 'mobile';
   /** Cancels the crawl: no new pages start, in-flight pages get `graceMs`, then records are flushed. */
   signal?: AbortSignal;
   /** Told about things worth a log line (robots.txt problems, browser restarts). */
@@ -180,6 +197,11 @@ export interface ResolvedCrawlOptions {
   proxy: string | null;
   checkExternal: boolean;
   checkFragments: boolean;
+  a11y: boolean;
+  a11yTags: string[];
+  vitals: boolean;
+  vitalsConcurrency: number | null;
+  vitalsThrottle: 'none' | 'mobile';
 }
 
 /** Thrown for options that make no sense (the CLI maps it to exit code 2). */
@@ -212,6 +234,12 @@ function positive(name: string, v: number | null | undefined): number | null {
 export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
   if (!o.seeds || o.seeds.length === 0) throw new OptionsError('at least one seed URL is needed');
   const maxTime = o.maxTimeSeconds;
+  const vitals = o.vitals ?? false;
+  if (!vitals && o.vitalsConcurrency != null) throw new OptionsError('vitals-concurrency needs vitals (--vitals)');
+  if (!vitals && o.vitalsThrottle !== undefined && o.vitalsThrottle !== 'none') throw new OptionsError('vitals-throttle needs vitals (--vitals)');
+  if (o.vitalsThrottle !== undefined && o.vitalsThrottle !== 'none' && o.vitalsThrottle !== 'mobile') throw new OptionsError(`vitals-throttle must be none or mobile, got ${JSON.stringify(o.vitalsThrottle)}`);
+  const tags = o.a11yTags ?? [...DEFAULT_A11Y_TAGS];
+  if (tags.length === 0 || tags.some((t) => !/^[a-z0-9][a-z0-9.-]*$/i.test(t))) throw new OptionsError(`a11y-tags must be axe-core tag names such as wcag2a,wcag21aa,best-practice, got ${JSON.stringify(tags.join(','))}`);
   if (maxTime !== undefined && maxTime !== null && !(maxTime > 0)) throw new OptionsError(`max-time must be a positive number of seconds, got ${maxTime}`);
   return {
     seeds: [...o.seeds],
@@ -264,6 +292,11 @@ export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
     proxy: proxyOf(o.proxy),
     checkExternal: o.checkExternal ?? false,
     checkFragments: o.checkFragments ?? false,
+    a11y: o.a11y ?? false,
+    a11yTags: [...tags],
+    vitals,
+    vitalsConcurrency: o.vitalsConcurrency == null ? null : int('vitals-concurrency', o.vitalsConcurrency, 1, 1),
+    vitalsThrottle: o.vitalsThrottle ?? 'none',
   };
 }
 
