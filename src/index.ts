@@ -9,7 +9,7 @@
  * }
  * @module
  */
-export { crawl, Crawler } from './crawl/crawler.js';
+export { crawl, Crawler, type CrawlResult } from './crawl/crawler.js';
 export { resolveOptions, OptionsError, type CrawlOptions, type ResolvedCrawlOptions } from './crawl/options.js';
 export { MemoryFrontier } from './store/memory.js';
 export {

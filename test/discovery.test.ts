@@ -59,7 +59,7 @@ describe('hash routes and learned duplicate parameters', () => {
     );
     const pages = Object.keys(HASH_PAGES).length;
     expect(s.documents().length).toBeLessThanOrEqual(Math.floor(pages * 1.5));
-    expect(crawler.learnedRules()).toEqual([`${s.origin}: #?id`]);
+    expect(crawler.result().learnedParams).toEqual([`${s.origin}: #?id`]);
     const dup = recs.find((r) => r.url.endsWith('#/guide?id=two'))!;
     expect(dup).toMatchObject({ skipped: 'duplicate', duplicateOf: `${s.origin}/#/guide` });
     expect(recs.find((r) => r.url === `${s.origin}/#/?id=four`)).toMatchObject({ skipped: 'duplicate', duplicateOf: `${s.origin}/#/` });
@@ -159,7 +159,7 @@ describe('soft 404s', () => {
     const { recs, crawler } = await run({ seeds: [`${s.origin}/`] });
     expect(recs.filter((r) => r.soft404)).toEqual([]);
     expect(visited(recs)).toEqual(['/', '/about', '/missing']);
-    expect(crawler.notes).toHaveLength(1);
-    expect(crawler.notes[0]).toContain('fingerprint matching is off');
+    expect(crawler.result().notes).toHaveLength(1);
+    expect(crawler.result().notes[0]).toContain('fingerprint matching is off');
   });
 });

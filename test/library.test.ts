@@ -1,8 +1,8 @@
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PAGES, DEMO_REDIRECTS, startDemoSite } from '../fixtures/demo-site.js';
-import type { FixtureServer } from '../fixtures/server.js';
-import { crawl, launchBrowser, type PageRecord } from '../src/index.js';
+import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
+import { crawl, Crawler, launchBrowser, type PageRecord } from '../src/index.js';
 import { collect, expectWellFormed, pagesOf, pathOf, redirectsOf, sorted } from './helpers/records.js';
 
 let browser: Browser;
@@ -68,5 +68,38 @@ describe('crawl() on the demo site', () => {
 
   it('gives every record every PageRecord field with the right type', () => {
     expectWellFormed(records);
+  });
+});
+
+describe('Crawler.result()', () => {
+  it('is there once records() is exhausted: why the crawl ended, whether a seed answered, notes, sitemap URLs, learned parameters', async () => {
+    const s = await startFixtureServer((_req, url) => {
+      if (url.pathname === '/robots.txt') return { status: 500, body: 'down' };
+      return { body: html('Page', '<a href="/a">a</a> <a href="/b">b</a>') };
+    });
+    try {
+      const blocked = new Crawler({ seeds: [`${s.origin}/`], browser, settleTimeoutMs: 500 });
+      expect(() => blocked.result()).toThrow('has not ended');
+      const recs = await collect(blocked.records());
+      expect(recs.map((r) => r.skipped)).toEqual(['robots']);
+      expect(blocked.result()).toEqual({
+        endReason: 'done',
+        seedVisited: false,
+        notes: [`robots.txt of ${s.origin} unusable (HTTP 500): treating the whole origin as disallowed`],
+        sitemapUrls: new Set(),
+        learnedParams: [],
+      });
+
+      const budget = new Crawler({ seeds: [`${s.origin}/`], browser, settleTimeoutMs: 500, ignoreRobots: true, soft404: false, click: 'off', maxPages: 1 });
+      const pages = await collect(budget.records());
+      expect(pages.map((r) => [pathOf(r.url), r.skipped])).toEqual([
+        ['/', null],
+        ['/a', 'budget'],
+        ['/b', 'budget'],
+      ]);
+      expect(budget.result()).toEqual({ endReason: 'max-pages', seedVisited: true, notes: [], sitemapUrls: new Set(), learnedParams: [] });
+    } finally {
+      await s.close();
+    }
   });
 });

@@ -74,7 +74,7 @@ describe('robots.txt status handling (RFC 9309 §2.3.1)', () => {
     const said = `robots.txt of ${s.origin} unusable (HTTP 500): treating the whole origin as disallowed`;
     expect(notices).toContain(said);
     // The summary keeps it too, once.
-    expect(crawler.notes).toEqual([said]);
+    expect(crawler.result().notes).toEqual([said]);
   });
 
   it('a redirected robots.txt is followed', async () => {
@@ -187,7 +187,8 @@ describe('sitemaps (--sitemap)', () => {
     expect(pathsOf(recs, (r) => r.skipped === null)).toEqual(['/', '/linked', '/orphan']);
     expect(pathsOf(recs, (r) => r.skipped === 'robots')).toEqual(['/blocked']);
     expect(s.count('/blocked')).toBe(0);
-    const summary = counter.snapshot(0, crawler.endReason, crawler.sitemapUrls);
+    const { endReason, sitemapUrls } = crawler.result();
+    const summary = counter.snapshot(0, endReason, sitemapUrls);
     expect(summary.sitemapUrls).toBe(2); // /orphan and /blocked; / was a seed already
     expect(summary.orphans).toEqual([`${s.origin}/orphan`]);
   });

@@ -9,9 +9,9 @@ import { withTimeout } from './timeout.js';
 export interface PoolOptions {
   /** User-Agent header and `navigator.userAgent`. */
   userAgent: string;
-  /** Contexts are closed and replaced after this many visits. @default 50 */
-  recycleAfter?: number;
-  /** Extra Playwright context options (viewport, locale, storage state …). */
+  /** Contexts are closed and replaced after this many visits (the crawl's `recycleAfter`). */
+  recycleAfter: number;
+  /** Playwright context options (viewport, locale, storage state …); the viewport is Playwright's own unless given. */
   contextOptions?: BrowserContextOptions;
   /** Extra request headers, added only to requests for which `headerScope` says yes. */
   headers?: Record<string, string>;
@@ -49,13 +49,12 @@ export class ContextPool {
     private browser: Browser,
     private readonly opts: PoolOptions,
   ) {
-    this.recycleAfter = opts.recycleAfter ?? 50;
+    this.recycleAfter = opts.recycleAfter;
   }
 
   private async create(): Promise<Slot> {
     const context = await withTimeout(
       this.browser.newContext({
-        viewport: { width: 1280, height: 800 },
         ...this.opts.contextOptions,
         userAgent: this.opts.userAgent,
         serviceWorkers: 'block',

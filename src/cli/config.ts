@@ -15,8 +15,10 @@ interface FlagDef {
 export const CONFIG_FILE = 'spacrawl.config.json';
 
 /**
- * Merge a JSON config file into parsed flags: each key is a flag name (`"max-depth": 3`,
- * `"exclude": ["/admin/"]`); flags given on the command line win. Reads `configPath`, or
+ * Merge a JSON config file into parsed flags: each key is a flag name of `defs` (for `crawl`,
+ * its flags, made from the option declarations), with a value in the flag's unit
+ * (`"max-depth": 3`, `"exclude": ["/admin/"]`, `"max-retry-after": 30` seconds); flags given on
+ * the command line win. Reads `configPath`, or
  * `./spacrawl.config.json` when present.
  * @throws OptionsError for an unreadable file, invalid JSON, an unknown flag or a value of the wrong type
  */

@@ -1,73 +1,191 @@
-import { Flags } from '@oclif/core';
-import { DEFAULT_MAX_PAGES } from '../crawl/options.js';
+/**
+ * oclif flags made from the option declarations (`src/crawl/option-table.ts`,
+ * `src/cli/cli-options.ts`): a flag's name, type, default (in the flag's unit), range, choices
+ * and `--help` line all come from its declaration, so they cannot drift apart. A command may
+ * give a flag its own help line and relationships ({@link FlagVariant}), never its own default.
+ * @module
+ */
+import { Flags, type Interfaces } from '@oclif/core';
+import { flagDefaultOf, type NoLimit, type NO_LIMIT, type OptionSpec } from '../crawl/option-spec.js';
+import { CRAWL_OPTIONS as C } from '../crawl/option-table.js';
+import { CLI_OPTIONS as X } from './cli-options.js';
 
-/** Flags shared by every command that crawls (`crawl`, `demo`). Names follow the issue tracker's contract. */
-export const crawlFlags = {
-  concurrency: Flags.integer({ description: 'pages in flight at once', default: 4, min: 1 }),
-  'max-depth': Flags.integer({ description: 'deepest link distance from a seed to visit (seeds are 0); default: no limit', min: 0 }),
-  'max-pages': Flags.integer({ description: 'most page navigations to start (a budget against infinite URL spaces)', default: DEFAULT_MAX_PAGES, min: 1 }),
-  'max-time': Flags.integer({ description: 'wall-clock budget in seconds; when spent the crawl stops like Ctrl-C, with the normal exit code', min: 1 }),
-  scope: Flags.string({ description: 'which URLs may be crawled', options: ['host', 'subdomains', 'domain'], default: 'host' }),
-  out: Flags.string({ description: 'write one JSON record per URL to this file (JSON Lines)' }),
-  screenshots: Flags.string({ description: 'save a full-page PNG of every visited page into this folder' }),
-  'ignore-robots': Flags.boolean({ description: 'do not fetch or obey robots.txt', default: false }),
-  'user-agent': Flags.string({ description: "User-Agent header (default: the browser's own, with HeadlessChrome → Chrome, plus spacrawl/<version>)" }),
-  timeout: Flags.integer({ description: 'navigation timeout in ms (up to DOMContentLoaded)', default: 30_000, min: 1 }),
-  'settle-timeout': Flags.integer({ description: 'cap in ms on waiting for a page to go quiet (network idle and no DOM change)', default: 5_000, min: 0 }),
-  'browser-path': Flags.string({ description: 'Chromium executable to use (else SPACRAWL_BROWSER, Playwright\'s Chromium, then a system chromium)' }),
-  proxy: Flags.string({ description: 'send all browser traffic through this HTTP or SOCKS proxy' }),
-  click: Flags.string({ description: 'click discovery (buttons, divs with click handlers, tabs, tree items): auto clicks navigation chrome (same links revealed on two pages) on two pages per site and every other clickable on every page, all clicks everything everywhere, off never', options: ['auto', 'all', 'off'], default: 'auto' }),
-  'click-limit': Flags.integer({ description: 'most clicks per page', default: 100, min: 0 }),
-  'click-exclude': Flags.string({ description: 'never click elements whose accessible name matches this regex (repeatable; log out, delete, buy … are always excluded)', multiple: true, multipleNonGreedy: true }),
-  'click-repeat': Flags.integer({ description: 'click one clickable again while each click reveals new links ("Next", "Load more"), at most this many more times per page', default: 20, min: 0 }),
-  scroll: Flags.boolean({ description: 'scroll each page and its inner scroll containers step by step, reading links after every step and waiting for each batch (feeds, virtualized lists)', default: false }),
-  'scroll-limit': Flags.integer({ description: 'most scroll steps per scroll area (the window, each inner container) and page', default: 30, min: 1 }),
-  soft404: Flags.boolean({ description: 'probe each origin, and the route prefixes of its pages, with made-up URLs (containing spacrawl-probe) and flag pages that render their "not found" screen', default: true, allowNo: true }),
-  'dedupe-content': Flags.boolean({ description: 'learn URL parameters that do not change the rendered page and skip further variants as duplicates', default: true, allowNo: true }),
-  include: Flags.string({ description: 'only crawl canonical URLs matching this glob or /regex/ (repeatable)', multiple: true, multipleNonGreedy: true }),
-  exclude: Flags.string({ description: 'never crawl canonical URLs matching this glob or /regex/ (repeatable; wins over --include)', multiple: true, multipleNonGreedy: true }),
-  'hash-routes': Flags.string({ description: 'fragments as pages: auto keeps #/x and #!x (client-side routes), keep keeps every fragment, drop drops all', options: ['auto', 'keep', 'drop'], default: 'auto' }),
-  'keep-params': Flags.boolean({ description: 'do not strip tracking (utm_*, gclid, …) and session (PHPSESSID, jsessionid, …) parameters', default: false }),
-  'strip-param': Flags.string({ description: 'also strip this query parameter (name, or prefix*) from canonical URLs (repeatable)', multiple: true, multipleNonGreedy: true }),
-  'fold-trailing-slash': Flags.boolean({ description: 'treat /docs and /docs/ as one page', default: false }),
-  'fold-index': Flags.boolean({ description: 'treat /dir/index.html and /dir/ as one page', default: false }),
-  'robots-agent': Flags.string({ description: 'product token matched against robots.txt User-agent groups', default: 'spacrawl' }),
-  'follow-nofollow': Flags.boolean({ description: 'follow rel="nofollow" links and the links of nofollow pages', default: false }),
-  sitemap: Flags.boolean({ description: "also seed from the robots.txt Sitemap: lines (or /sitemap.xml); pages reached only that way are reported as orphans", default: false }),
-  rate: Flags.string({ description: 'page navigations per second per host (e.g. 2 or 0.5); subresources are not counted' }),
-  'per-host-concurrency': Flags.integer({ description: 'page navigations in flight per host', min: 1 }),
-  retries: Flags.integer({ description: 'retries of a transient failure (network error, timeout without response, 408/425/429/5xx)', default: 2, min: 0 }),
-  'max-retry-after': Flags.integer({ description: 'cap in seconds on a Retry-After pause', default: 60, min: 0 }),
-  'max-query-variants': Flags.integer({ description: 'distinct query strings visited per path before the rest are skipped as a trap', default: 100, min: 1 }),
-  'recycle-after': Flags.integer({ description: 'replace each browser context after this many pages (a renderer grows with the pages it renders)', default: 50, min: 1 }),
-  'ignore-https-errors': Flags.boolean({ description: 'accept invalid TLS certificates', default: false }),
-  state: Flags.string({ description: 'keep the frontier and the records in this SQLite file: run the same command again to resume after Ctrl-C, a crash or kill -9' }),
-  force: Flags.boolean({ description: 'with --state or --redis: resume or join even if the seeds or scope differ from the stored crawl (the stored ones are replaced)', default: false }),
-  redis: Flags.string({ description: 'share the crawl through Redis (redis://[:password@]host:port[/db]): every worker started with the same --redis and --crawl-id crawls it together; later workers may omit the seeds' }),
-  'crawl-id': Flags.string({ description: 'with --redis: the name of the shared crawl (letters, digits, . _ -)' }),
-  'lease-ttl': Flags.integer({ description: 'with --redis: seconds without a renewal after which a page claimed by a worker that died is given to another', default: 60, min: 1 }),
-  'redis-timeout': Flags.integer({ description: 'with --redis: seconds to keep reconnecting to a Redis that cannot be reached before exiting 3', default: 30, min: 1 }),
-  report: Flags.string({ description: 'write a report: FORMAT[:PATH] with FORMAT jsonl, json, csv, html, junit, sitemap, markdown; no PATH = stdout (repeatable; only one report may use stdout, and none with --json)', multiple: true, multipleNonGreedy: true }),
-  'output-dir': Flags.string({ description: 'write every report format into this folder under conventional names (report.json, pages.jsonl, pages.csv, index.html, junit.xml, sitemap.xml, summary.md) plus screenshots/' }),
-  'fail-on': Flags.string({ description: 'exit 1 when an issue of these rules is found (comma-separated rule ids, or none)', default: 'broken-link,server-error' }),
-  'fail-on-warnings': Flags.boolean({ description: 'exit 1 on every error- and warning-level rule', default: false }),
-  'ignore-url': Flags.string({ description: 'findings for URLs matching this glob or /regex/ are reported as ignored and never fail the build (repeatable; also read from .spacrawlignore)', multiple: true, multipleNonGreedy: true }),
-  slow: Flags.integer({ description: 'slow-page threshold: ms a page waited for servers to answer (timings.serverWaitMs)', default: 3000, min: 1 }),
-  'storage-state': Flags.string({ description: "Playwright storage state file (cookies, local storage), e.g. saved by your tests' login step" }),
-  header: Flags.string({ description: '"Name: value" request header, sent only to in-scope origins (repeatable)', multiple: true, multipleNonGreedy: true }),
-  viewport: Flags.string({ description: 'viewport as WIDTHxHEIGHT in CSS pixels (default 1280x800)' }),
-  device: Flags.string({ description: "emulate a Playwright device (e.g. 'iPhone 13', 'Pixel 7'): viewport, user agent, touch" }),
-  locale: Flags.string({ description: 'browser locale, e.g. de-DE' }),
-  config: Flags.string({ description: 'JSON file of flag values (default: ./spacrawl.config.json when present); command-line flags win' }),
-  quiet: Flags.boolean({ char: 'q', description: 'print only the summary line and the issue table', default: false, exclusive: ['verbose'] }),
-  verbose: Flags.boolean({ char: 'v', description: 'also print settle timings on each page line, and a line per skipped URL (robots, budget, trap, duplicate)', default: false, exclusive: ['quiet'] }),
-  progress: Flags.boolean({ description: 'on a terminal (stderr is a TTY and CI is not set), draw a live progress line: pages done / queued, pages/s, errors, elapsed', default: true, allowNo: true }),
-  'check-external': Flags.boolean({ description: 'check every off-site link once (HEAD, then GET; 2 requests per host at a time) for broken-link; never crawled further', default: false }),
-  a11y: Flags.boolean({ description: 'run axe-core on every rendered page, and on each state a click revealed (an opened menu, a tab panel, a dialog): a11y-critical, a11y-serious, a11y-moderate, a11y-minor', default: false }),
-  'a11y-tags': Flags.string({ description: 'with --a11y: the axe-core tags to run (comma-separated)', default: 'wcag2a,wcag2aa,wcag21a,wcag21aa,wcag22aa' }),
-  vitals: Flags.boolean({ description: 'measure Core Web Vitals (LCP, CLS, TBT, FCP, TTFB), transfer size and request count of every page', default: false }),
-  'vitals-concurrency': Flags.integer({ description: 'with --vitals: measure each page alone, at most this many at once, while no other page is loaded or worked on (1 = one at a time)', min: 1 }),
-  'vitals-throttle': Flags.string({ description: "with --vitals: mobile measures under Lighthouse's mobile throttling (CPU 4x, 150 ms RTT, 1.6 Mbps down)", options: ['none', 'mobile'], default: 'none' }),
-  budget: Flags.string({ description: 'with --vitals: a budget finding for each page over these limits, e.g. lcp=2500,cls=0.1,tbt=300,bytes=2MB (also fcp, ttfb, requests)' }),
-  'check-fragments': Flags.boolean({ description: 'report #fragment links whose target page, once rendered, has no element with that id or name (broken-fragment)', default: false }),
-};
+/** What a command may say differently about a declared flag. */
+export interface FlagVariant {
+  /** Its own `--help` line (the declared one otherwise). */
+  readonly help?: string;
+  readonly required?: true;
+  /** Exactly one of these flags must be given. */
+  readonly exactlyOne?: readonly string[];
+  /** These flags must be given with this one. */
+  readonly dependsOn?: readonly string[];
+}
+
+/** A declaration with a flag name. */
+type FlagSpec = OptionSpec & { readonly flag: string };
+
+/**
+ * True when the declared default becomes a flag default: a boolean, a string or a number, but
+ * not {@link NO_LIMIT} (as {@link flagDefaultOf} decides at run time).
+ */
+type HasFlagDefault<S> = S extends { readonly default: infer D }
+  ? [D] extends [NoLimit]
+    ? false
+    : [D] extends [boolean | string | number]
+      ? true
+      : false
+  : false;
+
+/** The oclif flag type of a declaration: what `this.parse()` then returns for it. */
+export type FlagOf<S> = S extends { readonly kind: 'boolean' }
+  ? Interfaces.BooleanFlag<boolean>
+  : Interfaces.OptionFlag<FlagValue<S> | (Given<S> extends true ? never : undefined)>;
+
+/** The parsed value of a non-boolean flag. */
+type FlagValue<S> = S extends { readonly kind: 'list' }
+  ? string[]
+  : S extends { readonly kind: 'integer' } | { readonly flagKind: 'integer' }
+    ? number
+    : string;
+
+/** True when the flag always has a value (a default, or required). */
+type Given<S> = S extends { readonly required: true } ? true : HasFlagDefault<S>;
+
+/** Each flag made by {@link flagOf}, with the declaration (and variant) it was made from. */
+const DECLARED = new WeakMap<object, OptionSpec>();
+
+/**
+ * The oclif flag of one declaration (plus a command's variant).
+ * @example flagOf(CRAWL_OPTIONS.concurrency) // Flags.integer({ description: 'pages in flight at once', default: 4, min: 1 })
+ */
+export function flagOf<const S extends FlagSpec & FlagVariant>(spec: S): FlagOf<S> {
+  const description = spec.help;
+  const relations = {
+    ...(spec.required ? { required: true } : {}),
+    ...(spec.exactlyOne ? { exactlyOne: [...spec.exactlyOne] } : {}),
+    ...(spec.dependsOn ? { dependsOn: [...spec.dependsOn] } : {}),
+  };
+  const def = flagDefaultOf(spec);
+  const withDefault = def === undefined ? {} : { default: def };
+  let flag: unknown;
+  if (spec.kind === 'boolean') {
+    flag = Flags.boolean({
+      ...(spec.char ? { char: spec.char } : {}),
+      description,
+      default: def === true,
+      ...(spec.allowNo ? { allowNo: true } : {}),
+      ...(spec.exclusive ? { exclusive: [...spec.exclusive] } : {}),
+    });
+  } else if (spec.kind === 'integer' || spec.flagKind === 'integer') {
+    flag = Flags.integer({ description, ...withDefault, ...(spec.min !== undefined ? { min: spec.min } : {}), ...relations } as never);
+  } else if (spec.kind === 'list') {
+    flag = Flags.string({ description, multiple: true, multipleNonGreedy: true, ...relations } as never);
+  } else {
+    flag = Flags.string({ description, ...(spec.choices ? { options: [...spec.choices] } : {}), ...withDefault, ...relations } as never);
+  }
+  DECLARED.set(flag as object, spec);
+  return flag as FlagOf<S>;
+}
+
+/**
+ * The declaration a flag was made from, or `undefined` for a flag written by hand (which
+ * `test/unit/options.test.ts` refuses).
+ */
+export function declarationOf(flag: unknown): OptionSpec | undefined {
+  return typeof flag === 'object' && flag !== null ? DECLARED.get(flag) : undefined;
+}
+
+/**
+ * A declaration with a command's own help line or relationships; the name, kind, unit and
+ * default stay the declared ones.
+ */
+export function variant<const S extends FlagSpec, const V extends FlagVariant>(spec: S, v: V): Omit<S, 'help'> & V & { readonly help: string } {
+  return { ...spec, ...v, help: v.help ?? spec.help };
+}
+
+/** Flags keyed by their declared names, in the given order (the order of `--help`'s usage line). */
+export type FlagsOf<T extends readonly FlagSpec[]> = { [S in T[number] as S['flag']]: FlagOf<S> };
+
+/** The oclif flags of several declarations, keyed by flag name. */
+export function flagsOf<const T extends readonly (FlagSpec & FlagVariant)[]>(...specs: T): FlagsOf<T> {
+  const out: Record<string, unknown> = {};
+  for (const s of specs) {
+    if (s.flag in out) throw new Error(`flag --${s.flag} declared twice`);
+    out[s.flag] = flagOf(s);
+  }
+  return out as FlagsOf<T>;
+}
+
+/** Flags of `spacrawl crawl` (the order is `--help`'s usage line). */
+export const crawlFlags = flagsOf(
+  C.concurrency,
+  C.maxDepth,
+  C.maxPages,
+  C.maxTimeSeconds,
+  C.scope,
+  X.out,
+  C.screenshotsDir,
+  C.ignoreRobots,
+  C.userAgent,
+  C.timeoutMs,
+  C.settleTimeoutMs,
+  C.browserPath,
+  C.proxy,
+  C.click,
+  C.clickLimit,
+  C.clickExclude,
+  C.clickRepeat,
+  C.scroll,
+  C.scrollLimit,
+  C.soft404,
+  C.dedupeContent,
+  C.include,
+  C.exclude,
+  C.hashRoutes,
+  C.keepParams,
+  C.stripParams,
+  C.foldTrailingSlash,
+  C.foldIndex,
+  C.robotsAgent,
+  C.followNofollow,
+  C.sitemap,
+  C.rate,
+  C.perHostConcurrency,
+  C.retries,
+  C.maxRetryAfterMs,
+  C.maxQueryVariants,
+  C.recycleAfter,
+  C.ignoreHttpsErrors,
+  X.state,
+  X.force,
+  X.redis,
+  X.crawlId,
+  X.leaseTtlMs,
+  X.redisRetryMs,
+  X.reports,
+  X.outputDir,
+  X.failOn,
+  X.failOnWarnings,
+  X.ignoreUrls,
+  X.slowMs,
+  C.storageState,
+  C.headers,
+  C.viewport,
+  C.device,
+  C.locale,
+  X.config,
+  X.quiet,
+  X.verbose,
+  X.progress,
+  C.checkExternal,
+  C.checkFragments,
+  C.a11y,
+  C.a11yTags,
+  C.vitals,
+  C.vitalsConcurrency,
+  C.vitalsThrottle,
+  X.budget,
+);
+
+/** What `this.parse()` gives for {@link crawlFlags} (plus oclif's `--json`). */
+export type CrawlFlags = Interfaces.InferredFlags<typeof crawlFlags> & { json?: boolean | undefined };

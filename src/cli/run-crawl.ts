@@ -163,11 +163,12 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
     writer?.close();
     term.stop();
   }
-  const summary = counter.snapshot(Date.now() - t0, crawler.endReason, crawler.sitemapUrls, crawler.notes, crawler.learnedRules());
+  const result = crawler.result();
+  const summary = counter.snapshot(Date.now() - t0, result.endReason, result.sitemapUrls, result.notes, result.learnedParams);
   say(summaryLine(summary));
   const outcome = finishReports(all, summary, reporting, plan, say);
   // No seed answered (and no earlier run or other worker did): the crawl found nothing to audit.
-  const noSeed = !crawler.seedVisited && earlier === 0 && !output.shared;
+  const noSeed = !result.seedVisited && earlier === 0 && !output.shared;
   let exitCode: ExitCodeValue = ExitCode.Ok;
   if (fatal) {
     say(`spacrawl: crawl aborted: ${fatal.message}`);

@@ -1,8 +1,10 @@
 import { SpacrawlCommand } from '../cli/base-command.js';
-import { Flags } from '@oclif/core';
 import { startDemoSite } from '../../fixtures/demo-site.js';
 import { classifyError, failAndExit } from '../cli/errors.js';
 import { runCrawl } from '../cli/run-crawl.js';
+import { flagsOf } from '../cli/flags.js';
+import { CLI_OPTIONS } from '../cli/cli-options.js';
+import { CRAWL_OPTIONS } from '../crawl/option-table.js';
 import type { CrawlSummary } from '../model/summary.js';
 
 /** `spacrawl demo`: serve the bundled demo SPA on 127.0.0.1 and crawl it. */
@@ -11,12 +13,7 @@ export default class Demo extends SpacrawlCommand {
   static override description =
     'Starts the demo SPA from fixtures/ on a free loopback port, crawls it with the default settings and prints the same log and summary as `crawl`. Exits 0 whenever the crawl finishes, findings or not (the demo has a 404 on purpose).';
   static override enableJsonFlag = true;
-  static override flags = {
-    out: Flags.string({ description: 'write one JSON record per URL to this file (JSON Lines)' }),
-    screenshots: Flags.string({ description: 'save a full-page PNG of every visited page into this folder' }),
-    concurrency: Flags.integer({ description: 'pages in flight at once', default: 4, min: 1 }),
-    'browser-path': Flags.string({ description: 'Chromium executable to use' }),
-  };
+  static override flags = flagsOf(CLI_OPTIONS.out, CRAWL_OPTIONS.screenshotsDir, CRAWL_OPTIONS.concurrency, CRAWL_OPTIONS.browserPath);
 
   async run(): Promise<CrawlSummary> {
     const { flags } = await this.parse(Demo);

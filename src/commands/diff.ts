@@ -1,11 +1,13 @@
 import fs from 'node:fs';
-import { Args, Flags, type Interfaces } from '@oclif/core';
+import { Args, type Interfaces } from '@oclif/core';
+import { flagsOf, variant } from '../cli/flags.js';
+import { CLI_OPTIONS as X } from '../cli/cli-options.js';
 import { SpacrawlCommand } from '../cli/base-command.js';
 import { classifyError, failAndExit } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
-import { DEFAULT_THRESHOLD_MS, DEFAULT_THRESHOLD_RATIO, diffCrawls } from '../diff/diff.js';
+import { diffCrawls } from '../diff/diff.js';
 import { DiffInputError } from '../diff/errors.js';
-import { DEFAULT_DIFF_FAIL_ON, failingFindings, parseFailOn } from '../diff/findings.js';
+import { failingFindings, parseFailOn } from '../diff/findings.js';
 import { parseDiffReportSpec, writeDiffReport, type DiffReportInput } from '../diff/formats/index.js';
 import { diffReport } from '../diff/formats/json.js';
 import { openRecordSource, type RecordSource } from '../diff/source.js';
@@ -39,15 +41,15 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
     old: Args.string({ description: 'the earlier crawl (the baseline): a JSON Lines file, a state file or a report folder', required: true }),
     new: Args.string({ description: 'the later crawl, in any of the same forms', required: true }),
   };
-  static override flags = {
-    report: Flags.string({ description: 'write a report: FORMAT[:PATH] with FORMAT markdown, json, html, junit; no PATH = stdout (repeatable; only one may use stdout, and none with --json)', multiple: true, multipleNonGreedy: true }),
-    'fail-on': Flags.string({ description: 'exit 1 when a NEW finding of these rules appears (comma-separated rule ids of crawl --fail-on, warnings for every error- and warning-level rule, or none)', default: DEFAULT_DIFF_FAIL_ON.join(',') }),
-    force: Flags.boolean({ description: 'compare crawls of different sites (no seed origin in common)', default: false }),
-    'threshold-ms': Flags.integer({ description: 'smallest timing change reported, in ms (timings.total, timings.serverWaitMs, web vitals)', default: DEFAULT_THRESHOLD_MS, min: 0 }),
-    'threshold-percent': Flags.integer({ description: 'smallest timing change reported, in percent of the old value (both thresholds must be passed)', default: Math.round(DEFAULT_THRESHOLD_RATIO * 100), min: 0 }),
-    slow: Flags.integer({ description: 'slow-page threshold of the audit of each crawl: ms a page waited for servers', default: 3000, min: 1 }),
-    'ignore-url': Flags.string({ description: 'findings for URLs matching this glob or /regex/ are reported as ignored and never fail (repeatable)', multiple: true, multipleNonGreedy: true }),
-  };
+  static override flags = flagsOf(
+    variant(X.reports, { help: 'write a report: FORMAT[:PATH] with FORMAT markdown, json, html, junit; no PATH = stdout (repeatable; only one may use stdout, and none with --json)' }),
+    X.diffFailOn,
+    variant(X.force, { help: 'compare crawls of different sites (no seed origin in common)' }),
+    X.thresholdMs,
+    X.thresholdPercent,
+    variant(X.slowMs, { help: 'slow-page threshold of the audit of each crawl: ms a page waited for servers' }),
+    variant(X.ignoreUrls, { help: 'findings for URLs matching this glob or /regex/ are reported as ignored and never fail (repeatable)' }),
+  );
 
   async run(): Promise<DiffReport> {
     const { args, flags } = await this.parse(Diff);

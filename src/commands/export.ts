@@ -1,8 +1,11 @@
 import { SpacrawlCommand } from '../cli/base-command.js';
 import path from 'node:path';
 import fs from 'node:fs';
-import { Flags } from '@oclif/core';
 import { classifyError, failAndExit } from '../cli/errors.js';
+import { flagsOf, variant } from '../cli/flags.js';
+import { CLI_OPTIONS as X } from '../cli/cli-options.js';
+import { toLibraryUnit } from '../crawl/option-spec.js';
+import { DEFAULT_FAIL_ON } from '../cli/reporting.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { SqliteFrontier } from '../store/sqlite/frontier.js';
 import { RedisFrontier } from '../store/redis/frontier.js';
@@ -25,14 +28,14 @@ export default class Export extends SpacrawlCommand {
     '<%= config.bin %> export --redis redis://127.0.0.1:6379 --crawl-id docs --report html:report.html',
   ];
   static override enableJsonFlag = true;
-  static override flags = {
-    state: Flags.string({ description: 'the SQLite state file of a crawl', exactlyOne: ['state', 'redis'] }),
-    redis: Flags.string({ description: 'the Redis of a shared crawl (with --crawl-id)', dependsOn: ['crawl-id'] }),
-    'crawl-id': Flags.string({ description: 'with --redis: the name of the shared crawl' }),
-    'redis-timeout': Flags.integer({ description: 'with --redis: seconds to keep trying to reach Redis before exiting 3', default: 30, min: 1 }),
-    report: Flags.string({ description: 'FORMAT[:PATH] to write: jsonl, json, csv, html, junit, sitemap, markdown; no PATH = stdout (repeatable)', multiple: true, multipleNonGreedy: true, required: true }),
-    budget: Flags.string({ description: "judge the stored pages' vitals against these limits (budget rule), e.g. lcp=2500,cls=0.1,tbt=300,bytes=2MB" }),
-  };
+  static override flags = flagsOf(
+    variant(X.state, { help: 'the SQLite state file of a crawl', exactlyOne: ['state', 'redis'] }),
+    variant(X.redis, { help: 'the Redis of a shared crawl (with --crawl-id)', dependsOn: ['crawl-id'] }),
+    variant(X.crawlId, { help: 'with --redis: the name of the shared crawl' }),
+    variant(X.redisRetryMs, { help: 'with --redis: seconds to keep trying to reach Redis before exiting 3' }),
+    variant(X.reports, { help: 'FORMAT[:PATH] to write: jsonl, json, csv, html, junit, sitemap, markdown; no PATH = stdout (repeatable)', required: true }),
+    variant(X.budget, { help: "judge the stored pages' vitals against these limits (budget rule), e.g. lcp=2500,cls=0.1,tbt=300,bytes=2MB" }),
+  );
 
   async run(): Promise<CrawlSummary> {
     const { flags } = await this.parse(Export);
@@ -48,7 +51,7 @@ export default class Export extends SpacrawlCommand {
       let endReason: EndReason = 'done';
       if (flags.redis) {
         checkRedisTarget(flags.redis, flags['crawl-id']!);
-        store = await RedisFrontier.open(flags.redis, { crawlId: flags['crawl-id']!, crawlKey: null, heartbeat: false, retryMs: flags['redis-timeout'] * 1000 });
+        store = await RedisFrontier.open(flags.redis, { crawlId: flags['crawl-id']!, crawlKey: null, heartbeat: false, retryMs: toLibraryUnit(X.redisRetryMs, flags['redis-timeout']) });
         source = `crawl ${flags['crawl-id']!}`;
       } else {
         const file = path.resolve(flags.state!);
@@ -70,7 +73,7 @@ export default class Export extends SpacrawlCommand {
         await store.close();
       }
       const summary = counter.snapshot(elapsedMs, endReason);
-      const input = { records, summary, audit: audit(records, { budget }), failOn: ['broken-link', 'server-error'], screenshotsDir: null };
+      const input = { records, summary, audit: audit(records, { budget }), failOn: DEFAULT_FAIL_ON, screenshotsDir: null };
       for (const s of specs) writeReport(s, input);
       process.stderr.write(`exported ${records.length} records (${summary.pages} pages) from ${source}\n`);
       return summary;

@@ -1,11 +1,13 @@
 import { SpacrawlCommand } from '../cli/base-command.js';
-import { Args, Flags } from '@oclif/core';
+import { Args } from '@oclif/core';
 import { HttpClient } from '../net/http-client.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { failAndExit } from '../cli/errors.js';
-import { checkSeed } from './crawl.js';
-import { RobotsCache, ROBOTS_TOKEN, type RobotsExplanation } from '../url/robots.js';
-import { VERSION } from '../version.js';
+import { checkSeed } from '../cli/validate.js';
+import { flagsOf, variant } from '../cli/flags.js';
+import { CLI_OPTIONS as X } from '../cli/cli-options.js';
+import { CRAWL_OPTIONS as C } from '../crawl/option-table.js';
+import { RobotsCache, type RobotsExplanation } from '../url/robots.js';
 
 /** `spacrawl robots <url>`: what robots.txt says about one URL for our agent. */
 export default class Robots extends SpacrawlCommand {
@@ -15,12 +17,12 @@ export default class Robots extends SpacrawlCommand {
   static override examples = ['<%= config.bin %> robots https://example.com/private/page', '<%= config.bin %> robots https://example.com/ --json'];
   static override enableJsonFlag = true;
   static override args = { url: Args.string({ description: 'absolute http(s) URL to check', required: true }) };
-  static override flags = {
-    'robots-agent': Flags.string({ description: 'product token matched against User-agent groups', default: ROBOTS_TOKEN }),
-    'user-agent': Flags.string({ description: 'User-Agent header of the robots.txt request', default: `Mozilla/5.0 (compatible; spacrawl/${VERSION})` }),
-    proxy: Flags.string({ description: 'fetch through this HTTP or SOCKS proxy' }),
-    'ignore-https-errors': Flags.boolean({ description: 'accept invalid TLS certificates', default: false }),
-  };
+  static override flags = flagsOf(
+    variant(C.robotsAgent, { help: 'product token matched against User-agent groups' }),
+    X.robotsUserAgent,
+    variant(C.proxy, { help: 'fetch through this HTTP or SOCKS proxy' }),
+    C.ignoreHttpsErrors,
+  );
 
   async run(): Promise<RobotsExplanation> {
     const { args, flags } = await this.parse(Robots);

@@ -1,7 +1,9 @@
-import { Flags } from '@oclif/core';
 import { SpacrawlCommand } from '../cli/base-command.js';
 import { classifyError, failAndExit } from '../cli/errors.js';
-import { DEFAULT_REDIS_RETRY_MS, RedisFrontier, type CrawlStatus } from '../store/redis/frontier.js';
+import { flagsOf, variant } from '../cli/flags.js';
+import { CLI_OPTIONS as X } from '../cli/cli-options.js';
+import { toLibraryUnit } from '../crawl/option-spec.js';
+import { RedisFrontier, type CrawlStatus } from '../store/redis/frontier.js';
 import { checkRedisTarget } from '../cli/redis-target.js';
 
 /** One line describing a shared crawl's progress. */
@@ -22,11 +24,11 @@ export default class Status extends SpacrawlCommand {
     '<%= config.bin %> status --redis redis://127.0.0.1:6379 --crawl-id docs --json',
   ];
   static override enableJsonFlag = true;
-  static override flags = {
-    redis: Flags.string({ description: 'the Redis of the crawl (redis://[:password@]host:port[/db])', required: true }),
-    'crawl-id': Flags.string({ description: 'the name of the shared crawl', required: true }),
-    'redis-timeout': Flags.integer({ description: 'seconds to keep trying to reach Redis before exiting 3', default: DEFAULT_REDIS_RETRY_MS / 1000, min: 1 }),
-  };
+  static override flags = flagsOf(
+    variant(X.redis, { help: 'the Redis of the crawl (redis://[:password@]host:port[/db])', required: true }),
+    variant(X.crawlId, { help: 'the name of the shared crawl', required: true }),
+    variant(X.redisRetryMs, { help: 'seconds to keep trying to reach Redis before exiting 3' }),
+  );
 
   async run(): Promise<CrawlStatus> {
     const { flags } = await this.parse(Status);
@@ -36,7 +38,7 @@ export default class Status extends SpacrawlCommand {
         crawlId: flags['crawl-id'],
         crawlKey: null,
         heartbeat: false,
-        retryMs: flags['redis-timeout'] * 1000,
+        retryMs: toLibraryUnit(X.redisRetryMs, flags['redis-timeout']),
       });
       try {
         const s = await store.status();

@@ -6,6 +6,7 @@
  */
 import type { CrawlKey } from '../store/policy.js';
 import type { CrawlOptions } from './options.js';
+import { CRAWL_OPTIONS as S } from './option-table.js';
 import type { HashRouteMode } from '../url/normalize.js';
 import type { ScopeMode } from '../url/scope.js';
 
@@ -18,14 +19,14 @@ export type { CrawlKey } from '../store/policy.js';
 export function crawlKeyOf(o: CrawlOptions): CrawlKey {
   return {
     seeds: o.seeds,
-    scope: o.scope ?? 'host',
+    scope: o.scope ?? S.scope.default,
     include: o.include ?? [],
     exclude: o.exclude ?? [],
-    hashRoutes: o.hashRoutes ?? 'auto',
-    keepParams: o.keepParams ?? false,
+    hashRoutes: o.hashRoutes ?? S.hashRoutes.default,
+    keepParams: o.keepParams ?? S.keepParams.default,
     stripParams: o.stripParams ?? [],
-    foldTrailingSlash: o.foldTrailingSlash ?? false,
-    foldIndex: o.foldIndex ?? false,
+    foldTrailingSlash: o.foldTrailingSlash ?? S.foldTrailingSlash.default,
+    foldIndex: o.foldIndex ?? S.foldIndex.default,
   };
 }
 
@@ -42,7 +43,7 @@ export function applyCrawlKey(o: CrawlOptions, key: CrawlKey): CrawlOptions {
     scope: key.scope as ScopeMode,
     include: strings(key.include),
     exclude: strings(key.exclude),
-    hashRoutes: (typeof key.hashRoutes === 'string' ? key.hashRoutes : 'auto') as HashRouteMode,
+    hashRoutes: (typeof key.hashRoutes === 'string' ? key.hashRoutes : S.hashRoutes.default) as HashRouteMode,
     keepParams: key.keepParams === true,
     stripParams: strings(key.stripParams),
     foldTrailingSlash: key.foldTrailingSlash === true,

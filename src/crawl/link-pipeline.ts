@@ -1,7 +1,16 @@
 import type { FoundLink } from '../browser/visit.js';
-import type { FragmentLink, LinkDetail, LinkSource } from '../model/record.js';
+import { blankRecord, type FragmentLink, type LinkDetail, type LinkSource, type PageRecord, type RecordError, type SkipReason } from '../model/record.js';
 import { normalize, toRequestUrl, type NormalizeOptions } from '../url/normalize.js';
+import type { RobotsCache } from '../url/robots.js';
 import type { Scope } from '../url/scope.js';
+import type { DustLearner } from './dust.js';
+import type { Frontier, FrontierEntry } from '../store/frontier.js';
+import type { TrapDetector } from './traps.js';
+
+// The one link pipeline (DESIGN.md, "One page's journey"): resolve → normalize → scope
+// (classifyLinks, synchronous, per page) → depth, traps, duplicates, robots.txt
+// (LinkPipeline.admit) → frontier (LinkPipeline.offer or the page's lease completion), with a
+// record for every in-scope URL decided without a visit.
 
 /** An in-scope link on its way to the frontier. */
 export interface Candidate {
@@ -35,8 +44,8 @@ export interface ClassifiedLinks {
 export const MAX_LINK_DETAILS = 2000;
 
 /**
- * Resolve → normalize → scope for one page's links (robots.txt is checked by the crawler,
- * which owns the asynchronous cache). Links the browser already resolved against
+ * Resolve → normalize → scope for one page's links (the synchronous first half of the link
+ * pipeline; depth, traps, duplicates and robots.txt follow in {@link LinkPipeline.admit}). Links the browser already resolved against
  * `document.baseURI` arrive absolute. Non-http(s) links (`mailto:`, `tel:`, `javascript:`,
  * `data:` …) are kept only in `linkDetails`: they are never fetched. `rel="nofollow"` links are
  * listed in `links` and `linkDetails` but not offered to the frontier unless `followNofollow`.
@@ -124,4 +133,129 @@ export function fragmentLinksOf(found: readonly FoundLink[], scope: Scope, norm:
     out.push({ url: canonical, fragment, text: l.text });
   }
   return out;
+}
+
+/**
+ * The record of a URL decided without a visit: `skipped` (by default the entry's own `skip`),
+ * the entry's `skipError` and `duplicateOf`, everything else blank.
+ * @param entry - the frontier entry decided about
+ * @param reason - why it is skipped (`budget` for URLs left queued when the budget ran out)
+ * @param error - what to record as its error (e.g. robots.txt unreachable)
+ */
+export function skipRecord(entry: FrontierEntry, reason: SkipReason | undefined = entry.skip, error: RecordError | null = entry.skipError ?? null): PageRecord {
+  const r = blankRecord(entry.url, entry.requestedUrl, entry.depth, entry.referrer);
+  r.skipped = reason ?? null;
+  r.error = error;
+  r.duplicateOf = entry.duplicateOf ?? null;
+  return r;
+}
+
+/** The rules of a {@link LinkPipeline} (from the crawl's resolved options). */
+export interface AdmissionRules {
+  /** Deepest link distance visited; deeper URLs are `skipped: "budget"`. */
+  maxDepth: number;
+  /** How URLs are made canonical. */
+  normalize: NormalizeOptions;
+  /** Offer `rel="nofollow"` links to the frontier too. */
+  followNofollow: boolean;
+}
+
+/** What a {@link LinkPipeline} works with. */
+export interface AdmissionParts {
+  /** The crawl's scope. */
+  scope: Scope;
+  /** Crawler-trap rules (they count query variants as URLs pass). */
+  traps: TrapDetector;
+  /** robots.txt, or `null` with `--ignore-robots`. */
+  robots: RobotsCache | null;
+  /** Parameters learned as irrelevant to content, or `null` with `--no-dedupe-content`. */
+  dust: DustLearner | null;
+  /** Where admitted URLs go. */
+  frontier: Frontier;
+  /** Where records of URLs decided without a visit go (the crawl's record stream). */
+  emit: (record: PageRecord) => void;
+  /** Told about each URL admitted for a visit (the URL as it will be requested), e.g. to start its origin's soft-404 probe. */
+  onAdmitted?: (requestedUrl: string) => void;
+}
+
+/**
+ * Admission of URLs into the frontier, the asynchronous half of the link pipeline. Each
+ * candidate found at `depth - 1` (or a seed at 0) is decided in this order: past `maxDepth` →
+ * `skipped: "budget"`; a crawler trap → `trap`; a variant of a known URL differing only in
+ * learned parameters → `duplicate`; disallowed by robots.txt → `robots` (with a
+ * `robots-unavailable` error when the origin's robots.txt could not be fetched, RFC 9309
+ * §2.3.1.4). Skipped entries are stored as done at once; each new one gets a record.
+ */
+export class LinkPipeline {
+  /**
+   * @param rules - depth budget, normalization, nofollow handling
+   * @param parts - scope, traps, robots, duplicates, frontier and record stream
+   */
+  constructor(
+    private readonly rules: AdmissionRules,
+    private readonly parts: AdmissionParts,
+  ) {}
+
+  /** Resolve → normalize → scope for one page's links (see {@link classifyLinks}). */
+  classify(found: readonly FoundLink[]): ClassifiedLinks {
+    return classifyLinks(found, this.parts.scope, this.rules.normalize, this.rules.followNofollow);
+  }
+
+  /** The page's in-scope links with a plain fragment (see {@link fragmentLinksOf}). */
+  fragments(found: readonly FoundLink[]): FragmentLink[] {
+    return fragmentLinksOf(found, this.parts.scope, this.rules.normalize);
+  }
+
+  /**
+   * Decide depth, traps, duplicates and robots.txt for candidates found at `depth - 1`.
+   * @param candidates - in-scope canonical URLs (from {@link LinkPipeline.classify} or seeds)
+   * @param depth - their link distance from a seed
+   * @param referrer - canonical URL of the page they were found on; `null` for seeds and sitemap URLs
+   * @returns one frontier entry per candidate, in order; those not to be visited carry `skip`
+   */
+  async admit(candidates: readonly Candidate[], depth: number, referrer: string | null): Promise<FrontierEntry[]> {
+    const { dust, traps, robots } = this.parts;
+    const entries: FrontierEntry[] = [];
+    for (const c of candidates) {
+      const e: FrontierEntry = { url: c.url, requestedUrl: c.requestedUrl, depth, referrer };
+      // Asked for every candidate: the first URL of a family becomes its representative.
+      const dup = dust?.duplicateOf(c.url) ?? null;
+      if (depth > this.rules.maxDepth) e.skip = 'budget';
+      else if (traps.check(c.url)) e.skip = 'trap';
+      else if (dup) {
+        e.skip = 'duplicate';
+        e.duplicateOf = dup;
+      } else if (robots) {
+        const d = await robots.check(c.requestedUrl);
+        if (!d.allowed) {
+          e.skip = 'robots';
+          if (d.outcome.kind === 'disallow-all') {
+            e.skipError = {
+              code: 'robots-unavailable',
+              message: `robots.txt could not be fetched (${d.outcome.detail}); the origin is treated as disallowed (RFC 9309 §2.3.1.4)`,
+            };
+          }
+        }
+      }
+      if (!e.skip) this.parts.onAdmitted?.(c.requestedUrl);
+      entries.push(e);
+    }
+    return entries;
+  }
+
+  /**
+   * Admit candidates and add them to the frontier outside a page's completion (seeds, sitemap
+   * URLs); the new skipped ones get their records.
+   * @returns the entries the frontier did not know before
+   */
+  async offer(candidates: readonly Candidate[], depth: number, referrer: string | null): Promise<FrontierEntry[]> {
+    const fresh = await this.parts.frontier.add(await this.admit(candidates, depth, referrer));
+    this.recordSkips(fresh);
+    return fresh;
+  }
+
+  /** Emit a record for each new entry that was decided without a visit. */
+  recordSkips(fresh: readonly FrontierEntry[]): void {
+    for (const e of fresh) if (e.skip) this.parts.emit(skipRecord(e));
+  }
 }

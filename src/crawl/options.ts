@@ -1,14 +1,19 @@
-import type { Browser } from 'playwright';
+import { devices, type Browser } from 'playwright';
 import type { HashRouteMode, NormalizeOptions } from '../url/normalize.js';
 import type { ScopeMode } from '../url/scope.js';
 import type { Frontier } from '../store/frontier.js';
 import { UsageError } from '../model/errors.js';
-import { DEFAULT_A11Y_TAGS } from '../browser/a11y.js';
+import type { OptionSpec } from './option-spec.js';
+import { CRAWL_OPTIONS } from './option-table.js';
 
 /** Default `--max-pages`: navigations started in all (a budget against infinite URL spaces). */
-export const DEFAULT_MAX_PAGES = 10_000;
+export const DEFAULT_MAX_PAGES: number = CRAWL_OPTIONS.maxPages.default;
 
-/** Everything a crawl can be told. Times in milliseconds unless the name says seconds. */
+/**
+ * Everything a crawl can be told. Times in milliseconds unless the name says seconds. Each
+ * value option is declared in `option-table.ts` (flag, kind, unit, default, help); the
+ * `@default`s below are checked against it by `test/unit/options.test.ts`.
+ */
 export interface CrawlOptions {
   /** Start URLs (absolute http/https). At least one. */
   seeds: string[];
@@ -22,15 +27,15 @@ export interface CrawlOptions {
   maxTimeSeconds?: number;
   /** @default 'host' */
   scope?: ScopeMode;
-  /** Include patterns (globs or `/regex/`) on canonical URLs; when given, a URL must match one. */
+  /** Include patterns (globs or `/regex/`) on canonical URLs; when given, a URL must match one. @default none */
   include?: string[];
-  /** Exclude patterns (globs or `/regex/`) on canonical URLs; exclude wins over include. */
+  /** Exclude patterns (globs or `/regex/`) on canonical URLs; exclude wins over include. @default none */
   exclude?: string[];
   /** Hash routes (`#/x`, `#!x`) as pages: `auto` keeps fragments starting with `/` or `!`. @default 'auto' */
   hashRoutes?: HashRouteMode;
   /** Do not strip tracking and session parameters. @default false */
   keepParams?: boolean;
-  /** Extra query parameter names to strip (`name` or `prefix*`). */
+  /** Extra query parameter names to strip (`name` or `prefix*`). @default none */
   stripParams?: string[];
   /** Treat `/docs` and `/docs/` as one page. @default false */
   foldTrailingSlash?: boolean;
@@ -44,7 +49,7 @@ export interface CrawlOptions {
   click?: 'auto' | 'all' | 'off';
   /** Most clicks per page. @default 100 */
   clickLimit?: number;
-  /** Accessible-name patterns (regex sources) never clicked, on top of the destructive ones. */
+  /** Accessible-name patterns (regex sources) never clicked, on top of the destructive ones. @default none */
   clickExclude?: string[];
   /**
    * Most repeats of one clickable on one page: it is clicked again while each click reveals links
@@ -62,7 +67,7 @@ export interface CrawlOptions {
   soft404?: boolean;
   /** Learn parameters that do not change content and skip further variants as duplicates. @default true */
   dedupeContent?: boolean;
-  /** Folder for one full-page PNG per visited page, or none. */
+  /** Folder for one full-page PNG per visited page. @default none */
   screenshotsDir?: string | null;
   /** Ignore robots.txt entirely. @default false */
   ignoreRobots?: boolean;
@@ -72,7 +77,7 @@ export interface CrawlOptions {
   followNofollow?: boolean;
   /** Seed the frontier from robots.txt `Sitemap:` lines (or `/sitemap.xml`). @default false */
   sitemap?: boolean;
-  /** User-Agent header; default: the browser's own, `HeadlessChrome` → `Chrome`, plus ` spacrawl/<version>`. */
+  /** User-Agent header. @default browser's own, with `HeadlessChrome` → `Chrome`, plus ` spacrawl/<version>` */
   userAgent?: string | null;
   /** Navigation timeout (ms), up to DOMContentLoaded. @default 30000 */
   timeoutMs?: number;
@@ -94,15 +99,15 @@ export interface CrawlOptions {
   maxQueryVariants?: number;
   /** Accept invalid TLS certificates. @default false */
   ignoreHttpsErrors?: boolean;
-  /** Viewport in CSS pixels. @default 1280×800 (or the device's) */
+  /** Viewport in CSS pixels. @default 1280x800 (or the device's, with `device`) */
   viewport?: { width: number; height: number } | null;
-  /** A Playwright device name (`iPhone 13`, `Pixel 7` …): its viewport, user agent, touch and scale. */
+  /** A Playwright device name (`iPhone 13`, `Pixel 7` …): its viewport, user agent, touch and scale. @default none */
   device?: string | null;
-  /** Browser locale, e.g. `de-DE`. */
+  /** Browser locale, e.g. `de-DE`. @default none */
   locale?: string | null;
-  /** Playwright storage state file (cookies, local storage), e.g. from a login step. */
+  /** Playwright storage state file (cookies, local storage), e.g. from a login step. @default none */
   storageState?: string | null;
-  /** Extra request headers, sent only to in-scope origins (never to CDNs or third parties). */
+  /** Extra request headers, sent only to in-scope origins (never to CDNs or third parties). @default none */
   headers?: Record<string, string>;
   /** Grace period for in-flight pages on cancellation (ms). @default 3000 */
   graceMs?: number;
@@ -112,11 +117,11 @@ export interface CrawlOptions {
    * @default 50
    */
   recycleAfter?: number;
-  /** Chromium executable; see `locateBrowser()`. */
+  /** Chromium executable. @default auto: see `locateBrowser()` */
   browserPath?: string | null;
   /** Use this browser instead of launching one (it is not closed at the end). */
   browser?: Browser;
-  /** Proxy for all browser traffic. */
+  /** Proxy for all browser traffic (`http://`, `https://`, `socks4://`, `socks5://`). @default none */
   proxy?: string | null;
   /** Frontier store. @default a new MemoryFrontier */
   frontier?: Frontier;
@@ -134,16 +139,19 @@ export interface CrawlOptions {
    * `a11y` (the `a11y-*` rules). @default false
    */
   a11y?: boolean;
-  /** axe-core tags to run with `a11y`. @default ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] */
+  /** axe-core tags to run with `a11y` (axe-core's tag names: WCAG 2.0, 2.1, 2.2, levels A and AA). @default wcag2a,wcag2aa,wcag21a,wcag21aa,wcag22aa */
   a11yTags?: string[];
   /** Measure Core Web Vitals and page weight into the records' `vitals` (the `budget` rule). @default false */
   vitals?: boolean;
   /**
    * With `vitals`: measure each page alone, at most this many at once, while no other page is
-   * loaded or worked on (see `MeasureGate`); `null` measures pages as they are crawled. @default null
+   * loaded or worked on (see `MeasureGate`); ignored without `vitals`. @default none (pages are measured as they are crawled)
    */
   vitalsConcurrency?: number | null;
-  /** With `vitals`: `mobile` measures under Lighthouse's mobile throttling (CPU 4×, 150 ms RTT, 1.6 Mbps). @default 'none' */
+  /**
+   * With `vitals`: `mobile` measures under Lighthouse's mobile throttling (CPU 4×, 150 ms RTT,
+   * 1.6 Mbps down); ignored without `vitals`. @default 'none'
+   */
   vitalsThrottle?: 'none' | 'mobile';
   /** Cancels the crawl: no new pages start, in-flight pages get `graceMs`, then records are flushed. */
   signal?: AbortSignal;
@@ -204,6 +212,15 @@ export interface ResolvedCrawlOptions {
   vitalsThrottle: 'none' | 'mobile';
 }
 
+/** Options that are values, declared in {@link CRAWL_OPTIONS} (not the seeds, a browser, a store or callbacks). */
+export type DeclaredOption = Exclude<keyof CrawlOptions, 'seeds' | 'browser' | 'frontier' | 'signal' | 'onNotice'>;
+
+// The table declares exactly the value options of CrawlOptions: a missing or an extra key fails to compile.
+const everyOptionDeclared: Record<DeclaredOption, OptionSpec> = CRAWL_OPTIONS;
+const nothingElseDeclared: [Exclude<keyof typeof CRAWL_OPTIONS, DeclaredOption>] extends [never] ? true : false = true;
+void everyOptionDeclared;
+void nothingElseDeclared;
+
 /** Thrown for options that make no sense (the CLI maps it to exit code 2). */
 export class OptionsError extends UsageError {
   readonly code = 'bad-option';
@@ -213,91 +230,141 @@ export class OptionsError extends UsageError {
   }
 }
 
-function int(name: string, v: number | undefined, def: number, min: number): number {
-  if (v === undefined) return def;
-  if (!Number.isFinite(v) && v !== Infinity) throw new OptionsError(`${name} must be a number`);
-  if (v !== Infinity && !Number.isInteger(v)) throw new OptionsError(`${name} must be a whole number, got ${v}`);
-  if (v < min) throw new OptionsError(`${name} must be at least ${min}, got ${v}`);
-  return v;
+/** An integer option's declaration. */
+type IntegerSpec = OptionSpec & { readonly kind: 'integer'; readonly min: number };
+
+/** Name of an option in error messages: its flag, or its label when it has no flag. */
+function nameOf(spec: OptionSpec): string {
+  return spec.flag ?? spec.label ?? '?';
 }
 
-function positive(name: string, v: number | null | undefined): number | null {
-  if (v === undefined || v === null) return null;
-  if (!(v > 0) || !Number.isFinite(v)) throw new OptionsError(`${name} must be a positive number, got ${v}`);
+/**
+ * A whole number `>= spec.min` (or `Infinity` where the default is), or the declared default.
+ * @throws OptionsError otherwise
+ */
+function int(spec: IntegerSpec & { readonly default: number }, v: number | undefined): number {
+  if (v === undefined) return spec.default;
+  return checkInt(spec, v);
+}
+
+/** Like {@link int} for an option whose default is "none" (`null`). */
+function intOrNull(spec: IntegerSpec & { readonly default: null }, v: number | null | undefined): number | null {
+  return v === undefined || v === null ? null : checkInt(spec, v);
+}
+
+function checkInt(spec: IntegerSpec, v: number): number {
+  const name = nameOf(spec);
+  if (!Number.isFinite(v) && v !== Infinity) throw new OptionsError(`${name} must be a number`);
+  if (v !== Infinity && !Number.isInteger(v)) throw new OptionsError(`${name} must be a whole number, got ${v}`);
+  if (v < spec.min) throw new OptionsError(`${name} must be at least ${spec.min}, got ${v}`);
   return v;
 }
 
 /**
- * Fill in defaults and check ranges.
- * @throws OptionsError for out-of-range values (e.g. `concurrency: 0`, a negative depth) or no seeds
+ * A positive, finite number, or `null` when not given.
+ * @throws OptionsError otherwise
+ */
+function positive(spec: OptionSpec, v: number | null | undefined): number | null {
+  if (v === undefined || v === null) return null;
+  if (!(v > 0) || !Number.isFinite(v)) throw new OptionsError(`${nameOf(spec)} must be a positive number, got ${v}`);
+  return v;
+}
+
+/** The value, or the declared default (booleans, strings). */
+function or<T>(v: T | undefined, spec: { readonly default: T }): T {
+  return v === undefined ? spec.default : v;
+}
+
+/**
+ * Fill in the declared defaults ({@link CRAWL_OPTIONS}) and check ranges.
+ * @throws OptionsError for out-of-range values (e.g. `concurrency: 0`, a negative depth), a bad
+ * proxy URL, or no seeds; the message is one line
  */
 export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
+  const S = CRAWL_OPTIONS;
   if (!o.seeds || o.seeds.length === 0) throw new OptionsError('at least one seed URL is needed');
   const maxTime = o.maxTimeSeconds;
-  const vitals = o.vitals ?? false;
-  if (!vitals && o.vitalsConcurrency != null) throw new OptionsError('vitals-concurrency needs vitals (--vitals)');
-  if (!vitals && o.vitalsThrottle !== undefined && o.vitalsThrottle !== 'none') throw new OptionsError('vitals-throttle needs vitals (--vitals)');
-  if (o.vitalsThrottle !== undefined && o.vitalsThrottle !== 'none' && o.vitalsThrottle !== 'mobile') throw new OptionsError(`vitals-throttle must be none or mobile, got ${JSON.stringify(o.vitalsThrottle)}`);
-  const tags = o.a11yTags ?? [...DEFAULT_A11Y_TAGS];
-  if (tags.length === 0 || tags.some((t) => !/^[a-z0-9][a-z0-9.-]*$/i.test(t))) throw new OptionsError(`a11y-tags must be axe-core tag names such as wcag2a,wcag21aa,best-practice, got ${JSON.stringify(tags.join(','))}`);
   if (maxTime !== undefined && maxTime !== null && !(maxTime > 0)) throw new OptionsError(`max-time must be a positive number of seconds, got ${maxTime}`);
   return {
     seeds: [...o.seeds],
-    concurrency: int('concurrency', o.concurrency, 4, 1),
-    click: o.click ?? 'auto',
-    clickLimit: int('click-limit', o.clickLimit, 100, 0),
-    clickExclude: [...(o.clickExclude ?? [])],
-    clickRepeat: int('click-repeat', o.clickRepeat, 20, 0),
-    scroll: o.scroll ?? false,
-    scrollLimit: int('scroll-limit', o.scrollLimit, 30, 1),
-    soft404: o.soft404 ?? true,
-    dedupeContent: o.dedupeContent ?? true,
-    include: [...(o.include ?? [])],
-    exclude: [...(o.exclude ?? [])],
+    concurrency: int(S.concurrency, o.concurrency),
+    click: o.click ?? S.click.default,
+    clickLimit: int(S.clickLimit, o.clickLimit),
+    clickExclude: [...(o.clickExclude ?? S.clickExclude.default)],
+    clickRepeat: int(S.clickRepeat, o.clickRepeat),
+    scroll: or(o.scroll, S.scroll),
+    scrollLimit: int(S.scrollLimit, o.scrollLimit),
+    soft404: or(o.soft404, S.soft404),
+    dedupeContent: or(o.dedupeContent, S.dedupeContent),
+    include: [...(o.include ?? S.include.default)],
+    exclude: [...(o.exclude ?? S.exclude.default)],
     normalize: {
-      hashRoutes: o.hashRoutes ?? 'auto',
-      keepParams: o.keepParams ?? false,
-      stripParams: [...(o.stripParams ?? [])],
-      foldTrailingSlash: o.foldTrailingSlash ?? false,
-      foldIndex: o.foldIndex ?? false,
+      hashRoutes: o.hashRoutes ?? S.hashRoutes.default,
+      keepParams: or(o.keepParams, S.keepParams),
+      stripParams: [...(o.stripParams ?? S.stripParams.default)],
+      foldTrailingSlash: or(o.foldTrailingSlash, S.foldTrailingSlash),
+      foldIndex: or(o.foldIndex, S.foldIndex),
     },
-    robotsAgent: o.robotsAgent ?? 'spacrawl',
-    followNofollow: o.followNofollow ?? false,
-    sitemap: o.sitemap ?? false,
-    rate: positive('rate', o.rate),
-    perHostConcurrency: o.perHostConcurrency == null ? null : int('per-host-concurrency', o.perHostConcurrency, 1, 1),
-    retries: int('retries', o.retries, 2, 0),
-    maxRetryAfterMs: int('max-retry-after', o.maxRetryAfterMs, 60_000, 0),
-    retryBaseMs: int('retry-base', o.retryBaseMs, 1_000, 0),
-    maxQueryVariants: int('max-query-variants', o.maxQueryVariants, 100, 1),
-    ignoreHttpsErrors: o.ignoreHttpsErrors ?? false,
-    viewport: o.viewport ?? null,
-    device: o.device ?? null,
-    locale: o.locale ?? null,
-    storageState: o.storageState ?? null,
-    headers: { ...(o.headers ?? {}) },
-    maxDepth: int('max-depth', o.maxDepth, Infinity, 0),
-    maxPages: int('max-pages', o.maxPages, DEFAULT_MAX_PAGES, 1),
-    maxTimeSeconds: maxTime ?? null,
-    scope: o.scope ?? 'host',
-    screenshotsDir: o.screenshotsDir ?? null,
-    ignoreRobots: o.ignoreRobots ?? false,
-    userAgent: o.userAgent ?? null,
-    timeoutMs: int('timeout', o.timeoutMs, 30_000, 1),
-    settleTimeoutMs: int('settle-timeout', o.settleTimeoutMs, 5_000, 0),
-    quietMs: Math.max(300, int('quiet', o.quietMs, 500, 0)),
-    graceMs: int('grace', o.graceMs, 3_000, 0),
-    recycleAfter: int('recycle-after', o.recycleAfter, 50, 1),
-    browserPath: o.browserPath ?? null,
+    robotsAgent: o.robotsAgent ?? S.robotsAgent.default,
+    followNofollow: or(o.followNofollow, S.followNofollow),
+    sitemap: or(o.sitemap, S.sitemap),
+    rate: positive(S.rate, o.rate),
+    perHostConcurrency: intOrNull(S.perHostConcurrency, o.perHostConcurrency),
+    retries: int(S.retries, o.retries),
+    maxRetryAfterMs: int(S.maxRetryAfterMs, o.maxRetryAfterMs),
+    retryBaseMs: int(S.retryBaseMs, o.retryBaseMs),
+    maxQueryVariants: int(S.maxQueryVariants, o.maxQueryVariants),
+    ignoreHttpsErrors: or(o.ignoreHttpsErrors, S.ignoreHttpsErrors),
+    // A device brings its own viewport: the declared one is only the default without a (known) device.
+    viewport: o.viewport ?? (o.device && devices[o.device] ? null : { ...S.viewport.default }),
+    device: o.device ?? S.device.default,
+    locale: o.locale ?? S.locale.default,
+    storageState: o.storageState ?? S.storageState.default,
+    headers: { ...(o.headers ?? S.headers.default) },
+    maxDepth: int(S.maxDepth, o.maxDepth),
+    maxPages: int(S.maxPages, o.maxPages),
+    maxTimeSeconds: maxTime ?? S.maxTimeSeconds.default,
+    scope: o.scope ?? S.scope.default,
+    screenshotsDir: o.screenshotsDir ?? S.screenshotsDir.default,
+    ignoreRobots: or(o.ignoreRobots, S.ignoreRobots),
+    userAgent: o.userAgent ?? S.userAgent.default,
+    timeoutMs: int(S.timeoutMs, o.timeoutMs),
+    settleTimeoutMs: int(S.settleTimeoutMs, o.settleTimeoutMs),
+    quietMs: Math.max(300, int(S.quietMs, o.quietMs)),
+    graceMs: int(S.graceMs, o.graceMs),
+    recycleAfter: int(S.recycleAfter, o.recycleAfter),
+    browserPath: o.browserPath ?? S.browserPath.default,
     proxy: proxyOf(o.proxy),
-    checkExternal: o.checkExternal ?? false,
-    checkFragments: o.checkFragments ?? false,
-    a11y: o.a11y ?? false,
-    a11yTags: [...tags],
-    vitals,
-    vitalsConcurrency: o.vitalsConcurrency == null ? null : int('vitals-concurrency', o.vitalsConcurrency, 1, 1),
-    vitalsThrottle: o.vitalsThrottle ?? 'none',
+    checkExternal: or(o.checkExternal, S.checkExternal),
+    checkFragments: or(o.checkFragments, S.checkFragments),
+    a11y: or(o.a11y, S.a11y),
+    a11yTags: a11yTagsOf(o.a11yTags ?? S.a11yTags.default),
+    vitals: or(o.vitals, S.vitals),
+    vitalsConcurrency: intOrNull(S.vitalsConcurrency, o.vitalsConcurrency),
+    vitalsThrottle: choiceOf(S.vitalsThrottle, o.vitalsThrottle),
   };
+}
+
+/**
+ * Check axe-core tag names (`wcag2a`, `wcag21aa`, `best-practice`, `cat.color` …): at least one,
+ * each letters, digits, dots and dashes.
+ * @throws OptionsError otherwise
+ */
+function a11yTagsOf(tags: readonly string[]): string[] {
+  if (tags.length === 0 || tags.some((t) => !/^[a-z0-9][a-z0-9.-]*$/i.test(t))) {
+    throw new OptionsError(`a11y-tags must be axe-core tag names such as wcag2a,wcag21aa,best-practice, got ${JSON.stringify(tags.join(','))}`);
+  }
+  return [...tags];
+}
+
+/**
+ * One of a string option's declared choices, or its default when not given.
+ * @throws OptionsError for any other value
+ */
+function choiceOf<const C extends string>(spec: OptionSpec & { readonly choices: readonly C[]; readonly default: C }, v: string | undefined): C {
+  if (v === undefined) return spec.default;
+  if (!(spec.choices as readonly string[]).includes(v)) throw new OptionsError(`${nameOf(spec)} must be ${spec.choices.join(' or ')}, got ${JSON.stringify(v)}`);
+  return v as C;
 }
 
 /**

@@ -68,6 +68,29 @@ export class DocumentClaims {
   }
 
   /**
+   * For a rendered visit whose page ended under another canonical URL without a new document
+   * (a history or hash navigation; document navigations were decided by
+   * {@link DocumentClaims.decide} as they happened): `scope` when that URL is outside the scope,
+   * `known` when its page is carried by another visit, else `null` (this visit carries it). A
+   * seed's final URL joins the scope.
+   * @param entry - the frontier entry that was visited
+   * @param res - the visit (its `finalUrl`)
+   */
+  async forwardedAfterRender(entry: FrontierEntry, res: VisitResult): Promise<'scope' | 'known' | null> {
+    if (!res.finalUrl || res.nonHtml || res.error) return null;
+    let url: string;
+    try {
+      url = this.canonical(res.finalUrl);
+    } catch {
+      return null;
+    }
+    if (url === entry.url) return null;
+    if (entry.depth === 0 && !this.scope.inScope(url)) this.scope.addRoot(url);
+    if (!this.scope.inScope(url)) return 'scope';
+    return (await this.claim(url, entry.url)) ? null : 'known';
+  }
+
+  /**
    * Claim `url`'s page for the visit of `owner`, after a navigation that did not request a new
    * document (a history or hash change). `true` when `owner` carries the page.
    */

@@ -1,0 +1,210 @@
+import { devices, type Browser, type BrowserContextOptions } from 'playwright';
+import { InfrastructureError } from '../model/errors.js';
+import { HttpClient } from '../net/http-client.js';
+import { VERSION } from '../version.js';
+import { browserUserAgent, defaultUserAgent, launchBrowser } from './launch.js';
+import { ContextPool, type PoolSlot } from './pool.js';
+
+/** A borrowed context with its tab, as the pool hands it out. */
+export type SessionSlot = Awaited<ReturnType<ContextPool['acquire']>>;
+
+/** The browser settings of a crawl (a subset of the crawl's resolved options). */
+export interface SessionOptions {
+  /** `--browser-path`, or `null` to locate one (see `locateBrowser`). */
+  browserPath: string | null;
+  /** Proxy for the browser and the HTTP client, e.g. `http://127.0.0.1:8080`, or `null`. */
+  proxy: string | null;
+  /** A Playwright device name (`"iPhone 13"`): its viewport, touch and User-Agent; or `null`. */
+  device: string | null;
+  /** `--user-agent`, or `null` for the default (see {@link BrowserSession.start}). */
+  userAgent: string | null;
+  /** Viewport in CSS pixels, or `null` for the device's (else 1280×800). */
+  viewport: { width: number; height: number } | null;
+  /** `Accept-Language` / `navigator.language`, or `null`. */
+  locale: string | null;
+  /** Path of a Playwright storage state (cookies, local storage) every context starts with, or `null`. */
+  storageState: string | null;
+  /** Accept invalid TLS certificates (browser and HTTP client). */
+  ignoreHttpsErrors: boolean;
+  /** A context is replaced after this many visits. */
+  recycleAfter: number;
+  /** `--header` values, sent only to URLs for which the session's `headerScope` says yes. */
+  headers: Record<string, string>;
+}
+
+/**
+ * Playwright context options from the crawl's options: a device's settings, then `viewport`,
+ * `locale` and `storageState` on top. The device's User-Agent is left out: the session sets its own.
+ */
+export function contextOptionsOf(o: SessionOptions): BrowserContextOptions {
+  const { defaultBrowserType: _ignored, userAgent: _ua, ...device } = o.device ? (devices[o.device] ?? {}) : ({} as Record<string, never>);
+  return {
+    ...device,
+    ignoreHTTPSErrors: o.ignoreHttpsErrors,
+    ...(o.viewport ? { viewport: o.viewport } : {}),
+    ...(o.locale ? { locale: o.locale } : {}),
+    ...(o.storageState ? { storageState: o.storageState } : {}),
+  };
+}
+
+/** What a {@link BrowserSession} is given besides its options. */
+export interface SessionHooks {
+  /** A browser launched by the caller: used as is, never closed or relaunched by the session. */
+  browser?: Browser;
+  /** Which request URLs get the `headers` (the crawl's scope), in the browser and the HTTP client. */
+  headerScope: (url: string) => boolean;
+  /** Told when the browser disconnected and is relaunched. */
+  onNotice: (message: string) => void;
+  /** More init scripts (JavaScript source) for every page of every context (`vitalsInitScript()` with `--vitals`). */
+  initScripts?: readonly string[];
+}
+
+/**
+ * The crawl's browser and everything that speaks for it: the Chromium (launched, or the caller's),
+ * its relaunch after a crash, the User-Agent, the one {@link HttpClient} for requests outside the
+ * browser (robots.txt, sitemaps, link checks: same User-Agent, proxy and TLS settings) and the
+ * {@link ContextPool} of reusable contexts that visits borrow.
+ *
+ * Two steps, so that a browser that cannot be launched stops the crawl before anything else
+ * opens: {@link BrowserSession.launch}, then {@link BrowserSession.start}; {@link BrowserSession.close} at the end.
+ */
+export class BrowserSession {
+  private browser: Browser | null = null;
+  private readonly own: boolean;
+  private relaunching: Promise<void> | null = null;
+  private client: HttpClient | null = null;
+  private contexts: ContextPool | null = null;
+
+  /**
+   * @param options - the browser settings
+   * @param hooks - a caller's browser, the header scope, where notices go
+   */
+  constructor(
+    private readonly options: SessionOptions,
+    private readonly hooks: SessionHooks,
+  ) {
+    this.own = !hooks.browser;
+  }
+
+  /**
+   * Launch Chromium (or adopt the caller's browser).
+   * @throws BrowserNotFoundError when no browser is found
+   */
+  async launch(): Promise<void> {
+    if (this.browser) return;
+    this.browser = this.hooks.browser ?? (await launchBrowser({ browserPath: this.options.browserPath, proxy: this.options.proxy })).browser;
+  }
+
+  /**
+   * Decide the User-Agent and open the HTTP client and the context pool. The User-Agent is
+   * `--user-agent`; else a device's own with ` spacrawl/<version>` appended; else the browser's
+   * own with `HeadlessChrome` → `Chrome` and ` spacrawl/<version>` (DESIGN.md, "Browsers here").
+   * @throws Error when called before {@link BrowserSession.launch}, or when the browser cannot open a page
+   */
+  async start(): Promise<void> {
+    const browser = this.launched();
+    const o = this.options;
+    const deviceUa = o.device ? devices[o.device]?.userAgent : undefined;
+    const userAgent = o.userAgent ?? (deviceUa ? `${deviceUa} spacrawl/${VERSION}` : defaultUserAgent(await browserUserAgent(browser), VERSION));
+    this.client = new HttpClient({
+      userAgent,
+      proxy: o.proxy,
+      ignoreHttpsErrors: o.ignoreHttpsErrors,
+      headersFor: (url) => (this.hooks.headerScope(url) ? o.headers : {}),
+    });
+    this.contexts = new ContextPool(browser, {
+      userAgent,
+      recycleAfter: o.recycleAfter,
+      contextOptions: contextOptionsOf(o),
+      headers: o.headers,
+      headerScope: this.hooks.headerScope,
+      initScripts: this.hooks.initScripts ?? [],
+    });
+  }
+
+  /** `true` once {@link BrowserSession.start} has opened the pool (and until {@link BrowserSession.close}). */
+  get started(): boolean {
+    return this.contexts !== null;
+  }
+
+  /**
+   * The client for every request outside the browser.
+   * @throws Error before {@link BrowserSession.start}
+   */
+  get http(): HttpClient {
+    if (!this.client) throw new Error('the browser session has not started');
+    return this.client;
+  }
+
+  /** `true` while the browser is connected. */
+  get connected(): boolean {
+    return this.browser?.isConnected() ?? false;
+  }
+
+  /**
+   * Make sure the browser is up: a crashed browser the session launched is relaunched (one
+   * relaunch shared by every caller) and the pool moves to it.
+   * @throws InfrastructureError when the browser is the caller's, or cannot be relaunched
+   */
+  async ensureBrowser(): Promise<void> {
+    if (this.connected) return;
+    if (!this.own) throw new InfrastructureError('the browser disconnected and is not ours to relaunch');
+    if (!this.relaunching) {
+      this.hooks.onNotice('the browser disconnected: relaunching it and requeueing the pages in flight');
+      this.relaunching = (async () => {
+        try {
+          const { browser } = await launchBrowser({ browserPath: this.options.browserPath, proxy: this.options.proxy });
+          this.browser = browser;
+          this.pool().replaceBrowser(browser);
+        } catch (err) {
+          throw new InfrastructureError(`the browser crashed and could not be relaunched: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+        } finally {
+          this.relaunching = null;
+        }
+      })();
+    }
+    await this.relaunching;
+  }
+
+  /**
+   * Borrow a context and its tab for one visit (relaunching a crashed browser first, and once more
+   * when it died while the context was opened). Give it back with {@link BrowserSession.release}.
+   * @throws InfrastructureError as {@link BrowserSession.ensureBrowser}; the pool's error when a
+   * connected browser cannot open a context
+   */
+  async acquire(): Promise<SessionSlot> {
+    const pool = this.pool();
+    await this.ensureBrowser();
+    try {
+      return await pool.acquire();
+    } catch (err) {
+      // The browser may have died between the check and the new context.
+      if (this.connected) throw err;
+      await this.ensureBrowser();
+      return pool.acquire();
+    }
+  }
+
+  /** Give back a borrowed slot; `broken` (the visit says so) closes its context instead of reusing it. */
+  release(slot: PoolSlot, broken: boolean): void {
+    this.pool().release(slot, broken);
+  }
+
+  /** Close the contexts, and the browser when the session launched it. Never throws. */
+  async close(): Promise<void> {
+    const pool = this.contexts;
+    this.contexts = null;
+    await pool?.close();
+    if (this.own) await this.browser?.close().catch(() => {});
+  }
+
+  private launched(): Browser {
+    if (!this.browser) throw new Error('the browser session has not been launched');
+    return this.browser;
+  }
+
+  private pool(): ContextPool {
+    if (!this.contexts) throw new Error('the browser session has not started');
+    return this.contexts;
+  }
+}

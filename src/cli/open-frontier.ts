@@ -1,0 +1,85 @@
+/**
+ * The crawl command's composition root: which frontier a crawl runs on (memory, a SQLite state
+ * file, or a Redis crawl shared by workers), a worker joining a shared crawl without seeds, and
+ * a resumed durable crawl going on where its budget stopped.
+ * @module
+ */
+import { applyCrawlKey, crawlKeyOf } from '../crawl/crawl-key.js';
+import { DEFAULT_MAX_PAGES, OptionsError, type CrawlOptions } from '../crawl/options.js';
+import { NoSuchCrawlError, RedisFrontier } from '../store/redis/frontier.js';
+import { SqliteFrontier } from '../store/sqlite/frontier.js';
+import type { PageRecord } from '../model/record.js';
+
+/** Where the frontier lives: the crawl command's store flags, in the library's units. */
+export interface FrontierChoice {
+  /** `--state`: absolute path of the SQLite state file, or `null`. */
+  state: string | null;
+  /** `--redis` URL, or `null` (checked by `checkSharedFlags` together with `crawlId`). */
+  redis: string | null;
+  /** `--crawl-id` (with `redis`). */
+  crawlId: string | null;
+  /** `--force`: resume or join even when the stored crawl's seeds, scope or URL rules differ. */
+  force: boolean;
+  /** `--lease-ttl` (ms). */
+  leaseTtlMs: number;
+  /** `--redis-timeout`: how long to keep reconnecting to Redis (ms). */
+  redisRetryMs: number;
+}
+
+/** A crawl's options with its frontier, and what a resumed durable crawl brings along. */
+export interface OpenedFrontier {
+  /**
+   * The options with `frontier` set (none: a new in-memory frontier); for a worker that joins a
+   * shared crawl without seeds, with the stored crawl's seeds, scope and URL rules.
+   */
+  options: CrawlOptions;
+  /** A durable (`--state`) crawl: records of its earlier runs. */
+  earlier?: AsyncIterable<PageRecord>;
+  /** A durable crawl resumed with a larger budget: URLs queued again (their old records are replaced). */
+  reopened: string[];
+  /** The records go on from earlier runs (`--state`): append to `--out`. */
+  durable: boolean;
+  /** The frontier is shared with other workers (`--redis`). */
+  shared: boolean;
+}
+
+/**
+ * Open the frontier a crawl runs on. Call it after every usage check, so that a usage error
+ * leaves a state file or a shared crawl untouched.
+ * @param log - told one line when a worker joins a shared crawl without seeds
+ * @throws OptionsError for a state file or shared crawl of another crawl (without `force`), or a
+ * shared crawl that does not exist and no seeds; `StateFileError`/`RedisStoreError` for a store
+ * that cannot be used
+ */
+export async function openFrontier(options: CrawlOptions, choice: FrontierChoice, log: (line: string) => void): Promise<OpenedFrontier> {
+  let opts: CrawlOptions = { ...options };
+  let durable: SqliteFrontier | null = null;
+  let earlier: AsyncIterable<PageRecord> | undefined;
+  if (choice.state) {
+    durable = SqliteFrontier.open(choice.state, { crawlKey: crawlKeyOf(opts), force: choice.force });
+    opts.frontier = durable;
+    earlier = durable.records();
+  }
+  if (choice.redis) {
+    const store = await RedisFrontier.open(choice.redis, {
+      crawlId: choice.crawlId ?? '',
+      crawlKey: opts.seeds.length ? crawlKeyOf(opts) : null,
+      force: choice.force,
+      leaseTtlMs: choice.leaseTtlMs,
+      retryMs: choice.redisRetryMs,
+      maxPages: opts.maxPages ?? DEFAULT_MAX_PAGES,
+    }).catch((err: unknown) => {
+      if (err instanceof NoSuchCrawlError) throw new OptionsError(`${err.message}: give seed URLs to start it`);
+      throw err;
+    });
+    if (!opts.seeds.length) {
+      opts = applyCrawlKey(opts, store.crawlKey);
+      log(`joining crawl ${store.crawlId}: ${opts.seeds.join(' ')}`);
+    }
+    opts.frontier = store;
+  }
+  // A resume with a larger --max-pages or --max-depth goes on where the budget stopped (runCrawl
+  // takes the reopened URLs' old records out of --out).
+  const reopened = durable ? await durable.reopenBudget({ maxPages: opts.maxPages ?? DEFAULT_MAX_PAGES, maxDepth: opts.maxDepth ?? Infinity }) : [];
+  return { options: opts, ...(earlier ? { earlier } : {}), reopened, durable: durable !== null, shared: choice.redis !== null };
+}

@@ -1,0 +1,308 @@
+import path from 'node:path';
+import { CLICK_EVERYWHERE, type ClickMemory } from '../browser/click-memory.js';
+import type { ClickOptions } from '../browser/explore.js';
+import { scrollOptionsOf } from '../browser/scroll.js';
+import type { BrowserSession } from '../browser/session.js';
+import { visitPage, type VisitOptions, type VisitResult } from '../browser/visit.js';
+import type { PageRecord } from '../model/record.js';
+import { screenshotFileName } from '../report/screenshot-name.js';
+import type { RobotsCache } from '../url/robots.js';
+import type { DustLearner } from './dust.js';
+import { contentHash } from './fingerprint.js';
+import type { FrontierEntry, Lease } from '../store/frontier.js';
+import type { LeaseKeeper } from './leases.js';
+import { applyLinkChecks, type LinkChecker } from './link-checks.js';
+import { skipRecord, type LinkPipeline } from './link-pipeline.js';
+import type { ResolvedCrawlOptions } from './options.js';
+import { Politeness } from './politeness.js';
+import { recordFromVisit } from './record-builder.js';
+import { redirectRecord, type DocumentClaims } from './redirects.js';
+import { backoffMs, isRetryable, parseRetryAfter, RETRYABLE_STATUS } from './retry.js';
+import type { ProbeResult, SoftNotFound } from './soft404.js';
+import { CRAWL_LIMITS } from './option-table.js';
+import type { AuditSettings } from './audit-settings.js';
+
+/** What became of one page job; the loop parks a lease to `park` again. */
+export type PageOutcome =
+  /** Recorded (or lost to another worker, who records it). */
+  | { kind: 'done' }
+  /** Given back to the frontier unrecorded (the crawl is ending). */
+  | { kind: 'released' }
+  /** To be visited again, not before `readyAt` (ms since epoch; 0 = as soon as its host allows). */
+  | { kind: 'park'; readyAt: number };
+
+/** Everything a {@link PageJob} works with (one crawl's parts). */
+export interface PageJobParts {
+  /** The crawl's resolved options (timeouts, retries, discovery, screenshots, link checks …). */
+  options: ResolvedCrawlOptions;
+  /** Tabs to visit in, and the browser's relaunch. */
+  session: BrowserSession;
+  /** The per-host gate every navigation passes (and Retry-After pauses). */
+  politeness: Politeness;
+  /** Attempts, completion and release of the leases. */
+  leases: LeaseKeeper;
+  /** Where a page's links go (classify, admit) and skipped URLs get their records. */
+  pipeline: LinkPipeline;
+  /** Which visit carries which rendered document (redirect records). */
+  claims: DocumentClaims;
+  /** robots.txt, or `null` with `--ignore-robots` (probes obey it; pages were admitted by it). */
+  robots: RobotsCache | null;
+  /** Requests outside pages for links (`--check-external`, https probes of `http://` links). */
+  linkChecker: LinkChecker;
+  /** Soft-404 judging, or `null` with `--no-soft404`. */
+  soft404: SoftNotFound | null;
+  /** Parameters learned as irrelevant to content, or `null` with `--no-dedupe-content`. */
+  dust: DustLearner | null;
+  /** What `--click auto` learned about each site's clickables, in this process. */
+  clickMemory: ClickMemory;
+  /** The accessibility check, the vitals and the measure gate of every visit (`--a11y`, `--vitals`). */
+  auditing: AuditSettings;
+  /** Aborted when the visits in flight must end (after the grace period). */
+  cancelVisits: AbortSignal;
+  /** `true` once the crawl is ending (no probe starts then). */
+  stopping: () => boolean;
+  /** The crawl's record stream. */
+  emit: (record: PageRecord) => void;
+  /** A progress note. */
+  notice: (message: string) => void;
+}
+
+/**
+ * The page job: one leased URL from visit to completion, in named steps —
+ * {@link PageJob.run}: skip a known duplicate → visit → retry decision → record (a redirect
+ * record when the URL only forwards; soft-404 and duplicate judging) → links (through the link
+ * pipeline) → link checks → complete the lease (record and new links in one fenced step) and
+ * emit. A soft-404 probe ({@link PageJob.probe}) is the same visit step without a lease, a record
+ * or a budget. One per crawl; jobs run concurrently under the crawl's limit.
+ */
+export class PageJob {
+  /** A shared store's failure inside a visit (politeness), re-thrown after the visit. */
+  private storeFailure: unknown = null;
+  private answered = false;
+
+  /** @param p - the crawl's parts */
+  constructor(private readonly p: PageJobParts) {}
+
+  /** `true` once a seed got an HTTP response. */
+  get seedVisited(): boolean {
+    return this.answered;
+  }
+
+  /**
+   * Run the job of one leased URL, its host's politeness slot already taken.
+   * @param host - the politeness key of the URL (`host:port`)
+   * @throws for infrastructure failures only (store, browser relaunch); page failures are records
+   */
+  async run(lease: Lease, host: string): Promise<PageOutcome> {
+    const e = lease.entry;
+    const attempt = this.p.leases.beginAttempt(lease);
+    if (await this.skipKnownDuplicate(lease, attempt)) return { kind: 'done' };
+
+    this.p.claims.visiting(e.url);
+    const res = await this.visitLeased(e, host, attempt);
+    if (res.interrupted) return this.release(lease);
+
+    const retry = await this.retryDecision(res, attempt, host);
+    if (retry) return retry;
+
+    if (e.depth === 0 && res.status !== null) this.answered = true;
+    const { record, follow } = await this.record(e, res, attempt);
+    let discovered: FrontierEntry[] = [];
+    if (follow) {
+      const links = await this.links(record, e, res);
+      discovered = links.discovered;
+      // Off-site links and https probes are checked before the record is stored, so it is self-contained.
+      if (!(await applyLinkChecks(this.p.linkChecker, record, this.p.options.checkExternal, this.p.cancelVisits, links.requestUrls))) return this.release(lease);
+    }
+    return this.complete(lease, record, discovered);
+  }
+
+  /**
+   * Render a not-found probe: the visit step with no record, no budget and no lease; it takes a
+   * tab and obeys robots.txt and politeness (see SoftNotFound).
+   * @returns what it rendered, or `null` when it was disallowed, failed or the crawl is ending
+   */
+  async probe(url: string): Promise<ProbeResult | null> {
+    if (this.p.stopping() || !this.p.session.started) return null;
+    if (this.p.robots && !(await this.p.robots.isAllowed(url))) return null;
+    const host = Politeness.key(url);
+    this.p.politeness.start(host);
+    try {
+      const res = await this.visit(url, host, {});
+      if (res.error || res.nonHtml) return null;
+      return { text: res.text, status: res.status, path: new URL(url).pathname, finalUrl: res.finalUrl };
+    } catch {
+      return null;
+    } finally {
+      this.p.politeness.finish(host);
+    }
+  }
+
+  /** A variant queued before its parameter was learned as irrelevant is not rendered: recorded as `duplicate`. */
+  private async skipKnownDuplicate(lease: Lease, attempt: number): Promise<boolean> {
+    const e = lease.entry;
+    const dup = attempt === 1 ? (this.p.dust?.duplicateOf(e.url) ?? null) : null;
+    if (!dup) return false;
+    const r = skipRecord({ ...e, duplicateOf: dup }, 'duplicate', null);
+    if (await this.p.leases.finish(lease, r, [])) this.p.emit(r);
+    return true;
+  }
+
+  /** The visit step of a page: discovery, screenshot, redirect claims and early Retry-After on top of {@link PageJob.visit}. */
+  private async visitLeased(e: FrontierEntry, host: string, attempt: number): Promise<VisitResult> {
+    const o = this.p.options;
+    const shotName = this.screenshotName(e);
+    const res = await this.visit(e.requestedUrl, host, {
+      screenshotPath: shotName && o.screenshotsDir ? path.join(o.screenshotsDir, shotName) : null,
+      click: o.click === 'off' ? null : this.clickOptions(new URL(e.requestedUrl).origin, e.url),
+      scroll: o.scroll ? scrollOptionsOf(o) : null,
+      collectAnchors: o.checkFragments,
+      a11y: this.p.auditing.a11y,
+      vitals: this.p.auditing.vitals,
+      onDocument: (doc) => this.p.claims.decide(e, doc),
+      onMainResponse: (status, headers, at) => {
+        if (!RETRYABLE_STATUS.has(status)) return false;
+        // Apply Retry-After to the host at once, before other visits to it start.
+        const ra = parseRetryAfter(headers['retry-after'], at);
+        if (ra !== null) this.p.politeness.pause(host, at + Math.min(ra, o.maxRetryAfterMs));
+        return attempt <= o.retries; // it will be retried: no need to render it
+      },
+    });
+    if (this.storeFailure) throw this.storeFailure;
+    return res;
+  }
+
+  /**
+   * The visit step shared by pages and probes: borrow a tab (relaunching a crashed browser),
+   * visit under the politeness gate and the crawl's cancellation, give the tab back.
+   * @param extra - the page's own visit options on top of the common ones
+   */
+  private async visit(url: string, host: string, extra: Partial<VisitOptions>): Promise<VisitResult> {
+    const o = this.p.options;
+    const slot = await this.p.session.acquire();
+    const res = await visitPage(slot.tab, url, {
+      navigationTimeoutMs: o.timeoutMs,
+      settleTimeoutMs: o.settleTimeoutMs,
+      quietMs: o.quietMs,
+      screenshotPath: null,
+      maxDialogs: CRAWL_LIMITS.maxDialogs,
+      beforeNavigate: () => this.beforeNavigate(host),
+      onNavigationSent: (at) => this.p.politeness.sent(host, at),
+      signal: this.p.cancelVisits,
+      // Probes too: with --vitals-concurrency no probe loads while a page is measured.
+      measureGate: this.p.auditing.measureGate,
+      ...extra,
+    });
+    this.p.session.release(slot, res.contextBroken);
+    return res;
+  }
+
+  /**
+   * Visit again? A browser that died under the page is relaunched and the page visited again at
+   * once (counted as an attempt, up to `retries + 2`); a retryable answer (see `isRetryable`) waits
+   * for its `Retry-After` (which holds the whole host) or an exponential backoff, up to `retries`.
+   * @returns where to park the lease, or `null` to record the visit as it is
+   */
+  private async retryDecision(res: VisitResult, attempt: number, host: string): Promise<PageOutcome | null> {
+    const o = this.p.options;
+    if (!this.p.session.connected && attempt <= o.retries + 2) {
+      await this.p.session.ensureBrowser();
+      return { kind: 'park', readyAt: Date.now() };
+    }
+    if (!isRetryable(res) || attempt > o.retries) return null;
+    const now = Date.now();
+    const retryAfter = parseRetryAfter(res.retryAfter, res.respondedAt ?? now);
+    if (retryAfter === null) return { kind: 'park', readyAt: now + backoffMs(attempt, o.retryBaseMs) };
+    this.p.politeness.pause(host, (res.respondedAt ?? now) + Math.min(retryAfter, o.maxRetryAfterMs));
+    return { kind: 'park', readyAt: 0 };
+  }
+
+  /**
+   * The record step: a URL that only forwards (to a page recorded under another URL, or off-site,
+   * or to a URL robots.txt disallows) is a redirect record; any other visit a page record, judged
+   * for soft 404 and content duplicates when it rendered a 200 HTML page.
+   * @returns the record, and whether the page's links are to be followed
+   */
+  private async record(e: FrontierEntry, res: VisitResult, attempt: number): Promise<{ record: PageRecord; follow: boolean }> {
+    const forwarded = res.stopped?.reason ?? (await this.p.claims.forwardedAfterRender(e, res));
+    if (forwarded) return { record: redirectRecord(e, res, attempt, forwarded), follow: false };
+    const r = recordFromVisit(e, res, attempt, this.screenshotName(e), this.p.options.robotsAgent);
+    if (res.status === 200 && !res.nonHtml && !res.noContent && res.error === null && res.finalUrl) await this.judge(r, e, res, res.finalUrl);
+    return { record: r, follow: !res.nonHtml && res.error === null };
+  }
+
+  /** Soft 404 (`r.soft404`, `r.soft404Reason`) and content duplicates (`--dedupe-content` learns parameters). */
+  private async judge(r: PageRecord, e: FrontierEntry, res: VisitResult, finalUrl: string): Promise<void> {
+    const { soft404, dust } = this.p;
+    if (soft404) {
+      const page = { url: finalUrl, status: res.status, title: res.title ?? '', headings: res.headings, text: res.text };
+      r.soft404Reason = await soft404.judge(page, e.depth === 0);
+      r.soft404 = r.soft404Reason !== null;
+    }
+    const learned = dust?.observe(e.url, contentHash(res.text)) ?? [];
+    for (const name of learned) this.p.notice(`learned: parameter ${name.slice(2)} does not change content on ${new URL(e.url).origin}; further variants are skipped as duplicates`);
+  }
+
+  /**
+   * The links step: the page's links through the link pipeline into the record; the in-scope
+   * ones admitted at `depth + 1` unless the page says `nofollow` (`<meta name="robots">`,
+   * `X-Robots-Tag`) and `--follow-nofollow` is off (links recorded, none followed).
+   * @returns the entries for the frontier, and canonical URL → URL as linked (for link checks)
+   */
+  private async links(r: PageRecord, e: FrontierEntry, res: VisitResult): Promise<{ discovered: FrontierEntry[]; requestUrls: Map<string, string> }> {
+    const o = this.p.options;
+    const classified = this.p.pipeline.classify(res.links);
+    r.links = classified.links;
+    r.linkDetails = classified.linkDetails;
+    r.externalLinks = classified.externalLinks;
+    r.linkSources = classified.linkSources;
+    if (o.checkFragments) r.fragmentLinks = this.p.pipeline.fragments(res.links);
+    const follow = !r.nofollow || o.followNofollow;
+    const discovered = follow ? await this.p.pipeline.admit(classified.candidates, e.depth + 1, e.url) : [];
+    return { discovered, requestUrls: classified.requestUrls };
+  }
+
+  /** The complete step: the record and the links it found go to the frontier in one step (fenced by the lease), then out. */
+  private async complete(lease: Lease, r: PageRecord, discovered: readonly FrontierEntry[]): Promise<PageOutcome> {
+    const fresh = await this.p.leases.finish(lease, r, discovered);
+    if (fresh) {
+      this.p.emit(r);
+      this.p.pipeline.recordSkips(fresh);
+    }
+    return { kind: 'done' };
+  }
+
+  private async release(lease: Lease): Promise<PageOutcome> {
+    await this.p.leases.release(lease);
+    return { kind: 'released' };
+  }
+
+  /** The politeness gate before a navigation; a shared store's failure is kept to stop the crawl. */
+  private async beforeNavigate(host: string): Promise<void> {
+    try {
+      await this.p.politeness.beforeNavigate(host);
+    } catch (err) {
+      this.storeFailure = this.storeFailure ?? err;
+      throw err;
+    }
+  }
+
+  /** File name of the page's screenshot inside `--screenshots`, or `null` without one. */
+  private screenshotName(e: FrontierEntry): string | null {
+    return this.p.options.screenshotsDir ? screenshotFileName(e.url) : null;
+  }
+
+  /** Click discovery settings for the page `url` (canonical) on `origin`. */
+  private clickOptions(origin: string, url: string): ClickOptions {
+    const o = this.p.options;
+    return {
+      limit: o.clickLimit,
+      exclude: o.clickExclude,
+      policy: o.click === 'all' ? CLICK_EVERYWHERE : this.p.clickMemory.forPage(origin, url),
+      repeat: o.clickRepeat,
+      clickWaitMs: CRAWL_LIMITS.clickWaitMs,
+      budgetMs: CRAWL_LIMITS.clickBudgetMs,
+      maxRevealDepth: CRAWL_LIMITS.maxRevealDepth,
+    };
+  }
+}

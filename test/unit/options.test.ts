@@ -1,0 +1,218 @@
+// One declaration per option (src/crawl/option-table.ts, src/cli/cli-options.ts), and everything
+// that repeats it by hand checked against it: the flags of every command, the library's defaults
+// and ranges, TSDoc `@default`s, README's flag table (like lychee's `check_default_values!` and
+// its README-vs-help test). No browser, no process.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Parser } from '@oclif/core';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { COMMANDS } from '../../src/commands/index.js';
+import Crawl, { crawlOptionsOf, frontierChoiceOf, reportingOf } from '../../src/commands/crawl.js';
+import { CLI_OPTIONS } from '../../src/cli/cli-options.js';
+import { declarationOf, type CrawlFlags } from '../../src/cli/flags.js';
+import { renderFlagTable, TABLE_END, TABLE_START } from '../../src/cli/flag-table.js';
+import { DEFAULT_FAIL_ON } from '../../src/cli/reporting.js';
+import { defaultTextOf, flagDefaultOf, type OptionSpec } from '../../src/crawl/option-spec.js';
+import { CRAWL_LIMITS, CRAWL_OPTIONS } from '../../src/crawl/option-table.js';
+import { OptionsError, resolveOptions, type ResolvedCrawlOptions } from '../../src/crawl/options.js';
+import { DEFAULT_LEASE_TTL_MS, DEFAULT_REDIS_RETRY_MS } from '../../src/store/redis/frontier.js';
+import { DEFAULT_A11Y_TAGS } from '../../src/browser/a11y.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const SEEDS = ['http://127.0.0.1:9/'];
+const NORMALIZE_KEYS = new Set(['hashRoutes', 'keepParams', 'stripParams', 'foldTrailingSlash', 'foldIndex']);
+
+/** The resolved value of a declared option (URL rules sit under `normalize`). */
+function resolvedValue(r: ResolvedCrawlOptions, key: string): unknown {
+  return NORMALIZE_KEYS.has(key) ? r.normalize[key as keyof ResolvedCrawlOptions['normalize']] : r[key as keyof ResolvedCrawlOptions];
+}
+
+/** `@default` texts of an interface's members in a source file, read with the TypeScript compiler. */
+function documentedDefaults(file: string, iface: string): Map<string, string | null> {
+  const src = ts.createSourceFile(file, fs.readFileSync(path.join(REPO, file), 'utf8'), ts.ScriptTarget.Latest, true);
+  let found: ts.InterfaceDeclaration | undefined;
+  src.forEachChild((n) => {
+    if (ts.isInterfaceDeclaration(n) && n.name.text === iface) found = n;
+  });
+  if (!found) throw new Error(`no interface ${iface} in ${file}`);
+  const out = new Map<string, string | null>();
+  for (const m of found.members) {
+    if (!ts.isPropertySignature(m) || !ts.isIdentifier(m.name)) continue;
+    const tag = ts.getJSDocTags(m).find((t) => t.tagName.text === 'default');
+    out.set(m.name.text, tag ? (ts.getTextOfJSDocComment(tag.comment) ?? '').trim() : null);
+  }
+  return out;
+}
+
+/** True when a documented default says `expected` (then the end, or a word boundary and more words). */
+function says(doc: string | null | undefined, expected: string): boolean {
+  return doc !== null && doc !== undefined && (doc === expected || (doc.startsWith(expected) && /^[\s:,(]/.test(doc.slice(expected.length))));
+}
+
+describe('every flag of every command is made from a declaration', () => {
+  for (const [id, cmd] of Object.entries(COMMANDS)) {
+    it(id, () => {
+      const flags = cmd.flags as Record<string, Record<string, unknown>>;
+      expect(Object.keys(flags).length).toBeGreaterThan(0);
+      for (const [name, flag] of Object.entries(flags)) {
+        const spec = declarationOf(flag);
+        expect(spec?.flag, `--${name} of ${id}: written by hand instead of flagOf(declaration)`).toBe(name);
+        const s = spec!;
+        const isInteger = s.kind === 'integer' || s.flagKind === 'integer';
+        expect(
+          { type: flag.type, default: flag.default, min: flag.min, options: flag.options, multiple: flag.multiple ?? false, allowNo: flag.allowNo ?? false, description: flag.description },
+          `--${name} of ${id}`,
+        ).toEqual({
+          type: s.kind === 'boolean' ? 'boolean' : 'option',
+          default: s.kind === 'boolean' ? flagDefaultOf(s) === true : flagDefaultOf(s),
+          min: isInteger ? s.min : undefined,
+          options: s.choices ? [...s.choices] : undefined,
+          multiple: s.kind === 'list',
+          allowNo: s.allowNo ?? false,
+          description: s.help,
+        });
+      }
+    });
+  }
+
+  it('a flag in seconds carries the declared milliseconds / 1000', () => {
+    expect(Crawl.flags['max-retry-after'].default).toBe(60);
+    expect(Crawl.flags['lease-ttl'].default).toBe(DEFAULT_LEASE_TTL_MS / 1000);
+    expect(Crawl.flags['redis-timeout'].default).toBe(DEFAULT_REDIS_RETRY_MS / 1000);
+    expect(COMMANDS.status.flags['redis-timeout'].default).toBe(DEFAULT_REDIS_RETRY_MS / 1000);
+    expect(COMMANDS.export.flags['redis-timeout'].default).toBe(DEFAULT_REDIS_RETRY_MS / 1000);
+  });
+});
+
+describe('the library takes its defaults and ranges from the declarations', () => {
+  const resolved = resolveOptions({ seeds: SEEDS });
+
+  it('resolveOptions({ seeds }) holds every declared default', () => {
+    const got: Record<string, unknown> = {};
+    const want: Record<string, unknown> = {};
+    for (const [key, spec] of Object.entries(CRAWL_OPTIONS)) {
+      got[key] = resolvedValue(resolved, key);
+      want[key] = spec.default;
+    }
+    expect(got).toEqual(want);
+  });
+
+  it('with a device, the viewport is the device\'s (no declared default on top)', () => {
+    expect(resolveOptions({ seeds: SEEDS, device: 'iPhone 13' }).viewport).toBeNull();
+    expect(resolveOptions({ seeds: SEEDS, device: 'iPhone 13', viewport: { width: 500, height: 400 } }).viewport).toEqual({ width: 500, height: 400 });
+  });
+
+  const integers = Object.entries(CRAWL_OPTIONS).filter(([, s]) => s.kind === 'integer') as [string, OptionSpec & { min: number }][];
+  for (const [key, spec] of integers) {
+    const name = spec.flag ?? spec.label;
+    it(`${key}: ${spec.min} is accepted, ${spec.min - 1} is an OptionsError naming ${name}`, () => {
+      expect(resolvedValue(resolveOptions({ seeds: SEEDS, [key]: spec.min + (key === 'quietMs' ? 300 : 0) }), key)).toBe(spec.min + (key === 'quietMs' ? 300 : 0));
+      let err: unknown = null;
+      try {
+        resolveOptions({ seeds: SEEDS, [key]: spec.min - 1 });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(OptionsError);
+      expect((err as Error).message).toBe(`${name} must be at least ${spec.min}, got ${spec.min - 1}`);
+    });
+  }
+
+  it('other bad values are one-line OptionsErrors', () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ seeds: [] }, 'at least one seed URL is needed'],
+      [{ concurrency: 1.5 }, 'concurrency must be a whole number, got 1.5'],
+      [{ timeoutMs: Number.NaN }, 'timeout must be a number'],
+      [{ rate: 0 }, 'rate must be a positive number, got 0'],
+      [{ maxTimeSeconds: 0 }, 'max-time must be a positive number of seconds, got 0'],
+      [{ proxy: 'ftp://x' }, '--proxy must be a proxy server URL such as http://proxy:3128 or socks5://127.0.0.1:1080, got "ftp://x"'],
+    ];
+    for (const [o, message] of cases) expect(() => resolveOptions({ seeds: SEEDS, ...o })).toThrow(new OptionsError(message));
+  });
+
+  it('the CLI with no flags gives the library its defaults (flag defaults, units and mapping agree)', async () => {
+    const { flags } = await Parser.parse([], { flags: Crawl.flags, args: {}, strict: false });
+    const f = flags as CrawlFlags;
+    expect(resolveOptions(crawlOptionsOf(f, SEEDS, null))).toEqual(resolved);
+    const r = reportingOf(f, null, null);
+    expect({ failOn: r.failOn, slowMs: r.slowMs }).toEqual({ failOn: DEFAULT_FAIL_ON, slowMs: CLI_OPTIONS.slowMs.default });
+    expect(frontierChoiceOf(f)).toEqual({ state: null, redis: null, crawlId: null, force: false, leaseTtlMs: DEFAULT_LEASE_TTL_MS, redisRetryMs: DEFAULT_REDIS_RETRY_MS });
+  });
+
+  it('flag values in seconds reach the library in ms', async () => {
+    const { flags } = await Parser.parse(['--max-retry-after', '7', '--lease-ttl', '9', '--redis-timeout', '4'], { flags: Crawl.flags, args: {}, strict: false });
+    const f = flags as CrawlFlags;
+    expect(resolveOptions(crawlOptionsOf(f, SEEDS, null)).maxRetryAfterMs).toBe(7_000);
+    expect(frontierChoiceOf(f)).toMatchObject({ leaseTtlMs: 9_000, redisRetryMs: 4_000 });
+  });
+});
+
+describe('documented defaults agree with the declarations', () => {
+  it('every CrawlOptions option has a TSDoc @default saying the declared default', () => {
+    const docs = documentedDefaults('src/crawl/options.ts', 'CrawlOptions');
+    const wrong = Object.entries(CRAWL_OPTIONS)
+      .map(([key, spec]) => ({ key, documented: docs.get(key), declared: defaultTextOf(spec, 'tsdoc') }))
+      .filter((x) => !says(x.documented, x.declared));
+    expect(wrong).toEqual([]);
+  });
+
+  it('defaults documented in other modules say the declared ones', () => {
+    const checks: [file: string, iface: string, member: string, declared: string][] = [
+      ['src/report/audit.ts', 'AuditOptions', 'slowMs', String(CLI_OPTIONS.slowMs.default)],
+      ['src/browser/explore.ts', 'ClickOptions', 'limit', String(CRAWL_OPTIONS.clickLimit.default)],
+      ['src/browser/explore.ts', 'ClickOptions', 'repeat', String(CRAWL_OPTIONS.clickRepeat.default)],
+      ['src/browser/explore.ts', 'ClickOptions', 'clickWaitMs', String(CRAWL_LIMITS.clickWaitMs)],
+      ['src/browser/explore.ts', 'ClickOptions', 'maxRevealDepth', String(CRAWL_LIMITS.maxRevealDepth)],
+      ['src/browser/scroll.ts', 'ScrollOptions', 'maxSteps', String(CRAWL_OPTIONS.scrollLimit.default)],
+    ];
+    const wrong = checks
+      .map(([file, iface, member, declared]) => ({ where: `${file} ${iface}.${member}`, documented: documentedDefaults(file, iface).get(member), declared }))
+      .filter((x) => !says(x.documented, x.declared));
+    expect(wrong).toEqual([]);
+  });
+
+  it("the browser's default axe-core tags (DEFAULT_A11Y_TAGS, below the crawl's layer) are the declared --a11y-tags", () => {
+    expect([...DEFAULT_A11Y_TAGS]).toEqual([...CRAWL_OPTIONS.a11yTags.default]);
+  });
+
+  it("README's flag table is the one made from the declarations (node scripts/readme-flags.mjs after a build rewrites it)", () => {
+    const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+    const start = readme.indexOf(TABLE_START);
+    const end = readme.indexOf(TABLE_END);
+    expect(start, 'README has the generated-table markers').toBeGreaterThan(0);
+    expect(readme.slice(start + TABLE_START.length + 1, end - 1)).toBe(renderFlagTable(Crawl));
+  });
+
+  it("defaults named in README's prose (\"`--retries` (default 2)\", \"(default `--click auto`)\" …) are the declared ones", () => {
+    const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+    const prose = readme.slice(0, readme.indexOf(TABLE_START)) + readme.slice(readme.indexOf(TABLE_END));
+    const patterns = [
+      /`--([a-z0-9-]+)`(?: times)? \(default ([^)\s]+)(?: s)?\)/g,
+      /`--([a-z0-9-]+)`, default ([^\s)]+)/g,
+      /\(default `--([a-z0-9-]+) ([^`]+)`\)/g,
+      /`--([a-z0-9-]+) ([^`\s]+)` \(default\)/g,
+    ];
+    const mentions = patterns.flatMap((re) => [...prose.matchAll(re)].map((m) => ({ flag: m[1]!, says: m[2]! })));
+    expect(mentions.length).toBeGreaterThanOrEqual(6);
+    const wrong = mentions
+      .map((m) => {
+        const spec = declarationOf((Crawl.flags as Record<string, unknown>)[m.flag]);
+        return { ...m, declared: spec ? String(flagDefaultOf(spec)) : '(no such flag)' };
+      })
+      .filter((m) => m.says !== m.declared);
+    expect(wrong).toEqual([]);
+  });
+
+  it('the table lists every flag of crawl once, with its declared default', () => {
+    const table = renderFlagTable(Crawl);
+    for (const [name, flag] of Object.entries(Crawl.flags)) {
+      const spec = declarationOf(flag)!;
+      const flagCell = (row: string): string => row.split(' | ')[0] ?? '';
+      const rows = table.split('\n').filter((l) => new RegExp(`--(\\[no-\\])?${name}[ \`]`).test(flagCell(l)));
+      expect(rows.length, `--${name}`).toBe(1);
+      expect(rows[0]!.split(' | ')[1], `--${name}`).toBe(defaultTextOf(spec, 'readme').replace(/\|/g, '\\|'));
+    }
+  });
+});

@@ -1,0 +1,71 @@
+// The crawl command's flag checks (src/cli/validate.ts): values oclif cannot check, each refused
+// with one line before anything is crawled.
+import { describe, expect, it } from 'vitest';
+import { OptionsError } from '../../src/crawl/options.js';
+import { UsageError } from '../../src/model/errors.js';
+import {
+  checkDevice,
+  checkPatterns,
+  checkReadable,
+  checkRegex,
+  checkSeed,
+  checkSharedFlags,
+  parseHeaders,
+  parseRate,
+  parseViewport,
+} from '../../src/cli/validate.js';
+
+/** The message of the usage error `f` throws (and that it is one line). */
+function refusal(f: () => unknown): string {
+  try {
+    f();
+  } catch (err) {
+    expect(err).toBeInstanceOf(UsageError);
+    const m = (err as Error).message;
+    expect(m.includes('\n')).toBe(false);
+    return m;
+  }
+  throw new Error('accepted');
+}
+
+describe('flag checks', () => {
+  it('seeds: absolute http(s) without credentials', () => {
+    expect(checkSeed('http://127.0.0.1:8080/a b')).toBe('http://127.0.0.1:8080/a%20b');
+    expect(refusal(() => checkSeed('example.com'))).toMatch(/expected an absolute http:\/\/ or https:\/\/ seed URL/);
+    expect(refusal(() => checkSeed('ftp://x/'))).toMatch(/unsupported scheme ftp: \(only http and https can be crawled\)/);
+    expect(refusal(() => checkSeed('http://u:p@x/'))).toMatch(/URLs with credentials \(user:pass@\) are refused/);
+    expect(refusal(() => checkSeed('x', 'URL'))).toMatch(/expected an absolute http:\/\/ or https:\/\/ URL/);
+  });
+
+  it('--viewport, --rate, --header, --device, regexes, readable files', () => {
+    expect(parseViewport('1024X768')).toEqual({ width: 1024, height: 768 });
+    expect(refusal(() => parseViewport('1024'))).toBe('--viewport must look like 1280x800, got "1024"');
+    expect(parseRate('0.5')).toBe(0.5);
+    expect(refusal(() => parseRate('0'))).toBe('--rate must be a positive number of page navigations per second, got "0"');
+    expect(refusal(() => parseRate('2/s'))).toBe('--rate must be a positive number of page navigations per second, got "2/s"');
+    expect(parseHeaders(['X-A: 1', 'Authorization:  Bearer t '])).toEqual({ 'X-A': '1', Authorization: 'Bearer t' });
+    expect(refusal(() => parseHeaders(['no colon']))).toBe('--header must look like "Name: value", got "no colon"');
+    expect(refusal(() => parseHeaders(['Bad Name: x']))).toBe('--header must look like "Name: value", got "Bad Name: x"');
+    expect(checkDevice('iPhone 13')).toBe('iPhone 13');
+    expect(refusal(() => checkDevice('Pixel 99 Ultra'))).toMatch(/^unknown --device "Pixel 99 Ultra" \(did you mean "Pixel/);
+    expect(() => checkRegex('--click-exclude', '^log ?out')).not.toThrow();
+    expect(refusal(() => checkRegex('--click-exclude', '('))).toMatch(/^--click-exclude "\(" is not a valid regular expression: /);
+    expect(refusal(() => checkPatterns({ include: ['/docs/**'], clickExclude: ['['] }))).toMatch(/^--click-exclude "\[" is not a valid/);
+    expect(refusal(() => checkPatterns({ exclude: ['/(/'] }))).toMatch(/Invalid pattern "\/\(\/"/);
+    expect(refusal(() => checkReadable('--storage-state', '/nonexistent/state.json'))).toBe('--storage-state /nonexistent/state.json: no such readable file');
+  });
+
+  it('shared-crawl flags against each other and the seeds', () => {
+    const shared = (flags: Record<string, string>, seeds = 1): string => refusal(() => checkSharedFlags(flags, seeds));
+    expect(shared({ redis: 'redis://h', state: 's.db', 'crawl-id': 'x' })).toBe('--redis and --state cannot be used together (one frontier per crawl)');
+    expect(shared({ redis: 'redis://h' })).toBe('--redis needs --crawl-id NAME (the shared crawl to join)');
+    expect(shared({ 'crawl-id': 'x' })).toBe('--crawl-id needs --redis URL');
+    expect(shared({ redis: 'http://h', 'crawl-id': 'x' })).toBe('--redis must be a redis:// or rediss:// URL, got "http://h"');
+    expect(shared({}, 0)).toBe('give at least one seed URL, e.g. spacrawl crawl https://example.com/');
+    expect(() => checkSharedFlags({ redis: 'redis://h', 'crawl-id': 'docs' }, 0)).not.toThrow();
+  });
+
+  it('are OptionsErrors (exit 2)', () => {
+    expect(() => parseRate('x')).toThrow(OptionsError);
+  });
+});
