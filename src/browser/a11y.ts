@@ -5,7 +5,7 @@
  * rule of its own: what is recorded is axe-core's rule ids, impacts, help and failing elements.
  * @module
  */
-import { AxeBuilder } from '@axe-core/playwright';
+import type { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright';
 import type { A11yAudit, A11yImpact, A11yViolation } from '../model/record.js';
 import { withTimeout } from './timeout.js';
@@ -131,6 +131,8 @@ export class A11yChecker {
 
   /** Run axe-core on the page as it is now, within `timeoutMs`. @throws CallTimeoutError or axe-core's error */
   private async run(timeoutMs: number): Promise<AxeResults> {
+    // Loaded on first use: axe-core's source is read at import (about 0.3–0.7 s), which a crawl without --a11y should not pay.
+    const { AxeBuilder } = await import('@axe-core/playwright');
     const builder = new AxeBuilder({ page: this.page }).withTags([...this.opts.tags]);
     const results = await withTimeout(builder.analyze(), timeoutMs, 'the accessibility check');
     this.audit.engine = `axe-core ${results.testEngine.version}`;
