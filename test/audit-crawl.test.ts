@@ -21,6 +21,9 @@ import { isPage, type PageRecord } from '../src/model/record.js';
 import { audit } from '../src/report/audit.js';
 import { parseBudget } from '../src/report/budget.js';
 import { SummaryCounter } from '../src/report/summary.js';
+import { auditView } from '../src/report/audit-view.js';
+import { renderHtml } from '../src/report/formats/html.js';
+import { renderMarkdown } from '../src/report/formats/markdown.js';
 
 const BIN = path.join(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'), 'bin', 'run.js');
 
@@ -90,6 +93,50 @@ describe('the audit through the crawl', () => {
     for (const r of records) counter.add(r);
     const outcome = finishReports(records, counter.snapshot(0, 'done'), reporting, plan, () => {});
     expect(outcome.failing.map((i) => `${i.rule} ${path_(i.url)}`).sort()).toEqual(['a11y-critical /a11y/bad', 'a11y-critical /a11y/menu', 'a11y-critical /a11y/menu', 'budget /vitals/heavy']);
+
+    // The reports' view: a11y grouped by axe rule across pages, each vital's worst pages first
+    // with the budget, the server's HTML next to the rendered page, worst first.
+    const view = auditView(records, budget);
+    expect(view.a11y.map((g) => [g.rule, g.impact, g.pages.map((p) => [path_(p.url), p.nodes, p.states]), g.nodes])).toEqual([
+      ['image-alt', 'critical', [['/a11y/bad', 2, []], ['/a11y/menu', 1, [MENU_STATE]]], 3],
+      ['label', 'critical', [['/a11y/menu', 1, [MENU_STATE]]], 1],
+      ['color-contrast', 'serious', [['/a11y/bad', 1, []]], 1],
+      ['html-xml-lang-mismatch', 'moderate', [['/a11y/bad', 1, []]], 1],
+      ['aria-deprecated-role', 'minor', [['/a11y/bad', 1, []]], 1],
+    ]);
+    expect(view.a11yPages).toBe(17);
+    expect(view.vitalsPages).toEqual({ measured: 17, alone: 0, throttled: 0 });
+    const byMetric = new Map(view.vitals.map((v) => [v.metric, v]));
+    for (const m of ['bytes', 'cls', 'tbt'] as const) {
+      const v = byMetric.get(m)!;
+      expect([m, v.limit, v.over, path_(v.pages[0]!.url), v.pages[0]!.overLimit]).toEqual([m, budget[m], 1, '/vitals/heavy', budget[m]]);
+      expect(v.pages.length).toBe(10);
+      for (let i = 1; i < v.pages.length; i++) expect(v.pages[i]!.value).toBeLessThanOrEqual(v.pages[i - 1]!.value);
+    }
+    expect(byMetric.get('lcp')!.limit).toBeNull();
+    expect({ pages: view.bots.pages, jsOnlyLinkPages: view.bots.jsOnlyLinkPages, noServerTitle: view.bots.noServerTitle }).toEqual({ pages: 17, jsOnlyLinkPages: 1, noServerTitle: 1 });
+    expect(view.bots.worst[0]).toMatchObject({ serverTitle: false, serverLinks: 0, renderedLinks: 3, jsOnlyLinks: 3, serverText: 0 });
+    expect(path_(view.bots.worst[0]!.url)).toBe('/bots/spa');
+
+    const summary = counter.snapshot(0, 'done');
+    const input = { records, summary: { ...summary, notes }, audit: audit(records, { budget }), failOn: ['a11y-critical'], screenshotsDir: null, budget };
+    const html = renderHtml(input, null);
+    expect([...html.matchAll(/data-a11y-rule="([^"]+)" data-impact="(\w+)" data-pages="(\d+)" data-nodes="(\d+)"/g)].map((m) => m.slice(1).join(' '))).toEqual([
+      'image-alt critical 2 3',
+      'label critical 1 1',
+      'color-contrast serious 1 1',
+      'html-xml-lang-mismatch moderate 1 1',
+      'aria-deprecated-role minor 1 1',
+    ]);
+    expect(html).toContain(`<li class="state">${MENU_STATE.replace(/"/g, '&quot;')}</li>`);
+    expect([...html.matchAll(/data-metric="(\w+)" data-over="(\d+)"/g)].map((m) => `${m[1]} ${m[2]}`)).toEqual(['lcp 0', 'cls 1', 'tbt 1', 'fcp 0', 'ttfb 0', 'bytes 1', 'requests 0']);
+    expect(html).toMatch(/id="vitals-conditions">17 pages measured; pages measured while other pages of the crawl loaded on the same CPU cores/);
+    expect(html).toMatch(/<section id="bots">.*<td class="num" data-v="3">0 \/ 3<\/td>/s);
+    expect(html).toContain(notes.find((n) => n.startsWith('vitals were measured'))!.replace(/'/g, '&#39;'));
+    const md = renderMarkdown(input);
+    expect(md).toContain('- `image-alt` (critical) on 2 pages, 3 elements');
+    expect(md).toMatch(/\| bytes \| 150 KB \| 1 \| \[[^\]]*\/vitals\/heavy\]/);
+    expect(md).toContain('### What clients without JavaScript see');
   });
 
   it('--vitals-concurrency 1: no page loads while another is measured; --vitals-throttle mobile applies', async () => {

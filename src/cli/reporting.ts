@@ -103,7 +103,7 @@ export function finishReports(
 ): ReportOutcome {
   const result = audit(records, { slowMs: o.slowMs, ignore: plan.ignore, budget: o.budget ?? null });
   const failOn = o.failOnWarnings ? [...o.failOn, 'warnings'] : o.failOn;
-  const input: ReportInput = { records, summary, audit: result, failOn, screenshotsDir: o.screenshotsDir };
+  const input: ReportInput = { records, summary, audit: result, failOn, screenshotsDir: o.screenshotsDir, budget: o.budget ?? null };
   for (const s of plan.specs) writeReport(s, input);
   const failing = failingIssues(result, failOn);
   const rows = Object.entries(result.counts);

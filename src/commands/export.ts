@@ -73,7 +73,7 @@ export default class Export extends SpacrawlCommand {
         await store.close();
       }
       const summary = counter.snapshot(elapsedMs, endReason);
-      const input = { records, summary, audit: audit(records, { budget }), failOn: DEFAULT_FAIL_ON, screenshotsDir: null };
+      const input = { records, summary, audit: audit(records, { budget }), failOn: DEFAULT_FAIL_ON, screenshotsDir: null, budget };
       for (const s of specs) writeReport(s, input);
       process.stderr.write(`exported ${records.length} records (${summary.pages} pages) from ${source}\n`);
       return summary;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { OptionsError } from '../crawl/options.js';
 import { describeFsError } from './files.js';
 import type { AuditResult } from './audit.js';
+import type { Budget } from './budget.js';
 import { renderCsv } from './formats/csv.js';
 import { renderHtml } from './formats/html.js';
 import { renderJson } from './formats/json.js';
@@ -22,6 +23,8 @@ export interface ReportInput {
   failOn: readonly string[];
   /** Absolute screenshots folder when `--screenshots` was given, else `null`. */
   screenshotsDir: string | null;
+  /** `--budget` limits, shown next to each vital's worst pages; absent or `null`: none. */
+  budget?: Budget | null;
 }
 
 /** One report format: a pure function from the crawl to the file's text. */

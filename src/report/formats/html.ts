@@ -5,6 +5,8 @@ import { RULES, failingIssues, type AuditIssue, type RuleId, type Severity } fro
 import type { ReportInput } from '../formats.js';
 import { isPage, type PageRecord } from '../../model/record.js';
 import { describeFailOn, formatElapsed } from './markdown.js';
+import { auditView } from '../audit-view.js';
+import { auditSectionsHtml } from './audit-sections.js';
 
 /** Referrers listed per issue; the rest are counted (report.json has them all). */
 export const HTML_MAX_REFERRERS = 100;
@@ -311,6 +313,7 @@ ${notes}
 <section id="issues"><h2>Issues by rule</h2>
 ${issueGroups(input, failing)}
 </section>
+${auditSectionsHtml(auditView(input.records, input.budget ?? null))}
 <section id="pages"><h2>Pages</h2>
 <div class="controls">
 <input id="filter" type="search" placeholder="Filter pages: URL, title, status, rule…" aria-label="Filter pages" autocomplete="off">

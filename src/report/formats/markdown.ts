@@ -1,5 +1,7 @@
 import { RULES, failingIssues, type AuditIssue, type RuleId, type Severity } from '../audit.js';
 import type { ReportInput } from '../formats.js';
+import { auditView } from '../audit-view.js';
+import { auditSectionsMarkdown } from './audit-sections.js';
 
 /** How many issues the markdown summary lists one by one. */
 export const MARKDOWN_MAX_LISTED = 20;
@@ -81,8 +83,9 @@ export function renderMarkdown(input: ReportInput): string {
     else e.count++;
     rules.set(i.rule, e);
   }
+  const sections = auditSectionsMarkdown(auditView(input.records, input.budget ?? null));
   if (rules.size === 0) {
-    out.push('No issues found.', '');
+    out.push('No issues found.', '', ...sections);
     return `${out.join('\n')}`;
   }
   const failingRules = new Set(failing.map((i) => i.rule));
@@ -95,6 +98,7 @@ export function renderMarkdown(input: ReportInput): string {
     out.push(`| ${name} | ${RULES[rule].severity} | ${e.count} |${anyIgnored ? ` ${e.ignored} |` : ''}`);
   }
   out.push('');
+  out.push(...sections);
 
   const list = ranked(input, failingSet);
   if (list.length) {
