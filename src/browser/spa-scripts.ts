@@ -24,9 +24,11 @@ export interface SpaReading {
  * Read the page's SPA signals:
  * - **unrendered**: visible text nodes (outside scripts, styles, templates, `<noscript>`, form
  *   fields, `<pre>`, `<code>`, `<kbd>`, `<samp>` and `contenteditable`) holding `{{ … }}`,
- *   `${…}` or `[object Something]`, or whose only words are `undefined`, `NaN` or `null`
- *   (`$NaN`, `undefined undefined`, `null`), or that end in a label's value that is one of them
- *   (`Price: NaN`);
+ *   `${…}` or `[object Something]`, or holding `undefined`, `NaN` or `null` where the line it
+ *   is shown in (its nearest ancestor that is not laid out inline: a cell, a paragraph, a list
+ *   item) has no other words (`$NaN`, `undefined undefined`, `null`) or ends in a label's value
+ *   that is one of them (`Price: NaN`, `Total: $NaN`). A type in API documentation
+ *   (`AddressFamily: 4 | 6 | undefined`, each word its own `<span>`) is a line with other words;
  * - **busy**: visible `aria-busy="true"` elements, `role="progressbar"` without `aria-valuenow`,
  *   `<progress>` without `value`, and elements with a class naming a skeleton placeholder;
  * - **emptyRoot**: the first known app mount point present (`#root`, `#app`, `#__next`, `#__nuxt`,
@@ -39,8 +41,9 @@ export function readSpaSignals(): SpaReading {
   const SKIP = new Set(['script', 'style', 'noscript', 'template']);
   const CODE = new Set(['textarea', 'pre', 'code', 'kbd', 'samp', 'input', 'select', 'option']);
   const TEMPLATE = /\{\{[^{}]{0,200}\}\}|\$\{[^{}]{0,200}\}|\[object [A-Z][A-Za-z]*\]/;
-  const TOKENS = /\b(?:undefined|NaN|null)\b/g;
-  const LABELLED = /:\s*(?:undefined|NaN|null)\s*[.,;!?)]?$/;
+  const TOKEN = /\b(?:undefined|NaN|null)\b/;
+  const TOKENS = new RegExp(TOKEN.source, 'g');
+  const LABELLED = /:\s*[-+$€£¥]?\s*(?:undefined|NaN|null)\s*[.,;!?)]?$/;
   const unrendered: string[] = [];
   const parts: string[] = [];
   let chars = 0;
@@ -56,11 +59,14 @@ export function readSpaSignals(): SpaReading {
     }
     return false;
   };
-  const looksUnrendered = (t: string): boolean => {
-    if (TEMPLATE.test(t)) return true;
-    const tokens = t.match(TOKENS);
-    if (!tokens) return false;
-    return !/\p{L}/u.test(t.replace(TOKENS, '')) || LABELLED.test(t);
+  /** `undefined`, `NaN` or `null` with no other word in `t`, or as the value of its label. */
+  const tokenAlone = (t: string): boolean => TOKEN.test(t) && (!/\p{L}/u.test(t.replace(TOKENS, '')) || LABELLED.test(t));
+  /** The text of the line `el` is shown in: its nearest ancestor (or itself) not laid out inline. */
+  const lineOf = (el: Element): string => {
+    let p: Element = el;
+    while (p.parentElement && p !== document.body && getComputedStyle(p).display.startsWith('inline')) p = p.parentElement;
+    const text = (p as HTMLElement).innerText ?? p.textContent ?? '';
+    return text.slice(0, 2_000).replace(/\s+/g, ' ').trim();
   };
   const walk = (root: Node): void => {
     const tw = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
@@ -79,9 +85,12 @@ export function readSpaSignals(): SpaReading {
       }
       if (unrendered.length >= 10) continue;
       const t = data.replace(/\s+/g, ' ').trim();
-      if (!t || !looksUnrendered(t)) continue;
+      if (!t) continue;
+      const template = TEMPLATE.test(t);
+      if (!template && !tokenAlone(t)) continue;
       const parent = n.parentElement;
       if (!parent || inCode(parent) || !visible(parent)) continue;
+      if (!template && !tokenAlone(lineOf(parent))) continue;
       unrendered.push(t.length > 120 ? `${t.slice(0, 117)}…` : t);
     }
   };

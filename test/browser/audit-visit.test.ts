@@ -204,7 +204,7 @@ describe('the audit site', () => {
   });
 
   it('SPA signals: unrendered text, busy indicators at the cap, an empty root, hydration messages', () => {
-    expect(rec('/spa/template').spa.unrendered).toEqual(['Hello {{ user.name }}', 'undefined']);
+    expect(rec('/spa/template').spa.unrendered).toEqual(['Hello {{ user.name }}', 'undefined', '$NaN']);
     expect(rec('/spa/template-ok').spa.unrendered).toEqual([]);
     expect(rec('/spa/hydration').spa.hydration).toEqual(['Vue: Hydration completed but contains mismatches.', expect.stringMatching(/^React: Warning: Text content did not match\. Server:/)]);
     expect(rec('/spa/hydration-ok').spa.hydration).toEqual([]);
