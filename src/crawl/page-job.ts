@@ -5,7 +5,7 @@ import { scrollOptionsOf } from '../browser/scroll.js';
 import type { BrowserSession } from '../browser/session.js';
 import { visitPage, type VisitOptions, type VisitResult } from '../browser/visit.js';
 import type { PageRecord } from '../model/record.js';
-import { screenshotFileName } from '../report/screenshot-name.js';
+import { screenshotFileName } from '../browser/screenshot-name.js';
 import type { RobotsCache } from '../url/robots.js';
 import type { DustLearner } from './dust.js';
 import { contentHash } from './fingerprint.js';
