@@ -8,7 +8,13 @@ import type { FoundLink } from '../discovery.js';
 import type { A11yOptions } from '../a11y.js';
 import type { ClickOptions, ScrollOptions } from '../explore.js';
 import type { MeasureGate } from '../measure-gate.js';
-import type { VitalsOptions } from './vitals.js';
+import type { ThrottleProfile } from '../throttle.js';
+
+/** How vitals are measured (`--vitals`). */
+export interface VitalsOptions {
+  /** Throttling while measured (`--vitals-throttle`). @default 'none' */
+  throttle: ThrottleProfile;
+}
 
 /** How one page visit behaves. Times in milliseconds. */
 export interface VisitOptions {

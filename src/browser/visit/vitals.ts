@@ -10,17 +10,13 @@
  */
 import type { Request } from 'playwright';
 import type { GateClock } from '../measure-gate.js';
-import { applyThrottle, type ThrottleProfile } from '../throttle.js';
+import { applyThrottle } from '../throttle.js';
 import { withTimeout } from '../timeout.js';
 import { readVitals, type InPageVitals } from '../vitals-script.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 
-/** How vitals are measured (`--vitals`). */
-export interface VitalsOptions {
-  /** Throttling while measured (`--vitals-throttle`). @default 'none' */
-  throttle: ThrottleProfile;
-}
+export type { VitalsOptions } from './types.js';
 
 /** The two vitals stages of one visit, sharing the counters `watch` starts and `read` stops. */
 export function vitalsStages(clock: GateClock): { watch: Stage<VisitContext>; read: Stage<VisitContext> } {

@@ -9,7 +9,6 @@ import type { A11yImpact } from '../../model/record.js';
 import { a11yGroupLine } from '../a11y-groups.js';
 import type { AuditViewResult, VitalRanking } from '../audit-view.js';
 import { metricText, type BudgetMetric } from '../budget.js';
-import { mdText, mdUrl } from './markdown.js';
 
 const ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
@@ -92,8 +91,18 @@ export function auditSectionsHtml(v: AuditViewResult): string {
   return out.join('\n');
 }
 
+/** How the markdown summary writes page text and URLs (its escaping, given by `markdown.ts`). */
+export interface MarkdownWriters {
+  /** Text from a page, escaped, cut to `max` characters. */
+  text: (s: string, max?: number) => string;
+  /** A URL as a link. */
+  url: (u: string) => string;
+}
+
 /** The markdown lines of the same sections (short: a PR comment). */
-export function auditSectionsMarkdown(v: AuditViewResult): string[] {
+export function auditSectionsMarkdown(v: AuditViewResult, md: MarkdownWriters): string[] {
+  const mdText = md.text;
+  const mdUrl = md.url;
   const out: string[] = [];
   if (v.a11yPages > 0) {
     out.push('### Accessibility by axe rule', '');

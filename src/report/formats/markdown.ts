@@ -83,7 +83,7 @@ export function renderMarkdown(input: ReportInput): string {
     else e.count++;
     rules.set(i.rule, e);
   }
-  const sections = auditSectionsMarkdown(auditView(input.records, input.budget ?? null));
+  const sections = auditSectionsMarkdown(auditView(input.records, input.budget ?? null), { text: mdText, url: mdUrl });
   if (rules.size === 0) {
     out.push('No issues found.', '', ...sections);
     return `${out.join('\n')}`;
