@@ -129,12 +129,22 @@ export class A11yChecker {
     this.audit = { engine: 'axe-core', tags: [...opts.tags], violations: [], states: [], error: null };
   }
 
-  /** Run axe-core on the page as it is now, within `timeoutMs`. @throws CallTimeoutError or axe-core's error */
+  /** Run axe-core on the page as it is now, within `timeoutMs`; past it, wait up to {@link A11Y_PAGE_TIMEOUT_MS} more for the run to end in the page before throwing. @throws CallTimeoutError or axe-core's error */
   private async run(timeoutMs: number): Promise<AxeResults> {
     // Loaded on first use: axe-core's source is read at import (about 0.3–0.7 s), which a crawl without --a11y should not pay.
     const { AxeBuilder } = await import('@axe-core/playwright');
     const builder = new AxeBuilder({ page: this.page }).withTags([...this.opts.tags]);
-    const results = await withTimeout(builder.analyze(), timeoutMs, 'the accessibility check');
+    const analysis = builder.analyze();
+    let results: AxeResults;
+    try {
+      results = await withTimeout(analysis, timeoutMs, 'the accessibility check');
+    } catch (err) {
+      // axe-core goes on in the page after the timeout and keeps its main thread busy: what the
+      // visit does next (click discovery) would time out against it and fail a page that is fine.
+      // Wait for it to end, at most A11Y_PAGE_TIMEOUT_MS more (the visit's own deadline still applies).
+      await withTimeout(analysis, A11Y_PAGE_TIMEOUT_MS, 'the accessibility check').catch(() => {});
+      throw err;
+    }
     this.audit.engine = `axe-core ${results.testEngine.version}`;
     return results;
   }

@@ -9,7 +9,7 @@ import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_PAGES, HEAVY_SCRIPT_BYTES, MENU_STATE, startAuditSite } from '../../fixtures/sites/audit.js';
 import type { FixtureServer } from '../../fixtures/server.js';
-import { DEFAULT_A11Y_TAGS } from '../../src/browser/a11y.js';
+import { A11yChecker, DEFAULT_A11Y_TAGS } from '../../src/browser/a11y.js';
 import { CLICK_EVERYWHERE } from '../../src/browser/click-memory.js';
 import { launchBrowser } from '../../src/browser/launch.js';
 import { ContextPool } from '../../src/browser/pool.js';
@@ -232,5 +232,26 @@ describe('the audit site', () => {
     expect(ssr.truncated).toBe(false);
     const index = rec('/').serverHtml!;
     expect({ links: index.links, jsOnlyLinks: index.jsOnlyLinks }).toEqual({ links: AUDIT_PAGES.length, jsOnlyLinks: 0 });
+  });
+});
+
+describe('an accessibility check past its cap', () => {
+  it('is recorded as an error and waited for: axe-core has run to its end (its finishRun page came and went) when the check returns', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      const rows = Array.from({ length: 1500 }, (_, i) => `<li><a href="/r${i}">Row ${i}</a> <span style="color:#bbb">faint</span></li>`).join('');
+      await page.setContent(`<!doctype html><html lang="en"><head><title>Big</title></head><body><main><ul>${rows}</ul></main></body></html>`);
+      // @axe-core/playwright's last step (axe.finishRun) runs in a blank page it opens in the context.
+      let finishPages = 0;
+      context.on('page', () => finishPages++);
+      const checker = new A11yChecker(page, { tags: DEFAULT_A11Y_TAGS });
+      await checker.checkPage(1);
+      expect(checker.audit.error).toBe('the page: the accessibility check did not finish within 1 ms');
+      expect(finishPages).toBe(1);
+      expect(context.pages()).toEqual([page]);
+    } finally {
+      await context.close();
+    }
   });
 });

@@ -13,7 +13,8 @@ import type { VisitOptions } from './types.js';
 /**
  * The hard deadline of one visit (ms): the navigation and settle caps, plus 15 s for the rest
  * (extraction, screenshot, pausing), plus each discovery budget and 5 s for it, plus the
- * accessibility check's cap and 5 s for it, plus 10 s for the vitals. Past it the visit ends with
+ * accessibility check's cap twice (a check past its cap is waited for as long again, see
+ * `A11yChecker`) and 5 s for it, plus 10 s for the vitals. Past it the visit ends with
  * a `timeout` error whatever it is doing, so a stuck page always frees its slot. Time spent
  * waiting at the measure gate (`--vitals-concurrency`) does not count.
  */
@@ -24,7 +25,7 @@ export function hardDeadlineMs(opts: VisitOptions): number {
     15_000 +
     (opts.click ? opts.click.budgetMs + 5_000 : 0) +
     (opts.scroll ? opts.scroll.budgetMs + 5_000 : 0) +
-    (opts.a11y ? A11Y_PAGE_TIMEOUT_MS + 5_000 : 0) +
+    (opts.a11y ? 2 * A11Y_PAGE_TIMEOUT_MS + 5_000 : 0) +
     (opts.vitals ? 10_000 : 0)
   );
 }
