@@ -26,6 +26,7 @@ export const UNIT_TESTS = [
   'test/diff/source.test.ts',
   'test/report-formats.test.ts',
   'test/report/**/*.test.ts',
+  'test/report-stream.test.ts',
   'test/robots-directives.test.ts',
   'test/soft404-text.test.ts',
 ];
@@ -37,6 +38,7 @@ export const PROCESS_TESTS = [
   'test/redis.test.ts',
   'test/store/sqlite.test.ts',
   'test/diff/cli.test.ts',
+  'test/diff/in-process.test.ts',
   'test/diff/crawl-pair.test.ts',
 ];
 

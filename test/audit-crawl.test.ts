@@ -14,11 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
 import { MENU_STATE, startAuditSite } from '../fixtures/sites/audit.js';
 import { launchBrowser } from '../src/browser/launch.js';
-import { finishReports, planReports, type ReportingOptions } from '../src/cli/reporting.js';
+import { planReports, type ReportingOptions } from '../src/cli/reporting.js';
 import { Crawler } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import { isPage, type PageRecord } from '../src/model/record.js';
-import { audit } from '../src/report/audit.js';
+import { audit, failingIssues } from '../src/report/audit.js';
 import { parseBudget } from '../src/report/budget.js';
 import { SummaryCounter } from '../src/report/summary.js';
 import { auditView } from '../src/report/audit-view.js';
@@ -88,11 +88,11 @@ describe('the audit through the crawl', () => {
     expect(notes.some((n) => /^vitals were measured with up to 4 pages in flight on \d+ CPU cores?: .*--vitals-concurrency 1 measures each page alone/.test(n))).toBe(true);
     // --fail-on accepts every new rule, and fails on them.
     const reporting: ReportingOptions = { reports: [], outputDir: null, failOn: ['a11y-critical', 'budget'], failOnWarnings: false, ignore: [], slowMs: 3000, json: false, screenshotsDir: null, budget };
-    const plan = planReports(reporting);
+    planReports(reporting);
     const counter = new SummaryCounter();
     for (const r of records) counter.add(r);
-    const outcome = finishReports(records, counter.snapshot(0, 'done'), reporting, plan, () => {});
-    expect(outcome.failing.map((i) => `${i.rule} ${path_(i.url)}`).sort()).toEqual(['a11y-critical /a11y/bad', 'a11y-critical /a11y/menu', 'a11y-critical /a11y/menu', 'budget /vitals/heavy']);
+    const failing = failingIssues(audit(records, { budget: reporting.budget ?? null }), reporting.failOn);
+    expect(failing.map((i) => `${i.rule} ${path_(i.url)}`).sort()).toEqual(['a11y-critical /a11y/bad', 'a11y-critical /a11y/menu', 'a11y-critical /a11y/menu', 'budget /vitals/heavy']);
 
     // The reports' view: a11y grouped by axe rule across pages, each vital's worst pages first
     // with the budget, the server's HTML next to the rendered page, worst first.

@@ -12,106 +12,9 @@ import { formatElapsed, renderMarkdown, renderMarkdownCapped } from '../src/repo
 import { renderSitemap } from '../src/report/formats/sitemap.js';
 import { blankRecord, isPage, type LinkDetail, type PageRecord } from '../src/model/record.js';
 import { SummaryCounter } from '../src/report/summary.js';
+import { buildRecords, FORMULA_TITLE, HTML, link, O, page, TRICKY_TITLE, u, XSS_TITLE } from './helpers/report-fixture.js';
 
-const O = 'https://site.test';
-const u = (p: string): string => `${O}${p}`;
-const HTML = 'text/html; charset=utf-8';
-const TRICKY_TITLE = 'About, "us" <b>bold</b>\nsecond line';
-const XSS_TITLE = '<script>alert(1)</script> | @octocat *and* a title long enough to pass sixty characters';
-const FORMULA_TITLE = '=HYPERLINK("https://evil.test","click")';
-
-/** A visited HTML page that passes every content rule unless `patch` says otherwise. */
-function page(p: string, patch: Partial<PageRecord> = {}, referrer: string | null = '/'): PageRecord {
-  const r = blankRecord(u(p), u(p), referrer === null ? 0 : 1, referrer === null ? null : u(referrer));
-  return {
-    ...r,
-    finalUrl: u(p),
-    status: 200,
-    contentType: HTML,
-    title: `Page ${p}`,
-    settled: true,
-    attempts: 1,
-    timings: { ttfb: 10, domContentLoaded: 20, load: 30, settledMs: 100 + p.length, total: 200 },
-    meta: { description: 'a page', canonical: null, h1Count: 1 },
-    ...patch,
-  };
-}
-
-const link = (p: string, text: string): LinkDetail => ({ url: u(p), text, source: 'anchor', nofollow: false });
-
-function buildRecords(): PageRecord[] {
-  const home = page(
-    '/',
-    {
-      title: 'Home',
-      linkDetails: [
-        link('/about', 'About us'),
-        link('/missing', 'Missing page'),
-        link('/boom', 'Boom'),
-        link('/gone', 'Old post'),
-        link('/private', 'Private'),
-        link('/redirected', 'Moved'),
-        link('/offsite', 'Elsewhere'),
-        link('/doc.pdf', 'PDF'),
-        link('/timeout', 'Slow'),
-        link('/xss', 'Weird'),
-        link('/formula', 'Formula'),
-        link('/admin', 'Admin'),
-        link('/untitled', ''),
-        link('/search?q=a&b=c', 'Search'),
-      ],
-      screenshot: 'home.png',
-    },
-    null,
-  );
-  home.links = home.linkDetails.map((l) => l.url);
-  // What --check-external, https probes and --check-fragments add: an off-site 404, an off-site
-  // bot wall, an http:// link whose https:// form answers the same, and a missing fragment.
-  home.linkDetails.push(
-    { url: 'https://ext.test/gone', text: 'Gone elsewhere', source: 'anchor', nofollow: false },
-    { url: 'https://ext.test/wall', text: 'Walled', source: 'anchor', nofollow: false },
-    { url: 'http://site.test/plain', text: 'Plain http', source: 'anchor', nofollow: false },
-  );
-  home.externalLinks = ['https://ext.test/gone', 'https://ext.test/wall'];
-  home.linkChecks = [
-    { url: 'https://ext.test/gone', kind: 'link', method: 'GET', status: 404, blockedBy: null, error: null },
-    { url: 'https://ext.test/wall', kind: 'link', method: 'GET', status: 403, blockedBy: 'cf-mitigated: challenge', error: null },
-    { url: 'http://site.test/plain', kind: 'link', method: 'HEAD', status: 200, blockedBy: null, error: null },
-    { url: 'https://site.test/plain', kind: 'https-form', method: 'HEAD', status: 200, blockedBy: null, error: null },
-  ];
-  home.fragmentLinks = [
-    { url: u('/about'), fragment: 'team', text: 'Team' },
-    { url: u('/about'), fragment: 'history', text: 'History' },
-  ];
-  const about = page('/about', {
-    title: TRICKY_TITLE,
-    anchors: ['team'],
-    linkDetails: [link('/missing', 'see the "missing" one'), link('/new-place', 'New place')],
-  });
-  about.links = about.linkDetails.map((l) => l.url);
-  const admin = blankRecord(u('/admin'), u('/admin'), 1, u('/'));
-  admin.skipped = 'robots';
-  return [
-    home,
-    about,
-    page('/missing', { status: 404, title: 'Not found' }),
-    page('/boom', { status: 500, title: 'Server error' }),
-    page('/gone', { soft404: true, title: 'Oops' }),
-    page('/private', { noindex: true, title: 'Private' }),
-    page('/redirected', { redirect: true, status: 301, finalUrl: u('/new-place'), redirectChain: [{ url: u('/redirected'), status: 301, kind: 'http' }], title: null, links: [], linkDetails: [] }),
-    page('/new-place', { title: 'New place' }, '/about'),
-    page('/offsite', { redirect: true, skipped: 'scope', status: 302, finalUrl: 'https://other.test/landing', redirectChain: [{ url: u('/offsite'), status: 302, kind: 'http' }], title: null, links: [], linkDetails: [] }),
-    page('/doc.pdf', { contentType: 'application/pdf', title: null }),
-    page('/timeout', { status: null, contentType: null, title: null, finalUrl: null, error: { code: 'timeout', message: 'navigation timed out after 30000 ms' } }),
-    page('/xss', { title: XSS_TITLE }),
-    page('/formula', { title: FORMULA_TITLE }),
-    page('/search?q=a&b=c', { title: 'Search' }),
-    page('/untitled', { title: '' }),
-    admin,
-  ];
-}
-
-function buildInput(records = buildRecords(), failOn: string[] = ['broken-link', 'server-error']): ReportInput {
+function buildInput(records = buildRecords(), failOn: string[] = ['broken-link', 'server-error']): ReportInput & { records: PageRecord[] } {
   const counter = new SummaryCounter();
   for (const r of records) counter.add(r);
   return {
@@ -273,13 +176,13 @@ describe('csv', () => {
       issues: '',
       ignored_issues: '',
     });
-    expect(rows.find((r) => r.url === u('/boom'))!.issues.split(' ').sort()).toEqual(['broken-link', 'server-error']);
+    expect(rows.find((r) => r.url === u('/boom'))!.issues!.split(' ').sort()).toEqual(['broken-link', 'server-error']);
     expect(rows.find((r) => r.url === u('/missing'))).toMatchObject({ status: '404', referrer: u('/'), issues: 'broken-link' });
     expect(rows.find((r) => r.url === u('/timeout'))).toMatchObject({ status: '', issues: '', ignored_issues: 'broken-link' });
     // Every issue of a page appears in its row, and nothing else does.
     // Findings about URLs without a page of their own (off-site links, http:// forms, fragments)
     // have no row: report.json, JUnit, HTML and markdown carry them.
-    const fromCsv = rows.flatMap((r) => [...r.issues.split(' '), ...r.ignored_issues.split(' ')].filter(Boolean).map((rule) => `${rule} ${r.url}`));
+    const fromCsv = rows.flatMap((r) => [...(r.issues ?? '').split(' '), ...(r.ignored_issues ?? '').split(' ')].filter(Boolean).map((rule) => `${rule} ${r.url}`));
     expect(fromCsv.sort()).toEqual(sortedSet(input.audit.issues.filter((i) => PAGES.includes(i.url)).map((i) => `${i.rule} ${i.url}`)));
     expect(input.audit.issues.filter((i) => !PAGES.includes(i.url)).map((i) => `${i.rule} ${i.url}`).sort()).toEqual(
       ['broken-link https://ext.test/gone', 'blocked https://ext.test/wall', 'insecure-link http://site.test/plain', `broken-fragment ${u('/about#history')}`].sort(),

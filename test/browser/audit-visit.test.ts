@@ -72,7 +72,7 @@ async function visitAll(paths: readonly string[]): Promise<void> {
 
 beforeAll(async () => {
   browser = (await launchBrowser()).browser;
-  pool = new ContextPool(browser, { userAgent: 'spacrawl-audit-test', initScripts: [vitalsInitScript()] });
+  pool = new ContextPool(browser, { userAgent: 'spacrawl-audit-test', recycleAfter: 50, initScripts: [vitalsInitScript()] });
   site = await startAuditSite();
   await visitAll(['/', ...AUDIT_PAGES]);
 }, 300_000);
