@@ -147,10 +147,11 @@ describe('the audit through the crawl', () => {
     expect(slowSite.documents()).toHaveLength(7);
     expect(slowSite.peakDocumentsInFlight()).toBe(1);
     for (const r of pages) expect({ alone: r.vitals!.alone, throttle: r.vitals!.throttle }).toEqual({ alone: true, throttle: 'mobile' });
-    // The pages ran under Lighthouse's request latency (562.5 ms; the browser reports it rounded to 25 ms).
+    // The pages ran under Lighthouse's request latency (562.5 ms; the browser reports it rounded to 25 ms,
+    // with up to 10 % noise: Chromium's network-quality privacy noise).
     const rtts = pages.filter((r) => r.title?.startsWith('rtt ')).map((r) => Number(r.title!.slice(4)));
     expect(rtts).toHaveLength(6);
-    for (const rtt of rtts) expect(rtt).toBeGreaterThanOrEqual(550);
+    for (const rtt of rtts) expect(rtt).toBeGreaterThanOrEqual(450);
     expect(notes.filter((n) => n.startsWith('vitals'))).toEqual([]);
   });
 
@@ -161,7 +162,7 @@ describe('the audit through the crawl', () => {
     for (const r of records.filter(isPage)) expect({ alone: r.vitals!.alone, throttle: r.vitals!.throttle }).toEqual({ alone: false, throttle: 'none' });
     const rtts = records.filter((r) => r.title?.startsWith('rtt ')).map((r) => Number(r.title!.slice(4)));
     expect(rtts).toHaveLength(6);
-    for (const rtt of rtts) expect(rtt).toBeLessThan(550);
+    for (const rtt of rtts) expect(rtt).toBeLessThan(450);
   });
 });
 
