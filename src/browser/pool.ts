@@ -1,6 +1,7 @@
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright';
 import { CookieJar, type JarView } from './cookie-jar.js';
-import { installMutationClock } from './page-scripts.js';
+import { installScheduleWatch } from './schedule-scripts.js';
+import { installMutationClock, installSettleProbe } from './settle-scripts.js';
 import { installStreamWatch } from './stream-scripts.js';
 import { openTab, type VisitTab } from './tab.js';
 import { withTimeout } from './timeout.js';
@@ -63,8 +64,11 @@ export class ContextPool {
       30_000,
       'creating a browser context',
     );
+    // In this order: the schedule watch adds its counters to the clock's state, and the probe reads them all.
     await context.addInitScript(installMutationClock);
+    await context.addInitScript(installScheduleWatch);
     await context.addInitScript(installStreamWatch);
+    await context.addInitScript(installSettleProbe);
     for (const content of this.opts.initScripts ?? []) await context.addInitScript({ content });
     const extra = this.opts.headers;
     const inScope = this.opts.headerScope;
