@@ -18,6 +18,8 @@ export interface PoolOptions {
   headers?: Record<string, string>;
   /** Which request URLs get `headers` (the crawl's scope). */
   headerScope?: (url: string) => boolean;
+  /** More init scripts (JavaScript source) for every page of every context, e.g. `vitalsInitScript()` with `--vitals`. */
+  initScripts?: readonly string[];
 }
 
 interface Slot {
@@ -67,6 +69,7 @@ export class ContextPool {
     await context.addInitScript(installScheduleWatch);
     await context.addInitScript(installStreamWatch);
     await context.addInitScript(installSettleProbe);
+    for (const content of this.opts.initScripts ?? []) await context.addInitScript({ content });
     const extra = this.opts.headers;
     const inScope = this.opts.headerScope;
     if (extra && Object.keys(extra).length && inScope) {

@@ -61,6 +61,8 @@ export interface SessionHooks {
   headerScope: (url: string) => boolean;
   /** Told when the browser disconnected and is relaunched. */
   onNotice: (message: string) => void;
+  /** More init scripts (JavaScript source) for every page of every context (`vitalsInitScript()` with `--vitals`). */
+  initScripts?: readonly string[];
 }
 
 /**
@@ -125,6 +127,7 @@ export class BrowserSession {
       contextOptions: contextOptionsOf(o),
       headers: o.headers,
       headerScope: this.hooks.headerScope,
+      initScripts: this.hooks.initScripts ?? [],
     });
   }
 

@@ -184,6 +184,12 @@ export const crawlFlags = flagsOf(
   X.progress,
   C.checkExternal,
   C.checkFragments,
+  C.a11y,
+  C.a11yTags,
+  C.vitals,
+  C.vitalsConcurrency,
+  C.vitalsThrottle,
+  X.budget,
 );
 
 /** What `this.parse()` gives for {@link crawlFlags} (plus oclif's `--json`). */

@@ -222,10 +222,11 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
     const end: ReportInput = {
       records: records.source,
       summary,
-      audit: audit(records.source, { slowMs: reporting.slowMs, ignore: plan.ignore }),
+      audit: audit(records.source, { slowMs: reporting.slowMs, ignore: plan.ignore, budget: reporting.budget ?? null }),
       failOn,
       screenshotsDir: reporting.screenshotsDir,
       ...(base && 'isNew' in base ? { isNew: base.isNew } : {}),
+      budget: reporting.budget ?? null,
     };
     reporters.onEnd(end);
     if (base && 'isNew' in base) reportBaseline(base, failOn, reporting.outputDir, say);

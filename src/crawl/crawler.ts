@@ -25,6 +25,7 @@ import { seedFromSitemaps } from './sitemap-seeds.js';
 import { SoftNotFound } from './soft404.js';
 import { TrapDetector } from './traps.js';
 import { CRAWL_LIMITS } from './option-table.js';
+import { auditSettings, type AuditSettings } from './audit-settings.js';
 
 /** Leases held back at most while their host waits (politeness, Retry-After). */
 const PARK_LIMIT = 256;
@@ -89,6 +90,8 @@ export class Crawler {
   private readonly dust: DustLearner | null;
   /** What `--click auto` learned about each site's clickables (chrome or per page), in this process. */
   private readonly clickMemory = new ClickMemory();
+  /** The accessibility check, vitals and measure gate of every visit. */
+  private readonly auditing: AuditSettings;
   private readonly notes: string[] = [];
   private readonly sitemapUrls = new Set<string>();
   private stopReason: EndReason | null = null;
@@ -125,6 +128,7 @@ export class Crawler {
         )
       : null;
     this.dust = this.options.dedupeContent ? new DustLearner() : null;
+    this.auditing = auditSettings(this.options);
   }
 
   /** Sizes of the frontier (queued, in flight, done), for progress displays. May reject once the crawl has ended. */
@@ -213,10 +217,12 @@ export class Crawler {
       ...(this.input.browser ? { browser: this.input.browser } : {}),
       headerScope: (url) => scope.inScope(url),
       onNotice: (m) => this.notice(m),
+      initScripts: this.auditing.initScripts,
     });
     await session.launch();
     try {
       await session.start();
+      if (this.auditing.note) this.remark(this.auditing.note);
       const linkChecker = new LinkChecker(session.http, { timeoutMs: o.timeoutMs });
       if (!o.ignoreRobots) {
         robots = robotsForCrawl({ http: session.http, agent: o.robotsAgent, shared: this.shared?.robots ?? null, politeness: this.politeness, remark: (n) => this.remark(n) });
@@ -229,7 +235,7 @@ export class Crawler {
       );
       this.job = new PageJob({
         options: o, session, pipeline, claims, robots, linkChecker, emit, notice: (m) => this.notice(m),
-        politeness: this.politeness, leases: this.leases, soft404: this.soft404, dust: this.dust, clickMemory: this.clickMemory,
+        politeness: this.politeness, leases: this.leases, soft404: this.soft404, dust: this.dust, clickMemory: this.clickMemory, auditing: this.auditing,
         cancelVisits: this.cancelVisits.signal, stopping: () => this.stopReason !== null,
       });
       // On a resumed durable crawl, pages visited in earlier runs count against --max-pages (a

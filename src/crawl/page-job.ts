@@ -20,6 +20,7 @@ import { redirectRecord, type DocumentClaims } from './redirects.js';
 import { backoffMs, isRetryable, parseRetryAfter, RETRYABLE_STATUS } from './retry.js';
 import type { ProbeResult, SoftNotFound } from './soft404.js';
 import { CRAWL_LIMITS } from './option-table.js';
+import type { AuditSettings } from './audit-settings.js';
 
 /** What became of one page job; the loop parks a lease to `park` again. */
 export type PageOutcome =
@@ -54,6 +55,8 @@ export interface PageJobParts {
   dust: DustLearner | null;
   /** What `--click auto` learned about each site's clickables, in this process. */
   clickMemory: ClickMemory;
+  /** The accessibility check, the vitals and the measure gate of every visit (`--a11y`, `--vitals`). */
+  auditing: AuditSettings;
   /** Aborted when the visits in flight must end (after the grace period). */
   cancelVisits: AbortSignal;
   /** `true` once the crawl is ending (no probe starts then). */
@@ -155,6 +158,8 @@ export class PageJob {
       click: o.click === 'off' ? null : this.clickOptions(new URL(e.requestedUrl).origin, e.url),
       scroll: o.scroll ? scrollOptionsOf(o) : null,
       collectAnchors: o.checkFragments,
+      a11y: this.p.auditing.a11y,
+      vitals: this.p.auditing.vitals,
       onDocument: (doc) => this.p.claims.decide(e, doc),
       onMainResponse: (status, headers, at) => {
         if (!RETRYABLE_STATUS.has(status)) return false;
@@ -185,6 +190,8 @@ export class PageJob {
       beforeNavigate: () => this.beforeNavigate(host),
       onNavigationSent: (at) => this.p.politeness.sent(host, at),
       signal: this.p.cancelVisits,
+      // Probes too: with --vitals-concurrency no probe loads while a page is measured.
+      measureGate: this.p.auditing.measureGate,
       ...extra,
     });
     this.p.session.release(slot, res.contextBroken);

@@ -1,6 +1,7 @@
 import type { PageRecord } from '../model/record.js';
 import type { CrawlSummary } from '../model/summary.js';
 import type { AuditIssue, AuditResult } from './audit.js';
+import type { Budget } from './budget.js';
 import type { RecordSource } from './record-source.js';
 
 export { reReadable, type RecordSource } from './record-source.js';
@@ -20,6 +21,8 @@ export interface ReportInput {
    * new and known issues, and only new ones fail. Absent without a baseline.
    */
   isNew?: (issue: AuditIssue) => boolean;
+  /** `--budget` limits, shown next to each vital's worst pages; absent or `null`: none. */
+  budget?: Budget | null;
 }
 
 /** Where a report's text goes, piece by piece (a file, stdout, a string in tests). */
