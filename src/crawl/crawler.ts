@@ -25,6 +25,14 @@ import { seedFromSitemaps } from './sitemap-seeds.js';
 import { SoftNotFound } from './soft404.js';
 import { TrapDetector } from './traps.js';
 import { CRAWL_LIMITS } from './option-table.js';
+import { LoginEnv } from '../browser/login/env.js';
+import { functionRecipe, loadLoginRecipe, type LoginRecipe } from '../browser/login/recipe.js';
+import type { RequestGuard } from '../browser/tab.js';
+import { Secrets } from '../model/secrets.js';
+import { isLogoutUrl, logoutUrlPatterns } from '../url/logout.js';
+import type { CrawlEvent } from './events.js';
+import { LoggedOutRules } from './logged-out.js';
+import { SessionGuard, type LoginCounts } from './session-guard.js';
 
 /** Leases held back at most while their host waits (politeness, Retry-After). */
 const PARK_LIMIT = 256;
@@ -56,6 +64,8 @@ export interface CrawlResult {
   sitemapUrls: ReadonlySet<string>;
   /** Parameters learned as irrelevant to content (`--dedupe-content`), per origin (`origin: name, …`). */
   learnedParams: string[];
+  /** Logins of a logged-in crawl (`login`), or `null` without one. */
+  logins: LoginCounts | null;
 }
 
 /**
@@ -96,6 +106,9 @@ export class Crawler {
   /** An infrastructure failure that stops the crawl (re-thrown by `records()`). */
   private fatal: unknown = null;
   private job: PageJob | null = null;
+  private guard: SessionGuard | null = null;
+  /** What a login typed (values read from the environment): removed from records and notices. */
+  private readonly secrets = new Secrets();
   /** Navigations started (first visits only), against `maxPages`. */
   private started = 0;
   private running = false;
@@ -169,17 +182,30 @@ export class Crawler {
       notes: [...this.notes],
       sitemapUrls: new Set(this.sitemapUrls),
       learnedParams: this.dust?.rules() ?? [],
+      logins: this.guard && this.options.login ? this.guard.totals() : null,
     };
   }
 
   private notice(msg: string): void {
-    this.input.onNotice?.(msg);
+    const m = this.secrets.redact(msg);
+    this.input.onNotice?.(m);
+    this.event({ type: 'notice', message: m });
+  }
+
+  /** Tell `onEvent` (a listener's error is its own: it never stops the crawl). */
+  private event(e: CrawlEvent): void {
+    try {
+      this.input.onEvent?.(e);
+    } catch {
+      // a listener must not throw; the crawl goes on
+    }
   }
 
   /** A notice the summary keeps too (in `notes`, once however often it recurs). */
   private remark(msg: string): void {
-    if (!this.notes.includes(msg)) this.notes.push(msg);
-    this.notice(msg);
+    const m = this.secrets.redact(msg);
+    if (!this.notes.includes(m)) this.notes.push(m);
+    this.notice(m);
   }
 
   /** Stop the crawl for an infrastructure failure (the first one is what `records()` throws). */
@@ -195,7 +221,11 @@ export class Crawler {
 
   private async run(): Promise<void> {
     const o = this.options;
-    const emit = (r: PageRecord): void => this.out.push(r);
+    const emit = (r: PageRecord): void => {
+      const record = this.secrets.redactDeep(r);
+      this.out.push(record);
+      this.event({ type: 'record', record });
+    };
     const canonical = (u: string | URL): string => normalize(u, o.normalize);
     const scope = new Scope(o.seeds, { mode: o.scope, include: o.include, exclude: o.exclude, normalize: o.normalize });
     let robots: RobotsCache | null = null;
@@ -209,21 +239,46 @@ export class Crawler {
 
     if (o.screenshotsDir) ensureWritableDir(o.screenshotsDir);
 
+    // A logged-in crawl (a login recipe, or a storage state) never requests a sign-out URL.
+    const env = new LoginEnv(this.input.loginEnv ?? process.env);
+    const recipe: LoginRecipe | null = typeof o.login === 'string' ? await loadLoginRecipe(o.login, env) : o.login ? functionRecipe(o.login) : null;
+    const loggedIn = recipe !== null || o.storageState !== null;
+    const requestGuard: RequestGuard | null = loggedIn
+      ? { patterns: logoutUrlPatterns(), blocks: isLogoutUrl, onBlocked: (url) => this.event({ type: 'logout-blocked', url: this.secrets.redact(url) }) }
+      : null;
     const session = new BrowserSession(o, {
       ...(this.input.browser ? { browser: this.input.browser } : {}),
       headerScope: (url) => scope.inScope(url),
       onNotice: (m) => this.notice(m),
+      onRelaunch: () => this.event({ type: 'relaunch' }),
+      guard: requestGuard,
     });
     await session.launch();
     try {
       await session.start();
+      if (loggedIn) {
+        this.guard = new SessionGuard({
+          session,
+          recipe,
+          rules: new LoggedOutRules(o.loggedOut),
+          env,
+          secrets: this.secrets,
+          baseUrl: o.seeds[0]!,
+          timeoutMs: CRAWL_LIMITS.loginTimeoutMs,
+          check: async (url) => (this.job ? this.job.sessionCheck(url) : null),
+          notice: (m) => this.notice(m),
+          remark: (m) => this.remark(m),
+          event: (e) => this.event(e),
+        });
+        await this.guard.start();
+      }
       const linkChecker = new LinkChecker(session.http, { timeoutMs: o.timeoutMs });
       if (!o.ignoreRobots) {
         robots = robotsForCrawl({ http: session.http, agent: o.robotsAgent, shared: this.shared?.robots ?? null, politeness: this.politeness, remark: (n) => this.remark(n) });
       }
       const traps = new TrapDetector({ maxQueryVariants: o.maxQueryVariants, maxPathSegments: CRAWL_LIMITS.maxPathSegments });
       const pipeline = new LinkPipeline(
-        { maxDepth: o.maxDepth, normalize: o.normalize, followNofollow: o.followNofollow },
+        { maxDepth: o.maxDepth, normalize: o.normalize, followNofollow: o.followNofollow, skipSignOut: loggedIn },
         // An origin's soft-404 probe starts with its first URL admitted for a visit.
         { scope, traps, robots, dust: this.dust, frontier: this.frontier, emit, onAdmitted: (u) => this.soft404?.ensure(new URL(u).origin) },
       );
@@ -231,6 +286,7 @@ export class Crawler {
         options: o, session, pipeline, claims, robots, linkChecker, emit, notice: (m) => this.notice(m),
         politeness: this.politeness, leases: this.leases, soft404: this.soft404, dust: this.dust, clickMemory: this.clickMemory,
         cancelVisits: this.cancelVisits.signal, stopping: () => this.stopReason !== null,
+        login: this.guard ? { guard: this.guard, secrets: this.secrets } : null, event: (e) => this.event(e),
       });
       // On a resumed durable crawl, pages visited in earlier runs count against --max-pages (a
       // shared frontier keeps the crawl-wide budget itself).
