@@ -144,6 +144,15 @@ export const CLI_OPTIONS = {
     help: 'on a terminal (stderr is a TTY and CI is not set), draw a live progress line: pages done / queued, pages/s, errors, elapsed',
     doc: '; see "Terminal output"',
   },
+  /** `spacrawl login`: where the storage state goes. */
+  saveState: {
+    flag: 'save-state',
+    kind: 'string',
+    default: null,
+    value: 'FILE',
+    topic: 'browser',
+    help: 'spacrawl login: write the storage state (cookies, local storage) of the session to this file (mode 600), for --storage-state',
+  },
   /** `spacrawl robots` asks for robots.txt outside a browser, so its User-Agent is not the browser's. */
   robotsUserAgent: {
     flag: 'user-agent',

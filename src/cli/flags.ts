@@ -169,6 +169,8 @@ export const crawlFlags = flagsOf(
   X.ignoreUrls,
   X.slowMs,
   C.storageState,
+  C.login,
+  C.loggedOut,
   C.headers,
   C.viewport,
   C.device,

@@ -165,6 +165,7 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
   }
   const result = crawler.result();
   const summary = counter.snapshot(Date.now() - t0, result.endReason, result.sitemapUrls, result.notes, result.learnedParams);
+  if (result.logins) summary.logins = result.logins;
   say(summaryLine(summary));
   const outcome = finishReports(all, summary, reporting, plan, say);
   // No seed answered (and no earlier run or other worker did): the crawl found nothing to audit.

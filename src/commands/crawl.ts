@@ -130,6 +130,8 @@ export function crawlOptionsOf(flags: CrawlFlags, seeds: string[], screenshotsDi
     locale: flags.locale ?? null,
     storageState: flags['storage-state'] ? checkReadable('--storage-state', path.resolve(flags['storage-state'])) : null,
     headers: parseHeaders(flags.header ?? []),
+    login: flags.login ? checkReadable('--login', path.resolve(flags.login)) : null,
+    loggedOut: flags['logged-out'] ?? [],
     checkExternal: flags['check-external'],
     checkFragments: flags['check-fragments'],
     ...(flags['max-depth'] !== undefined ? { maxDepth: flags['max-depth'] } : {}),

@@ -6,12 +6,13 @@
  * @module
  */
 import type { LoginEnv } from '../browser/login/env.js';
-import { performLogin, type LoginAttempt } from '../browser/login/perform.js';
+import { performLogin, type LoginAttempt, type StorageState } from '../browser/login/perform.js';
 import type { LoginRecipe } from '../browser/login/recipe.js';
 import type { BrowserSession } from '../browser/session.js';
 import type { VisitResult } from '../browser/visit.js';
 import { InfrastructureError, UsageError } from '../model/errors.js';
 import type { Secrets } from '../model/secrets.js';
+import type { LoginTotals } from '../model/summary.js';
 import type { CrawlEvent } from './events.js';
 import type { LoggedOutRules } from './logged-out.js';
 
@@ -38,18 +39,7 @@ export class LoginError extends InfrastructureError {
 }
 
 /** Logins of a crawl, for the summary. */
-export interface LoginCounts {
-  /** Logins that succeeded, the first included. */
-  logins: number;
-  /** Logins after the session ended (`logins - 1` unless a login failed). */
-  relogins: number;
-  /** Logins that failed (a step threw, or the page it ended on still looked logged out). */
-  failedLogins: number;
-  /** Visits that found the session logged out (not recorded; visited again). */
-  loggedOutVisits: number;
-  /** URLs recorded as they are although they look logged out while the session works (another role's pages). */
-  restricted: number;
-}
+export type LoginCounts = LoginTotals;
 
 /** What a {@link SessionGuard} works with. */
 export interface GuardParts {
@@ -84,6 +74,7 @@ export type LoggedOutAction = 'retry' | 'record';
  */
 export class SessionGuard {
   private gen = 0;
+  private current: StorageState | null = null;
   private running: Promise<void> | null = null;
   private failures = 0;
   private lastFailure = '';
@@ -99,6 +90,11 @@ export class SessionGuard {
   private readonly counts: LoginCounts = { logins: 0, relogins: 0, failedLogins: 0, loggedOutVisits: 0, restricted: 0 };
 
   constructor(private readonly p: GuardParts) {}
+
+  /** The storage state of the current session (cookies, local storage; values holding a secret removed), or `null` before a login. */
+  get state(): StorageState | null {
+    return this.current;
+  }
 
   /** The current session's number (0 before the first login). */
   get generation(): number {
@@ -255,6 +251,7 @@ export class SessionGuard {
       if (without && this.p.rules.judgeLook(without, attempt.landing.url)) this.checkUrl = attempt.landing.url;
     }
     this.p.session.adoptSession(attempt.state);
+    this.current = attempt.state;
     this.gen++;
     this.verified = false;
     this.counts.logins++;
