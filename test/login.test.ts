@@ -77,7 +77,8 @@ const EXPECTED_TITLES = { '/': 'Welcome', '/about': 'About us', '/login': 'Sign 
 describe('--login: a crawl that stays logged in', () => {
   for (const concurrency of [1, 8]) {
     it(`concurrency ${concurrency}: every private page with its real title, a re-login per expiry, no sign-out requested`, async () => {
-      const app = await startLoginApp({ expireAfterRequests: 3 });
+      // A session lasts a few pages (more than the pages in flight at once, as real sessions do).
+      const app = await startLoginApp({ expireAfterRequests: concurrency === 1 ? 3 : 4 });
       try {
         const { records, crawler, error, events } = await run(app, { concurrency });
         expect(error).toBeNull();
@@ -103,6 +104,27 @@ describe('--login: a crawl that stays logged in', () => {
         // The login page is never requested by a logged-out visit (the redirect to it is stopped);
         // only once by the first login, opening its landing page without the session.
         expect(app.server.log.filter((r) => r.target.startsWith('/login?next=')).map((r) => r.target)).toEqual(['/login?next=%2Faccount']);
+      } finally {
+        await app.close();
+      }
+    }, 180_000);
+  }
+
+  for (const [as, rule] of [
+    ['form', 'selector:form#login'],
+    ['401', 'status:401'],
+  ] as const) {
+    it(`--logged-out ${rule}: the login form shown in place (${as}) is a session end; contexts recycled after every page get the session`, async () => {
+      const app = await startLoginApp({ expireAfterRequests: 5, loggedOutAs: as });
+      try {
+        const { records, crawler, error } = await run(app, { concurrency: 4, loggedOut: [rule], recycleAfter: 1 });
+        expect(error).toBeNull();
+        const seen = titles(records);
+        for (const [p, title] of Object.entries(PRIVATE_PAGES)) expect(seen[p], p).toBe(title);
+        expect(app.signOuts()).toBe(0);
+        expect(app.expiries()).toBeGreaterThanOrEqual(2);
+        expect(app.logins()).toBe(app.expiries() + 1);
+        expect(crawler.result().logins?.relogins).toBe(app.expiries());
       } finally {
         await app.close();
       }

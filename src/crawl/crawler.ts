@@ -25,14 +25,11 @@ import { seedFromSitemaps } from './sitemap-seeds.js';
 import { SoftNotFound } from './soft404.js';
 import { TrapDetector } from './traps.js';
 import { CRAWL_LIMITS } from './option-table.js';
-import { LoginEnv } from '../browser/login/env.js';
-import { functionRecipe, loadLoginRecipe, type LoginRecipe } from '../browser/login/recipe.js';
-import type { RequestGuard } from '../browser/tab.js';
 import { Secrets } from '../model/secrets.js';
-import { isLogoutUrl, logoutUrlPatterns } from '../url/logout.js';
+import type { LoginTotals } from '../model/summary.js';
+import { CrawlLogin } from './crawl-login.js';
 import type { CrawlEvent } from './events.js';
-import { LoggedOutRules } from './logged-out.js';
-import { SessionGuard, type LoginCounts } from './session-guard.js';
+import type { SessionGuard } from './session-guard.js';
 
 /** Leases held back at most while their host waits (politeness, Retry-After). */
 const PARK_LIMIT = 256;
@@ -65,7 +62,7 @@ export interface CrawlResult {
   /** Parameters learned as irrelevant to content (`--dedupe-content`), per origin (`origin: name, …`). */
   learnedParams: string[];
   /** Logins of a logged-in crawl (`login`), or `null` without one. */
-  logins: LoginCounts | null;
+  logins: LoginTotals | null;
 }
 
 /**
@@ -240,45 +237,30 @@ export class Crawler {
     if (o.screenshotsDir) ensureWritableDir(o.screenshotsDir);
 
     // A logged-in crawl (a login recipe, or a storage state) never requests a sign-out URL.
-    const env = new LoginEnv(this.input.loginEnv ?? process.env);
-    const recipe: LoginRecipe | null = typeof o.login === 'string' ? await loadLoginRecipe(o.login, env) : o.login ? functionRecipe(o.login) : null;
-    const loggedIn = recipe !== null || o.storageState !== null;
-    const requestGuard: RequestGuard | null = loggedIn
-      ? { patterns: logoutUrlPatterns(), blocks: isLogoutUrl, onBlocked: (url) => this.event({ type: 'logout-blocked', url: this.secrets.redact(url) }) }
-      : null;
+    const login = await CrawlLogin.prepare(o, this.input.loginEnv, {
+      secrets: this.secrets,
+      event: (e) => this.event(e),
+      notice: (m) => this.notice(m),
+      remark: (m) => this.remark(m),
+    });
     const session = new BrowserSession(o, {
       ...(this.input.browser ? { browser: this.input.browser } : {}),
       headerScope: (url) => scope.inScope(url),
       onNotice: (m) => this.notice(m),
       onRelaunch: () => this.event({ type: 'relaunch' }),
-      guard: requestGuard,
+      guard: login.requestGuard(),
     });
     await session.launch();
     try {
       await session.start();
-      if (loggedIn) {
-        this.guard = new SessionGuard({
-          session,
-          recipe,
-          rules: new LoggedOutRules(o.loggedOut),
-          env,
-          secrets: this.secrets,
-          baseUrl: o.seeds[0]!,
-          timeoutMs: CRAWL_LIMITS.loginTimeoutMs,
-          check: async (url) => (this.job ? this.job.sessionCheck(url) : null),
-          notice: (m) => this.notice(m),
-          remark: (m) => this.remark(m),
-          event: (e) => this.event(e),
-        });
-        await this.guard.start();
-      }
+      this.guard = await login.start(session, async (url) => (this.job ? this.job.sessionCheck(url) : null));
       const linkChecker = new LinkChecker(session.http, { timeoutMs: o.timeoutMs });
       if (!o.ignoreRobots) {
         robots = robotsForCrawl({ http: session.http, agent: o.robotsAgent, shared: this.shared?.robots ?? null, politeness: this.politeness, remark: (n) => this.remark(n) });
       }
       const traps = new TrapDetector({ maxQueryVariants: o.maxQueryVariants, maxPathSegments: CRAWL_LIMITS.maxPathSegments });
       const pipeline = new LinkPipeline(
-        { maxDepth: o.maxDepth, normalize: o.normalize, followNofollow: o.followNofollow, skipSignOut: loggedIn },
+        { maxDepth: o.maxDepth, normalize: o.normalize, followNofollow: o.followNofollow, skipSignOut: login.loggedIn },
         // An origin's soft-404 probe starts with its first URL admitted for a visit.
         { scope, traps, robots, dust: this.dust, frontier: this.frontier, emit, onAdmitted: (u) => this.soft404?.ensure(new URL(u).origin) },
       );

@@ -4,16 +4,12 @@
  * storage state, for `--storage-state` of later crawls or workers.
  * @module
  */
-import { LoginEnv } from '../browser/login/env.js';
 import type { StorageState } from '../browser/login/perform.js';
-import { loadLoginRecipe, functionRecipe } from '../browser/login/recipe.js';
 import { BrowserSession } from '../browser/session.js';
 import { Secrets } from '../model/secrets.js';
 import { Scope } from '../url/scope.js';
-import { LoggedOutRules } from './logged-out.js';
-import { CRAWL_LIMITS } from './option-table.js';
+import { CrawlLogin } from './crawl-login.js';
 import { OptionsError, resolveOptions, type CrawlOptions } from './options.js';
-import { SessionGuard } from './session-guard.js';
 
 /** What {@link loginOnly} produced. */
 export interface LoginOnlyResult {
@@ -31,11 +27,10 @@ export interface LoginOnlyResult {
 export async function loginOnly(options: CrawlOptions): Promise<LoginOnlyResult> {
   const o = resolveOptions(options);
   if (!o.login) throw new OptionsError('--login FILE is needed');
-  const env = new LoginEnv(options.loginEnv ?? process.env);
-  const recipe = typeof o.login === 'string' ? await loadLoginRecipe(o.login, env) : functionRecipe(o.login);
-  const scope = new Scope(o.seeds, { mode: o.scope, include: o.include, exclude: o.exclude, normalize: o.normalize });
-  const notice = options.onNotice ?? ((): void => {});
   const secrets = new Secrets();
+  const notice = options.onNotice ?? ((): void => {});
+  const login = await CrawlLogin.prepare(o, options.loginEnv, { secrets, event: () => {}, notice: (m) => notice(m), remark: (m) => notice(m) });
+  const scope = new Scope(o.seeds, { mode: o.scope, include: o.include, exclude: o.exclude, normalize: o.normalize });
   const session = new BrowserSession(o, {
     ...(options.browser ? { browser: options.browser } : {}),
     headerScope: (url) => scope.inScope(url),
@@ -44,20 +39,7 @@ export async function loginOnly(options: CrawlOptions): Promise<LoginOnlyResult>
   await session.launch();
   try {
     await session.start();
-    const guard = new SessionGuard({
-      session,
-      recipe,
-      rules: new LoggedOutRules(o.loggedOut),
-      env,
-      secrets,
-      baseUrl: o.seeds[0]!,
-      timeoutMs: CRAWL_LIMITS.loginTimeoutMs,
-      check: async () => null,
-      notice: (m) => notice(m),
-      remark: (m) => notice(m),
-      event: () => {},
-    });
-    await guard.start();
+    const guard = (await login.start(session, async () => null))!;
     return { state: guard.state!, secrets };
   } finally {
     await session.close();
