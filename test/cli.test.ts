@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PAGES } from '../fixtures/demo-site.js';
 import { startTreeSite, TREE_MISSING_PATH, TREE_PRIVATE_PATH, treePath, treeVisitedPaths, type TreeSite } from '../fixtures/sites/tree.js';
-import { checkWritableFile } from '../src/report/files.js';
+import { checkWritableFile } from '../src/util/files.js';
 import { pathOf, recordProblems, sorted } from './helpers/records.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

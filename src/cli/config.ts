@@ -1,4 +1,4 @@
-import { describeFsError } from '../report/files.js';
+import { describeFsError } from '../util/files.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { OptionsError } from '../crawl/options.js';

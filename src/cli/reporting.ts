@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { OptionsError } from '../crawl/options.js';
-import { checkWritableFile, describeFsError, ensureWritableDir } from '../report/files.js';
+import { checkWritableFile, describeFsError, ensureWritableDir } from '../util/files.js';
 import { audit, failingIssues, RULES, type AuditIssue, type AuditResult } from '../report/audit.js';
 import { FORMATTERS, parseReportSpec, writeReport, type ReportInput, type ReportSpec } from '../report/formats.js';
 import { renderMarkdownCapped } from '../report/formats/markdown.js';

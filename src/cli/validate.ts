@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { devices } from 'playwright';
 import { OptionsError } from '../crawl/options.js';
 import { checkRedisTarget } from './redis-target.js';
-import { describeFsError, ensureWritableDir } from '../report/files.js';
+import { describeFsError, ensureWritableDir } from '../util/files.js';
 import { InvalidUrlError } from '../url/normalize.js';
 import { compilePattern } from '../url/scope.js';
 

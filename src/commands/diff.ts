@@ -13,7 +13,7 @@ import { diffReport } from '../diff/formats/json.js';
 import { openRecordSource, type RecordSource } from '../diff/source.js';
 import { diffSummary } from '../diff/terminal.js';
 import type { DiffReport } from '../diff/types.js';
-import { checkWritableFile, describeFsError } from '../report/files.js';
+import { checkWritableFile, describeFsError } from '../util/files.js';
 import { compilePattern } from '../url/scope.js';
 
 /** The same file on both sides (compared by real path), so a state file is opened once. */

@@ -5,7 +5,7 @@ import { BrowserSession } from '../browser/session.js';
 import { InfrastructureError } from '../model/errors.js';
 import type { PageRecord } from '../model/record.js';
 import type { EndReason } from '../model/summary.js';
-import { ensureWritableDir } from '../report/files.js';
+import { ensureWritableDir } from '../util/files.js';
 import { normalize, toRequestUrl } from '../url/normalize.js';
 import type { RobotsCache } from '../url/robots.js';
 import { Scope } from '../url/scope.js';

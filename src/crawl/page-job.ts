@@ -6,7 +6,7 @@ import type { BrowserSession } from '../browser/session.js';
 import { visitPage, type DocumentDecision, type DocumentResponse, type VisitOptions, type VisitResult } from '../browser/visit.js';
 import { isLogoutUrl } from '../url/logout.js';
 import type { PageRecord } from '../model/record.js';
-import { screenshotFileName } from '../report/screenshot-name.js';
+import { screenshotFileName } from '../browser/screenshot-name.js';
 import type { RobotsCache } from '../url/robots.js';
 import type { DustLearner } from './dust.js';
 import { contentHash } from './fingerprint.js';

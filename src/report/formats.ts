@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { OptionsError } from '../crawl/options.js';
-import { describeFsError } from './files.js';
+import { describeFsError } from '../util/files.js';
 import type { AuditResult } from './audit.js';
 import { renderCsv } from './formats/csv.js';
 import { renderHtml } from './formats/html.js';

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { PageRecord } from '../model/record.js';
-import { describeFsError } from './files.js';
+import { describeFsError } from '../util/files.js';
 import { UsageError } from '../model/errors.js';
 
 /** Thrown when an output file cannot be opened for writing (the CLI maps it to exit code 2). */

@@ -7,7 +7,7 @@ import { audit } from '../../src/report/audit.js';
 import { renderHtml } from '../../src/report/formats/html.js';
 import type { ReportInput } from '../../src/report/formats.js';
 import { blankRecord, type LinkDetail, type PageRecord } from '../../src/model/record.js';
-import { screenshotFileName } from '../../src/report/screenshot-name.js';
+import { screenshotFileName } from '../../src/browser/screenshot-name.js';
 import { SummaryCounter } from '../../src/report/summary.js';
 
 // The HTML report as a person sees it: written to disk next to real screenshot files and opened
