@@ -37,6 +37,7 @@ export const PROCESS_TESTS = [
   'test/store/sqlite.test.ts',
   'test/diff/cli.test.ts',
   'test/diff/crawl-pair.test.ts',
+  'test/login-cli.test.ts',
 ];
 
 const IGNORED = ['test/e2e/**', 'node_modules/**', 'dist/**'];
