@@ -2,6 +2,7 @@
 // login with a CSRF token, sessions that expire after N page requests, sign-out links and forms
 // on every private page, a second role's area. Real Chromium, real HTTP server; the server
 // counts logins, expiries and sign-out requests.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -130,6 +131,44 @@ describe('--login: a crawl that stays logged in', () => {
       }
     }, 180_000);
   }
+
+  it("killing the crawl's Chromium mid-crawl: the relaunched browser's contexts get the session, no new login", async () => {
+    const app = await startLoginApp();
+    // Playwright runs in this process: browsers are our child processes (the shared one must survive).
+    const chromiumChildren = (): number[] =>
+      execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+        .trim()
+        .split('\n')
+        .map((l) => l.trim().split(/\s+/))
+        .filter(([, comm]) => comm && /chrom/i.test(comm))
+        .map(([pid]) => Number(pid));
+    const before = new Set(chromiumChildren());
+    let killed = 0;
+    const killer = setInterval(() => {
+      if (killed || app.privateServed().length < 2) return;
+      for (const pid of chromiumChildren()) {
+        if (before.has(pid)) continue;
+        try {
+          process.kill(pid, 'SIGKILL');
+          killed++;
+        } catch {
+          // already gone
+        }
+      }
+    }, 50);
+    try {
+      const { records, events, error } = await run(app, { browser: undefined, concurrency: 2 });
+      expect(error).toBeNull();
+      expect(killed).toBeGreaterThan(0);
+      expect(events.some((e) => e.type === 'relaunch')).toBe(true);
+      expect(titles(records)).toEqual(EXPECTED_TITLES);
+      expect(app.logins()).toBe(1);
+      expect(app.signOuts()).toBe(0);
+    } finally {
+      clearInterval(killer);
+      await app.close();
+    }
+  }, 180_000);
 
   it('the Recorder JSON recipe logs into the same app', async () => {
     const app = await startLoginApp({ expireAfterRequests: 4 });
