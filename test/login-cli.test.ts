@@ -133,6 +133,42 @@ describe('spacrawl crawl --login / spacrawl login', () => {
     }
   }, 200_000);
 
+  it('--log-format json and --metrics: every stderr line is a JSON object, the endpoint answers during the crawl', async () => {
+    const app = await startLoginApp({ password: PASSWORD, expireAfterRequests: 4 });
+    const dir = fs.mkdtempSync(path.join(tmp, 'ops-'));
+    let scraped = '';
+    try {
+      const child = spawn(process.execPath, [BIN, 'crawl', `${app.origin}/`, '--login', RECIPE, '--log-format', 'json', '--metrics', '127.0.0.1:0', '--rate', '4'], {
+        cwd: dir,
+        env: { ...process.env, APP_USER: LOGIN_USER, APP_PASSWORD: PASSWORD },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stderr = '';
+      child.stdout.resume();
+      child.stderr.setEncoding('utf8').on('data', (c: string) => {
+        stderr += c;
+        const m = /"message":"metrics: (http:[^"]+)"/.exec(stderr);
+        if (m && !scraped && /"event":"page"/.test(stderr)) {
+          scraped = 'pending';
+          void fetch(m[1]!).then(async (res) => (scraped = await res.text()), () => (scraped = 'failed'));
+        }
+      });
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code).toBe(0);
+      const lines = stderr.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string; level: string; time: string; summary?: { logins: { logins: number } } });
+      expect(lines.every((l) => typeof l.time === 'string' && ['info', 'warn', 'error'].includes(l.level))).toBe(true);
+      expect(lines.at(-1)!.event).toBe('summary');
+      expect(lines.at(-1)!.summary!.logins.logins).toBe(app.logins());
+      const events = new Set(lines.map((l) => l.event));
+      for (const e of ['login', 'notice', 'page', 'skip', 'logged-out', 'retry', 'summary']) expect(events.has(e), e).toBe(true);
+      expect([...events].filter((e) => !['login', 'notice', 'page', 'skip', 'logged-out', 'retry', 'summary', 'relaunch', 'logout-blocked'].includes(e))).toEqual([]);
+      expect(scraped).toMatch(/^spacrawl_pages_total\{outcome="ok"\} [1-9]/m);
+      for (const s of SECRET_FORMS) expect(stderr).not.toContain(s);
+    } finally {
+      await app.close();
+    }
+  }, 200_000);
+
   it('a wrong password: exit 3 after 3 failed logins, a clear message, no stack, nothing crawled', async () => {
     const app = await startLoginApp({ password: PASSWORD });
     const dir = fs.mkdtempSync(path.join(tmp, 'wrong-'));

@@ -179,6 +179,8 @@ export const crawlFlags = flagsOf(
   X.quiet,
   X.verbose,
   X.progress,
+  X.logFormat,
+  X.metrics,
   C.checkExternal,
   C.checkFragments,
 );

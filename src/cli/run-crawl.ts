@@ -8,6 +8,8 @@ import { classifyError } from './errors.js';
 import { SummaryCounter, type CrawlSummary } from '../report/summary.js';
 import { summaryLine } from '../report/terminal.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+import { openObservers, type LogFormat } from './observers.js';
+import type { MetricsAddress } from '../report/metrics.js';
 
 /** Where a CLI crawl writes. */
 export interface CrawlOutput {
@@ -41,6 +43,12 @@ export interface CrawlOutput {
   reopened?: readonly string[];
   /** Reports, `--fail-on` and ignore lists; default: no reports, fail on broken links and server errors. */
   reporting?: ReportingOptions;
+  /** `--log-format`: `json` writes one JSON object per line on `log` instead of the human lines. @default 'human' */
+  logFormat?: LogFormat;
+  /** `--metrics`: serve Prometheus metrics of the crawl here while it runs. @default none */
+  metrics?: MetricsAddress | null;
+  /** Labels on every metric: `crawl_id` and `worker_id` in a Redis crawl. */
+  metricsLabels?: Record<string, string>;
 }
 
 /** Outcome of {@link runCrawl}. */
@@ -57,15 +65,38 @@ export interface CrawlRun {
  * @throws OptionsError, BrowserNotFoundError, OutputError, InvalidUrlError before anything is crawled
  */
 export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Promise<CrawlRun> {
+  const json = output.logFormat === 'json';
   const term = new TerminalLog({
     stream: output.log,
-    quiet: output.quiet ?? false,
-    verbose: output.verbose ?? false,
-    progress: output.progress ?? true,
+    quiet: json || (output.quiet ?? false),
+    verbose: !json && (output.verbose ?? false),
+    progress: !json && (output.progress ?? true),
     ...(output.env ? { env: output.env } : {}),
   });
-  const say = (line: string): void => term.line(line);
-  const crawler = new Crawler({ ...options, onNotice: (m) => say(`note: ${m}`) }); // validates options first
+  // With --log-format json, every log line is a JSON object (from the crawl's events).
+  const say = (line: string): void => {
+    if (!json) term.line(line);
+  };
+  let crawlerRef: Crawler | null = null;
+  const observers = await openObservers({
+    logFormat: output.logFormat ?? 'human',
+    metrics: output.metrics ?? null,
+    log: output.log,
+    counts: async () => (crawlerRef ? crawlerRef.frontierCounts() : null),
+    ...(output.metricsLabels ? { labels: output.metricsLabels } : {}),
+  });
+  if (observers.metricsUrl) {
+    say(`metrics: ${observers.metricsUrl}`);
+    if (json) observers.onEvent({ type: 'notice', message: `metrics: ${observers.metricsUrl}` });
+  }
+  let crawler: Crawler;
+  try {
+    crawler = new Crawler({ ...options, onNotice: (m) => say(`note: ${m}`), onEvent: (e) => observers.onEvent(e) }); // validates options first
+  } catch (err) {
+    await observers.close();
+    throw err;
+  }
+  crawlerRef = crawler;
   const reporting: ReportingOptions = output.reporting ?? {
     reports: [],
     outputDir: null,
@@ -155,7 +186,10 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
     const c = classifyError(err);
     // A problem found before anything was crawled is a usage error (exit 2, no summary); one
     // that stops a running crawl is an infrastructure failure: flush, summarize, exit 3.
-    if (c.exit === ExitCode.Usage && written === 0) throw err;
+    if (c.exit === ExitCode.Usage && written === 0) {
+      await observers.close();
+      throw err;
+    }
     fatal = { message: c.message };
   } finally {
     process.off('SIGINT', onSignal);
@@ -167,12 +201,14 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
   const summary = counter.snapshot(Date.now() - t0, result.endReason, result.sitemapUrls, result.notes, result.learnedParams);
   if (result.logins) summary.logins = result.logins;
   say(summaryLine(summary));
+  observers.summary(summary);
   const outcome = finishReports(all, summary, reporting, plan, say);
   // No seed answered (and no earlier run or other worker did): the crawl found nothing to audit.
   const noSeed = !result.seedVisited && earlier === 0 && !output.shared;
   let exitCode: ExitCodeValue = ExitCode.Ok;
   if (fatal) {
     say(`spacrawl: crawl aborted: ${fatal.message}`);
+    observers.failure(`crawl aborted: ${fatal.message}`, ExitCode.Infrastructure);
     exitCode = ExitCode.Infrastructure;
   } else if (signalExit !== null) exitCode = signalExit;
   else {
@@ -185,8 +221,10 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
         return r.skipped ? `${r.url} skipped (${r.skipped}${r.error ? `: ${r.error.message}` : ''})` : `${r.url} ${r.error ? r.error.message : 'not reached'}`;
       });
       say(`spacrawl: no seed could be crawled${why.length ? `: ${why.join('; ')}` : ''}`);
+      observers.failure(`no seed could be crawled${why.length ? `: ${why.join('; ')}` : ''}`, ExitCode.Findings);
     }
     if (!output.neverFailOnFindings && (outcome.failing.length > 0 || noSeed)) exitCode = ExitCode.Findings;
   }
+  await observers.close();
   return { summary, exitCode };
 }

@@ -20,6 +20,10 @@ import {
   parseViewport,
 } from '../cli/validate.js';
 import type { CrawlSummary } from '../model/summary.js';
+import type { LogFormat } from '../cli/observers.js';
+import { OptionsError } from '../crawl/options.js';
+import { parseMetricsAddress } from '../report/metrics.js';
+import { RedisFrontier } from '../store/redis/frontier.js';
 import type { CrawlOptions } from '../crawl/options.js';
 import { CRAWL_OPTIONS as C } from '../crawl/option-table.js';
 import { toLibraryUnit } from '../crawl/option-spec.js';
@@ -60,7 +64,10 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
       checkPatterns(options);
       const reporting = reportingOf(flags, outputDir, shots);
       planReports(reporting); // bad report flags are usage errors, found before crawling
+      const metrics = flags.metrics ? parseMetricsAddress(flags.metrics) : null;
+      if (flags.metrics && !metrics) throw new OptionsError(`--metrics ${JSON.stringify(flags.metrics)}: expected PORT or HOST:PORT, e.g. 9464 or 0.0.0.0:9464`);
       const opened = await openFrontier(options, frontierChoiceOf(flags), (line) => process.stderr.write(`${line}\n`));
+      const frontier = opened.options.frontier;
       const out = flags.out ? path.resolve(flags.out) : outputDir ? path.join(outputDir, 'pages.jsonl') : null;
       const { summary, exitCode } = await runCrawl(opened.options, {
         reporting,
@@ -70,6 +77,9 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         verbose: flags.verbose,
         progress: flags.progress,
         append: opened.durable,
+        logFormat: flags['log-format'] as LogFormat,
+        metrics,
+        ...(frontier instanceof RedisFrontier ? { metricsLabels: { crawl_id: frontier.crawlId, worker_id: frontier.workerId } } : {}),
         shared: opened.shared,
         ...(opened.earlier ? { earlier: opened.earlier, reopened: opened.reopened } : {}),
       });

@@ -19,7 +19,7 @@ export type CrawlEvent =
   | { type: 'logged-out'; url: string; rule: string }
   /** The browser crashed and was relaunched. */
   | { type: 'relaunch' }
-  /** A navigation waited `ms` for its host's politeness gap or pause (`host` is `host:port`). */
+  /** A navigation waited `ms` (at least 5) for its host's politeness gap or pause (`host` is `host:port`). */
   | { type: 'politeness-wait'; host: string; ms: number }
   /** The browser refused a request to a sign-out URL (`url` as requested). */
   | { type: 'logout-blocked'; url: string }

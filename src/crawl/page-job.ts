@@ -346,7 +346,10 @@ export class PageJob {
   /** The politeness gate before a navigation; a shared store's failure is kept to stop the crawl. */
   private async beforeNavigate(host: string): Promise<void> {
     try {
+      const t0 = Date.now();
       await this.p.politeness.beforeNavigate(host);
+      const ms = Date.now() - t0;
+      if (ms >= 5) this.p.event({ type: 'politeness-wait', host, ms });
     } catch (err) {
       this.storeFailure = this.storeFailure ?? err;
       throw err;
