@@ -61,8 +61,8 @@ export interface CrawlResult {
   sitemapUrls: ReadonlySet<string>;
   /** Parameters learned as irrelevant to content (`--dedupe-content`), per origin (`origin: name, …`). */
   learnedParams: string[];
-  /** Logins of a logged-in crawl (`login`), or `null` without one. */
-  logins: LoginTotals | null;
+  /** Logins of a crawl with a `login` recipe; absent without one. */
+  logins?: LoginTotals;
 }
 
 /**
@@ -179,7 +179,7 @@ export class Crawler {
       notes: [...this.notes],
       sitemapUrls: new Set(this.sitemapUrls),
       learnedParams: this.dust?.rules() ?? [],
-      logins: this.guard && this.options.login ? this.guard.totals() : null,
+      ...(this.guard && this.options.login ? { logins: this.guard.totals() } : {}),
     };
   }
 
