@@ -356,9 +356,11 @@ export class PageJob {
     }
   }
 
-  /** File name of the page's screenshot inside `--screenshots`, or `null` without one. */
+  /** File name of the page's screenshot inside `--screenshots` (from the canonical URL, secrets removed), or `null` without one. */
   private screenshotName(e: FrontierEntry): string | null {
-    return this.p.options.screenshotsDir ? screenshotFileName(e.url) : null;
+    // A URL holding a typed secret (a GET form's query) names its file without it.
+    const url = this.p.login ? this.p.login.secrets.redact(e.url) : e.url;
+    return this.p.options.screenshotsDir ? screenshotFileName(url) : null;
   }
 
   /** Click discovery settings for the page `url` (canonical) on `origin`. */
