@@ -25,6 +25,7 @@ export const UNIT_TESTS = [
   'test/diff/formats.test.ts',
   'test/diff/source.test.ts',
   'test/report-formats.test.ts',
+  'test/report-stream.test.ts',
   'test/robots-directives.test.ts',
   'test/soft404-text.test.ts',
 ];
@@ -36,6 +37,7 @@ export const PROCESS_TESTS = [
   'test/redis.test.ts',
   'test/store/sqlite.test.ts',
   'test/diff/cli.test.ts',
+  'test/diff/in-process.test.ts',
   'test/diff/crawl-pair.test.ts',
   'test/login-cli.test.ts',
 ];

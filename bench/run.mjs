@@ -7,6 +7,14 @@
 //   npm run bench -- --sizes 400 --concurrency 8 --shapes tree --latency 20 --store sqlite
 //   npm run bench -- --sizes 2000 --concurrency 4 --shapes tree --workers 1,2,3 [--redis URL]
 //   npm run bench -- --sizes 400 --concurrency 8 --shapes tree --options '{"click":"off"}'   (one lever)
+//   npm run bench -- --cli-only --cli-sizes 2000,20000 --cli-concurrency 8                  (CLI rows only)
+//
+// CLI rows (--cli-sizes, default 2000,20000 in the full run): the tree crawled by the CLI
+// (`node bin/run.js crawl … --max-pages N --output-dir DIR -q`: every report, screenshots, the JSON Lines file)
+// in a child process. Besides the tree's peak, they give the Node process's own peak memory,
+// apart from Chromium: its peak RSS (getrusage maxRSS, exact), its peak PSS (smaps_rollup every
+// second), the peaks of V8's used heap and of memory outside the heap, and the peak of its live
+// heap (just after V8's own full collections) (bench/node-peak.cjs).
 //
 // --workers N,…: also crawl with N CLI worker processes (each at --concurrency) sharing one
 // Redis frontier (a redis-server is started on a free port when --redis is not given). The full
@@ -47,6 +55,9 @@ const withOracle = !args.includes('--no-oracle');
 const extraOptions = JSON.parse(opt('options', '{}'));
 const haveRedisServer = redisServerPath() !== null;
 const workerCounts = opt('workers', quick || !haveRedisServer ? '' : '1,2,3').split(',').filter(Boolean).map(Number);
+const cliOnly = args.includes('--cli-only');
+const cliSizes = opt('cli-sizes', quick ? '' : '2000,20000').split(',').filter(Boolean).map(Number);
+const cliConcurrency = Number(opt('cli-concurrency', '8'));
 let redisUrl = opt('redis', null);
 
 // ------------------------------------------------------------------ the site
@@ -82,7 +93,7 @@ function startSite(shape, n) {
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end('no');
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${server.address().port}`, counts })));
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${server.address().port}`, counts, size: n })));
 }
 
 // ------------------------------------------------------------------ process-tree sampling
@@ -309,11 +320,57 @@ async function runDistributed(site, workers, conc) {
   return { pages, wall, pps: pages / wall, p50: pct(times, 50), p95: pct(times, 95), ...st, requestedTwice: twice };
 }
 
+/** Exact PSS of one process (bytes), or 0 once it is gone. */
+function pssOf(pid) {
+  try {
+    const m = /^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The tree crawled by the CLI with every report on (`--output-dir`), in a child process: wall
+ * time, the child tree's peak (as for the other rows) and the Node process's own peaks.
+ */
+async function runCliRow(site, conc) {
+  site.counts.clear();
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-bench-cli-'));
+  const peakFile = path.join(tmp, 'node-peak.json');
+  const env = { ...process.env, SPACRAWL_BENCH_PEAK: peakFile, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${path.join(ROOT, 'bench', 'node-peak.cjs')}`.trim() };
+  const t0 = Date.now();
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'run.js'), 'crawl', `${site.origin}/p/0`, '--concurrency', String(conc), '--max-pages', String(site.size), '--output-dir', path.join(tmp, 'out'), '-q'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  // The child's tree: the same sampling as the other rows, rooted at the CLI process.
+  let peak = 0;
+  let nodePss = 0;
+  let lastPss = 0;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, treeStats(child.pid).mem);
+    if (Date.now() - lastPss >= 1000) {
+      lastPss = Date.now();
+      nodePss = Math.max(nodePss, pssOf(child.pid));
+    }
+  }, 100);
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  clearInterval(timer);
+  const wall = (Date.now() - t0) / 1000;
+  const mine = JSON.parse(fs.readFileSync(peakFile, 'utf8'));
+  let pages = 0;
+  for (const line of fs.readFileSync(path.join(tmp, 'out', 'pages.jsonl'), 'utf8').split('\n')) {
+    if (line && JSON.parse(line).status === 200) pages++;
+  }
+  const reports = fs.readdirSync(path.join(tmp, 'out')).filter((f) => f !== 'screenshots').sort();
+  fs.rmSync(tmp, { recursive: true, force: true });
+  const mb = (b) => Math.round(b / 1048576);
+  return { code, pages, wall, pps: pages / wall, treePeakMb: mb(peak), nodePeakRssMb: mb(mine.maxRssKb * 1024), nodePeakPssMb: mb(nodePss), nodeHeapMb: mb(mine.heapUsed), nodeLiveHeapMb: mb(mine.liveHeap ?? 0), nodeExternalMb: mb(mine.external), reports };
+}
+
 // ------------------------------------------------------------------ main
 const rows = [];
 const machine = `${os.cpus().length} cores, ${Math.round(os.totalmem() / 1073741824)} GiB, Node ${process.version}, ${os.cpus()[0]?.model ?? ''}`.trim();
 process.stderr.write(`bench on ${machine}\n`);
-for (const shape of shapes) {
+for (const shape of cliOnly ? [] : shapes) {
   for (const n of sizes) {
     const site = await startSite(shape, n);
     for (const conc of concurrencies) {
@@ -350,6 +407,15 @@ for (const shape of shapes) {
   }
 }
 
+const cliRows = [];
+for (const n of cliSizes) {
+  const site = await startSite('tree', n);
+  const r = await runCliRow(site, cliConcurrency);
+  site.server.close();
+  cliRows.push({ size: n, concurrency: cliConcurrency, latencyMs: latency, ...r });
+  process.stderr.write(`cli tree ${n} c=${cliConcurrency}: exit ${r.code}, ${r.pages}/${n} pages in ${r.wall.toFixed(1)} s, Node peak RSS ${r.nodePeakRssMb} MB (PSS ${r.nodePeakPssMb}, heap ${r.nodeHeapMb}, live heap ${r.nodeLiveHeapMb}), tree peak ${r.treePeakMb} MB\n`);
+}
+
 const fmt = (x, d = 1) => (x === null || x === undefined ? '–' : typeof x === 'number' ? x.toFixed(d) : String(x));
 const lines = [
   `Machine: ${machine}; server latency ${latency} ms per document and per data request.${Object.keys(extraOptions).length ? ` Crawl options: ${JSON.stringify(extraOptions)}.` : ''}`,
@@ -371,9 +437,19 @@ lines.push(
   `|---|---|---|---|${kinds.map(() => '---').join('|')}|`,
   ...rows.map((r) => `| ${r.shape} | ${r.size} | ${r.concurrency} | ${r.store} | ${kinds.map((k) => `${perPage(r.spacrawl, k)} / ${perPage(r.oracle, k)}`).join(' | ')} |`),
 );
+if (cliRows.length) {
+  lines.push(
+    '',
+    `CLI with every report (\`crawl --output-dir DIR -q\`: pages.jsonl, report.json, pages.csv, index.html, junit.xml, sitemap.xml, summary.md, screenshots), tree, concurrency ${cliConcurrency}; Node = the CLI process alone:`,
+    '',
+    '| pages | found | wall s | pages/s | Node peak RSS MB | Node peak PSS MB | Node heap peak MB | Node live heap peak MB | Node external peak MB | tree peak MB | exit |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+    ...cliRows.map((r) => `| ${r.size} | ${r.pages} | ${fmt(r.wall)} | ${fmt(r.pps, 2)} | ${r.nodePeakRssMb} | ${r.nodePeakPssMb} | ${r.nodeHeapMb} | ${r.nodeLiveHeapMb} | ${r.nodeExternalMb} | ${r.treePeakMb} | ${r.code} |`),
+  );
+}
 process.stdout.write(`${lines.join('\n')}\n`);
 const dir = path.join(ROOT, 'bench', 'results');
 fs.mkdirSync(dir, { recursive: true });
 const file = path.join(dir, `${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}.json`);
-fs.writeFileSync(file, JSON.stringify({ machine, latencyMs: latency, options: extraOptions, rows }, null, 2));
+fs.writeFileSync(file, JSON.stringify({ machine, latencyMs: latency, options: extraOptions, rows, cliRows }, null, 2));
 process.stderr.write(`wrote ${path.relative(ROOT, file)}\n`);

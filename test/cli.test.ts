@@ -1,64 +1,26 @@
-import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PAGES } from '../fixtures/demo-site.js';
 import { startTreeSite, TREE_MISSING_PATH, TREE_PRIVATE_PATH, treePath, treeVisitedPaths, type TreeSite } from '../fixtures/sites/tree.js';
 import { checkWritableFile } from '../src/util/files.js';
+import { lines, runInProcess, spawnCli, type CliRun, type InProcessOptions } from './helpers/cli.js';
 import { pathOf, recordProblems, sorted } from './helpers/records.js';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = path.join(REPO, 'bin', 'run.js');
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  /** Wall time from spawn to exit (ms). */
-  ms: number;
-}
+// Most tests run the CLI in this process (runCli with in-memory streams and an environment of
+// their own); a few spawn `node bin/run.js` for what only a real process shows: the exit code
+// and stack-free error line of bin/run.js, an environment variable read by the browser finder,
+// and a real SIGINT. Those need dist/ built from the current sources (npm test builds it).
 
-interface RunOptions {
-  env?: Record<string, string>;
-  /** Kill the child (SIGKILL) after this long; the test then fails on the exit code. */
-  killAfterMs?: number;
-  /** Called with the child and a way to read stderr so far, right after spawning. */
-  onSpawn?: (child: ReturnType<typeof spawn>, stderrSoFar: () => string) => void;
-}
-
-/** Run `node bin/run.js ...args` and collect its exit code and output. */
-function run(args: string[], opts: RunOptions = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const t0 = Date.now();
-    const env = { ...process.env, ...opts.env };
-    delete env.SPACRAWL_DEBUG;
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (c: string) => (stdout += c));
-    child.stderr.on('data', (c: string) => (stderr += c));
-    const killer = setTimeout(() => child.kill('SIGKILL'), opts.killAfterMs ?? 90_000);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      clearTimeout(killer);
-      resolve({ code, signal, stdout, stderr, ms: Date.now() - t0 });
-    });
-    opts.onSpawn?.(child, () => stderr);
-  });
-}
-
-/** Non-empty lines of a text. */
-const lines = (s: string): string[] => s.split('\n').filter((l) => l.trim() !== '');
+/** Run `spacrawl ARGS…` in-process (see test/helpers/cli.ts). */
+const run = (args: string[], opts: InProcessOptions = {}): Promise<CliRun> => runInProcess(args, opts);
 
 /** Assert a usage failure: exit 2, one non-empty line on stderr, nothing on stdout. */
-function expectUsageError(r: Run, mentions?: RegExp): void {
+function expectUsageError(r: CliRun, mentions?: RegExp): void {
   expect({ code: r.code, stdout: r.stdout, stderrLines: lines(r.stderr).length }).toEqual({ code: 2, stdout: '', stderrLines: 1 });
   expect(r.stderr.endsWith('\n')).toBe(true);
   if (mentions) expect(r.stderr).toMatch(mentions);
@@ -85,13 +47,6 @@ let tree: TreeSite;
 let slow: TreeSite;
 
 beforeAll(async () => {
-  // The CLI runs from dist/: build it once from the current sources.
-  try {
-    execFileSync(process.execPath, [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: REPO, stdio: 'pipe' });
-  } catch (err) {
-    const e = err as { stdout?: Buffer; stderr?: Buffer };
-    throw new Error(`tsc -p tsconfig.json failed:\n${e.stdout?.toString() ?? ''}${e.stderr?.toString() ?? ''}`);
-  }
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-cli-'));
   tree = await startTreeSite();
   // Documents take 800 ms: a crawl that is still busy when a signal or a time budget arrives.
@@ -105,7 +60,10 @@ afterAll(async () => {
 });
 
 describe('usage errors exit 2 with one line on stderr and nothing on stdout', () => {
-  it('crawl not-a-url', async () => {
+  it('crawl not-a-url (bin/run.js in a process: exit 2, one line, no stack trace; and in-process)', async () => {
+    const spawned = await spawnCli(['crawl', 'not-a-url']);
+    expectUsageError(spawned, /not-a-url/);
+    expect(spawned.stderr).not.toMatch(/^\s+at /m);
     expectUsageError(await run(['crawl', 'not-a-url']), /not-a-url/);
   });
 
@@ -155,9 +113,9 @@ describe('usage errors exit 2 with one line on stderr and nothing on stdout', ()
 
   it('--screenshots under /proc (where Node\'s recursive mkdir never returns)', async () => {
     tree.server.reset();
-    expectUsageError(await run(['crawl', tree.url('/'), '--screenshots', '/proc/spacrawl-shots'], { killAfterMs: 20_000 }), /^spacrawl: cannot write screenshots to \/proc\/spacrawl-shots: /);
+    expectUsageError(await run(['crawl', tree.url('/'), '--screenshots', '/proc/spacrawl-shots']), /^spacrawl: cannot write screenshots to \/proc\/spacrawl-shots: /);
     expect(tree.server.log).toHaveLength(0);
-  });
+  }, 20_000);
 
   it('export with neither --state nor --redis', async () => {
     expectUsageError(await run(['export', '--report', 'json']), /^spacrawl: Exactly one of the following must be provided: --redis, --state\n$/);
@@ -169,9 +127,9 @@ describe('usage errors exit 2 with one line on stderr and nothing on stdout', ()
     expect(tree.server.log).toHaveLength(0);
   });
 
-  it('SPACRAWL_BROWSER pointing at nothing', async () => {
+  it('SPACRAWL_BROWSER pointing at nothing (a process environment variable: spawned)', async () => {
     tree.server.reset();
-    expectUsageError(await run(['crawl', tree.url('/')], { env: { SPACRAWL_BROWSER: '/nonexistent' } }), /\/nonexistent/);
+    expectUsageError(await spawnCli(['crawl', tree.url('/')], { env: { SPACRAWL_BROWSER: '/nonexistent' } }), /\/nonexistent/);
     expect(tree.server.log).toHaveLength(0);
   });
 });
@@ -195,7 +153,7 @@ describe('a crawl of the tree', () => {
   it('--json --out F: exit 1 (a 404), one JSON summary on stdout, every line of F is a record', async () => {
     tree.server.reset();
     const out = path.join(tmp, 'tree.jsonl');
-    const r = await run(['crawl', tree.url('/'), '--json', '--out', out, '--concurrency', '8'], { killAfterMs: 170_000 });
+    const r = await run(['crawl', tree.url('/'), '--json', '--out', out, '--concurrency', '8']);
     expect(r.code).toBe(1);
     const summary = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(typeof summary).toBe('object');
@@ -223,12 +181,12 @@ describe('a crawl of the tree', () => {
     expect(failing[0]).toContain(`← ${tree.url('/p/62')} "Missing"`);
   }, 180_000);
 
-  it('SIGINT: exits 130 within 5 s of the signal, leaving a valid JSON Lines file', async () => {
+  it('SIGINT (a real signal to a spawned process): exits 130 within 5 s of the signal, leaving a valid JSON Lines file', async () => {
     slow.server.reset();
     const out = path.join(tmp, 'sigint.jsonl');
     let signalAt = 0;
     const t0 = Date.now();
-    const r = await run(['crawl', slow.url('/'), '--concurrency', '2', '--out', out, '--json'], {
+    const r = await spawnCli(['crawl', slow.url('/'), '--concurrency', '2', '--out', out, '--json'], {
       onSpawn: (child, stderrSoFar) => {
         // ~1.5 s in, and not before the first page is done (browser start varies under load).
         const tick = setInterval(() => {
@@ -259,6 +217,33 @@ describe('a crawl of the tree', () => {
     expect(late.length).toBeLessThanOrEqual(2);
     expect(late.filter((d) => d.at > signalAt + 3000)).toEqual([]);
     // The slow tree has far more pages than a few seconds allow: the crawl really was cut short.
+    expect(records.filter((x) => x.skipped === null).length).toBeLessThan(20);
+  });
+
+  it('SIGINT through io.onSignal (in-process): no page starts after it, exit 130, the summary says interrupted', async () => {
+    slow.server.reset();
+    const out = path.join(tmp, 'sigint-in-process.jsonl');
+    let signalAt = 0;
+    let tick: NodeJS.Timeout | undefined;
+    const r = await run(['crawl', slow.url('/'), '--concurrency', '2', '--out', out, '--json'], {
+      onStart: (m) => {
+        tick = setInterval(() => {
+          if (!/^\d{3} /m.test(m.stderr())) return; // after the first page
+          clearInterval(tick);
+          signalAt = Date.now();
+          m.signal('SIGINT');
+        }, 50);
+      },
+    });
+    clearInterval(tick);
+    expect(signalAt).toBeGreaterThan(0);
+    expect(r.code).toBe(130);
+    expect(lines(r.stderr)).toContain('SIGINT: finishing pages in flight (press Ctrl-C again to quit at once)');
+    const summary = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(summary.endReason).toBe('interrupted');
+    const records = readJsonl(out);
+    expect(summary.pages).toBe(records.filter((x) => x.skipped === null).length);
+    expect(slow.server.documents().filter((d) => d.at > signalAt).length).toBeLessThanOrEqual(2);
     expect(records.filter((x) => x.skipped === null).length).toBeLessThan(20);
   });
 
@@ -309,7 +294,6 @@ describe('CI output and --fail-on', () => {
     const junit = path.join(tmp, 'junit.xml');
     const r = await run(['crawl', tree.url('/'), '--concurrency', '8', '--report', `junit:${junit}`, '-q'], {
       env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summaryFile },
-      killAfterMs: 170_000,
     });
     expect(r.code).toBe(1);
     const annotations = lines(r.stdout).filter((l) => l.startsWith('::'));
@@ -328,11 +312,11 @@ describe('CI output and --fail-on', () => {
 
   it('--ignore-url keeps the known 404 reported but passing; --fail-on none never fails', async () => {
     const report = path.join(tmp, 'ignored.json');
-    const ignored = await run(['crawl', tree.url('/'), '--concurrency', '8', '--ignore-url', '**/p/999', '--report', `json:${report}`, '-q'], { killAfterMs: 170_000 });
+    const ignored = await run(['crawl', tree.url('/'), '--concurrency', '8', '--ignore-url', '**/p/999', '--report', `json:${report}`, '-q']);
     expect(ignored.code).toBe(0);
     const issues = (JSON.parse(fs.readFileSync(report, 'utf8')) as { issues: { rule: string; url: string; ignored: boolean }[] }).issues;
     expect(issues.filter((i) => i.rule === 'broken-link').map((i) => [pathOf(i.url), i.ignored])).toEqual([[TREE_MISSING_PATH, true]]);
-    const none = await run(['crawl', tree.url('/'), '--concurrency', '8', '--fail-on', 'none', '-q'], { killAfterMs: 170_000 });
+    const none = await run(['crawl', tree.url('/'), '--concurrency', '8', '--fail-on', 'none', '-q']);
     expect(none.code).toBe(0);
   }, 360_000);
 });

@@ -1,14 +1,9 @@
-import { execFileSync, spawn } from 'node:child_process';
-import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
 import { clock, colorEnabled, isCI, liveProgressEnabled, progressLine, TerminalLog, type LogEnv, type LogStream } from '../src/report/progress.js';
 import { blankRecord, type PageRecord } from '../src/model/record.js';
-
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = path.join(REPO, 'bin', 'run.js');
+import { runInProcess } from './helpers/cli.js';
 const ANSI = /\u001b\[/;
 /** Cursor movement and line erasing: what a redraw uses. */
 const REDRAW = /\u001b\[(\d*[ABCDGK]|2K|\?25[lh])/;
@@ -150,10 +145,9 @@ describe('TerminalLog', () => {
   });
 });
 
-describe('the crawl command, stderr piped', () => {
+describe('the crawl command (in-process), stderr not a terminal', () => {
   let site: FixtureServer;
   beforeAll(async () => {
-    execFileSync(process.execPath, [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: REPO, stdio: 'pipe' });
     site = await startFixtureServer((_req, url) => {
       if (url.pathname === '/robots.txt') return { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nDisallow: /private\n' };
       if (url.pathname === '/') return { body: html('Home', '<h1>Home</h1><a href="/a">A</a> <a href="/private">Private</a>') };
@@ -165,21 +159,10 @@ describe('the crawl command, stderr piped', () => {
     await site?.close();
   });
 
-  function crawl(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
-    const base = { ...process.env };
-    for (const k of ['CI', 'NO_COLOR', 'FORCE_COLOR', 'GITHUB_ACTIONS', 'GITHUB_STEP_SUMMARY', 'SPACRAWL_DEBUG']) delete base[k];
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, 'crawl', `${site.origin}/`, '--no-soft404', '--click', 'off', '--settle-timeout', '1000', ...args], {
-        cwd: REPO,
-        env: { ...base, ...env },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      let stderr = '';
-      child.stderr.setEncoding('utf8');
-      child.stderr.on('data', (c: string) => (stderr += c));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stderr }));
-    });
+  /** The crawl command with an environment of its own (no CI, NO_COLOR, FORCE_COLOR, GitHub variables unless given). */
+  async function crawl(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
+    const r = await runInProcess(['crawl', `${site.origin}/`, '--no-soft404', '--click', 'off', '--settle-timeout', '1000', ...args], { env });
+    return { code: r.code, stderr: r.stderr };
   }
 
   it('--quiet with --verbose is a usage error: exit 2, one line', async () => {

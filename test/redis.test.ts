@@ -2,6 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { assertBuilt } from './helpers/cli.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pagedPath, startPagedSite } from '../fixtures/sites/paged.js';
 import type { FixtureServer } from '../fixtures/server.js';
@@ -27,7 +28,7 @@ const newCrawlId = (): string => `t${process.pid}-${++crawlSeq}`;
 
 beforeAll(async () => {
   if (skip) return;
-  spawnSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
+  assertBuilt(); // spawned runs execute dist/: built beforehand (npm test does), never here
   redis = await startRedis();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-redis-test-'));
 });

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { assertBuilt } from './helpers/cli.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPagedSite, pagedPath } from '../fixtures/sites/paged.js';
 import type { FixtureServer } from '../fixtures/server.js';
@@ -18,7 +19,7 @@ let site: FixtureServer;
 let tmp: string;
 
 beforeAll(async () => {
-  spawnSync('npx', ['tsc', '-p', 'tsconfig.json'], { cwd: ROOT, stdio: 'inherit' });
+  assertBuilt(); // spawned runs execute dist/: built beforehand (npm test does), never here
   site = await startPagedSite(SIZE);
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-resume-'));
 });

@@ -1,5 +1,6 @@
 import { UsageError } from '../model/errors.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+import { processIO, type CliIO } from './io.js';
 
 /**
  * Map an error to a one-line message and an exit code, by its class (`src/model/errors.ts`): a
@@ -15,10 +16,11 @@ export function classifyError(err: unknown): { message: string; exit: ExitCodeVa
  * Leave at once with one line on stderr and `exit`, bypassing oclif's error printing (which
  * would put a JSON error object on stdout under `--json`). Only for errors found before any
  * output was written.
+ * @param io - the process (default), or an in-process run's streams
  */
-export function failAndExit(message: string, exit: ExitCodeValue): never {
-  process.stderr.write(`spacrawl: ${message}\n`);
-  process.exit(exit);
+export function failAndExit(message: string, exit: ExitCodeValue, io: CliIO = processIO): never {
+  io.stderr.write(`spacrawl: ${message}\n`);
+  return io.exit(exit);
 }
 
 /**

@@ -1,30 +1,35 @@
-import { Crawler } from '../crawl/crawler.js';
+import { Crawler, type CrawlResult } from '../crawl/crawler.js';
 import type { CrawlOptions } from '../crawl/options.js';
+import type { PageRecord } from '../model/record.js';
+import type { CrawlSummary } from '../model/summary.js';
+import { audit, failingIssues } from '../report/audit.js';
+import type { ReportInput } from '../report/input.js';
 import { JsonlWriter } from '../report/jsonl.js';
-import { isErrorPage, isPage, type PageRecord } from '../model/record.js';
-import { TerminalLog, type LogEnv } from '../report/progress.js';
-import { DEFAULT_FAIL_ON, finishReports, planReports, type ReportingOptions } from './reporting.js';
+import { Multiplexer } from '../report/multiplexer.js';
+import { TerminalLog } from '../report/progress.js';
+import { SummaryCounter } from '../report/summary.js';
+import { TerminalReporter } from '../report/terminal-reporter.js';
 import { classifyError } from './errors.js';
-import { SummaryCounter, type CrawlSummary } from '../report/summary.js';
-import { summaryLine } from '../report/terminal.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
+import { GithubReporter } from './github.js';
+import type { CliIO, StopSignal } from './io.js';
+import { RecordsFile } from './records-file.js';
+import { DEFAULT_FAIL_ON, IssueTable, planReports, ReportFiles, type ReportingOptions } from './reporting.js';
+import { noSeedLine, SeedRecords } from './seeds.js';
+import { Writable } from 'node:stream';
 import { openObservers, type LogFormat } from './observers.js';
 import type { MetricsAddress } from '../report/metrics.js';
 
-/** Where a CLI crawl writes. */
+/** Where a CLI crawl writes, besides its {@link CliIO} streams. */
 export interface CrawlOutput {
   /** JSON Lines report file, or `null`. */
-  outFile: string | null;
-  /** Log stream (stderr): one line per record and the summary line. */
-  log: NodeJS.WritableStream;
+  outFile?: string | null;
   /** Print nothing per page (summary only). */
   quiet?: boolean;
   /** `--verbose`: settle timings on page lines, and a line per skipped URL. */
   verbose?: boolean;
   /** `false` for `--no-progress`: no live progress line even on a TTY. @default true */
   progress?: boolean;
-  /** Environment for the log's TTY, `CI`, `NO_COLOR` and `FORCE_COLOR` decisions. @default process.env */
-  env?: LogEnv;
   /** When `true`, the exit code is 0 whenever the crawl finishes (the `demo` command). */
   neverFailOnFindings?: boolean;
   /** Append to `outFile` instead of truncating it (resuming a `--state` crawl). */
@@ -43,7 +48,7 @@ export interface CrawlOutput {
   reopened?: readonly string[];
   /** Reports, `--fail-on` and ignore lists; default: no reports, fail on broken links and server errors. */
   reporting?: ReportingOptions;
-  /** `--log-format`: `json` writes one JSON object per line on `log` instead of the human lines. @default 'human' */
+  /** `--log-format`: `json` writes one JSON object per line on stderr instead of the human lines. @default 'human' */
   logFormat?: LogFormat;
   /** `--metrics`: serve Prometheus metrics of the crawl here while it runs. @default none */
   metrics?: MetricsAddress | null;
@@ -58,45 +63,52 @@ export interface CrawlRun {
 }
 
 /**
- * Run a crawl the CLI way: records to `--out` as they finish, a log line per record and a
- * summary line on the log stream, SIGINT/SIGTERM handling (first: stop starting pages, give
- * in-flight ones the grace period, flush, exit 130/143; second: flush and exit at once),
- * and the exit code of DESIGN.md.
+ * Run a crawl the CLI way: every record goes to the reporters as it finishes (`--out`, the log
+ * line, the summary counts); after the crawl the records are read back from the JSON Lines file
+ * (`--out`, or a spool file) for the audit and the reports, so memory does not grow with the
+ * pages crawled. SIGINT/SIGTERM (through `io.onSignal`): the first stops starting pages, gives
+ * in-flight ones the grace period, flushes and ends with 130/143; the second flushes and leaves
+ * at once (`io.exit`). Returns the exit code of DESIGN.md.
+ * @param options - what to crawl
+ * @param io - the streams, environment and signals of the process (or of a test)
+ * @param output - files, reports and log settings
  * @throws OptionsError, BrowserNotFoundError, OutputError, InvalidUrlError before anything is crawled
  */
-export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Promise<CrawlRun> {
+export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOutput = {}): Promise<CrawlRun> {
+  // With --log-format json, every line on stderr is a JSON object (from the crawl's events):
+  // the human lines go nowhere.
   const json = output.logFormat === 'json';
+  const nowhere = new Writable({ write: (_chunk, _enc, done) => done() });
   const term = new TerminalLog({
-    stream: output.log,
+    stream: json ? nowhere : io.stderr,
+    env: io.env,
     quiet: json || (output.quiet ?? false),
     verbose: !json && (output.verbose ?? false),
     progress: !json && (output.progress ?? true),
-    ...(output.env ? { env: output.env } : {}),
   });
-  // With --log-format json, every log line is a JSON object (from the crawl's events).
-  const say = (line: string): void => {
-    if (!json) term.line(line);
-  };
-  let crawlerRef: Crawler | null = null;
+  const say = (line: string): void => term.line(line);
+  let counts: (() => Promise<{ queued: number; inFlight: number; done: number } | null>) | null = null;
   const observers = await openObservers({
     logFormat: output.logFormat ?? 'human',
     metrics: output.metrics ?? null,
-    log: output.log,
-    counts: async () => (crawlerRef ? crawlerRef.frontierCounts() : null),
+    log: io.stderr,
+    counts: async () => (counts ? counts() : null),
     ...(output.metricsLabels ? { labels: output.metricsLabels } : {}),
   });
   if (observers.metricsUrl) {
     say(`metrics: ${observers.metricsUrl}`);
     if (json) observers.onEvent({ type: 'notice', message: `metrics: ${observers.metricsUrl}` });
   }
-  let crawler: Crawler;
+  let crawler: Crawler | null;
   try {
     crawler = new Crawler({ ...options, onNotice: (m) => say(`note: ${m}`), onEvent: (e) => observers.onEvent(e) }); // validates options first
   } catch (err) {
     await observers.close();
     throw err;
   }
-  crawlerRef = crawler;
+  // The metrics read the frontier's sizes while the crawl runs (then the crawler is let go).
+  let watched: Crawler | null = crawler;
+  counts = async () => (watched ? watched.frontierCounts() : null);
   const reporting: ReportingOptions = output.reporting ?? {
     reports: [],
     outputDir: null,
@@ -108,123 +120,142 @@ export async function runCrawl(options: CrawlOptions, output: CrawlOutput): Prom
     screenshotsDir: options.screenshotsDir ?? null,
   };
   const plan = planReports(reporting);
-  const all: PageRecord[] = [];
+  const outFile = output.outFile ?? null;
+  const append = output.append ?? false;
   // Resuming: records the store has but --out lacks (the process died between the two) are
   // written first, so every page ends up in --out exactly once.
   const reopened = new Set(output.reopened ?? []);
-  const inOut = output.outFile && output.append ? JsonlWriter.recover(output.outFile, reopened) : new Set<string>();
-  const writer = output.outFile ? new JsonlWriter(output.outFile, output.append ?? false) : null;
-  const counter = new SummaryCounter();
-  // For the live progress line: pages decided and error pages, earlier runs included.
-  let pagesDone = 0;
-  let errorPages = 0;
-  const tally = (r: PageRecord): void => {
-    if (isPage(r)) pagesDone++;
-    if (isErrorPage(r)) errorPages++;
-  };
-  let earlier = 0;
-  if (output.earlier) {
-    let caughtUp = 0;
-    for await (const r of output.earlier) {
-      counter.add(r);
-      tally(r);
-      all.push(r);
-      earlier++;
-      if (writer && !inOut.has(r.url)) {
-        writer.write(r);
-        caughtUp++;
-      }
-    }
-    if (earlier) say(`resuming: ${earlier} URLs already decided in earlier runs${caughtUp ? ` (${caughtUp} written to --out now)` : ''}`);
-    if (reopened.size) say(`resuming: ${reopened.size} URLs skipped for the budget before are queued again`);
-  }
-  const t0 = Date.now();
-  let origin: string | null = null;
+  const inOut = outFile && append ? JsonlWriter.recover(outFile, reopened) : new Set<string>();
+  const writer = outFile ? new JsonlWriter(outFile, append) : null;
+  const records = RecordsFile.open(outFile ? { file: outFile, append } : null, plan.specs);
   try {
-    origin = new URL(options.seeds[0]!).origin;
-  } catch {
-    origin = null;
+    return await crawlAndReport();
+  } finally {
+    records.remove();
+    await observers.close();
   }
 
-  let signalExit: ExitCodeValue | null = null;
-  const onSignal = (sig: NodeJS.Signals): void => {
-    const code = sig === 'SIGTERM' ? ExitCode.Sigterm : ExitCode.Sigint;
-    if (signalExit !== null) {
-      // Second signal: records are already on disk line by line; leave now.
-      writer?.close();
-      term.stop();
-      say(`${sig} again: exiting now`);
-      process.exit(code);
-    }
-    signalExit = code;
-    say(`${sig}: finishing pages in flight (${sig === 'SIGINT' ? 'press Ctrl-C' : 'send SIGTERM'} again to quit at once)`);
-    crawler.cancel('interrupted');
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  let fatal: { message: string } | null = null;
-  let written = 0;
-  let lastQueued: number | null = null;
-  term.start(async () => {
+  /**
+   * The crawl itself: records to the reporters as they come, signals handled. The crawler is
+   * dropped here (`crawler = null`), so that its frontier and browser session can be collected
+   * before the reports read the records back.
+   */
+  async function crawlPhase(reporters: Multiplexer, terminal: TerminalReporter, t0: number): Promise<{ result: CrawlResult; fatal: { message: string } | null; signalExit: ExitCodeValue | null }> {
+    const running = crawler!;
+    crawler = null;
+    let signalExit: ExitCodeValue | null = null;
+    const onSignal = (sig: StopSignal): void => {
+      const code = sig === 'SIGTERM' ? ExitCode.Sigterm : ExitCode.Sigint;
+      if (signalExit !== null) {
+        // Second signal: records are already on disk line by line; leave now.
+        reporters.onRecordsEnd();
+        say(`${sig} again: exiting now`);
+        records.remove();
+        io.exit(code);
+      }
+      signalExit = code;
+      say(`${sig}: finishing pages in flight (${sig === 'SIGINT' ? 'press Ctrl-C' : 'send SIGTERM'} again to quit at once)`);
+      running.cancel('interrupted');
+    };
+    const stopListening = io.onSignal(onSignal);
+    let fatal: { message: string } | null = null;
+    let written = 0;
+    let lastQueued: number | null = null;
+    terminal.start(async () => {
+      try {
+        lastQueued = (await running.frontierCounts()).queued;
+      } catch {
+        // the store closes as the crawl ends: keep the last count
+      }
+      return lastQueued;
+    }, t0);
     try {
-      lastQueued = (await crawler.frontierCounts()).queued;
+      for await (const r of running.records()) {
+        reporters.onRecord(r);
+        written++;
+      }
+    } catch (err) {
+      const c = classifyError(err);
+      // A problem found before anything was crawled is a usage error (exit 2, no summary); one
+      // that stops a running crawl is an infrastructure failure: flush, summarize, exit 3.
+      if (c.exit === ExitCode.Usage && written === 0) throw err;
+      fatal = { message: c.message };
+    } finally {
+      stopListening();
+      reporters.onRecordsEnd();
+    }
+    watched = null;
+    return { result: running.result(), fatal, signalExit };
+  }
+
+  async function crawlAndReport(): Promise<CrawlRun> {
+    let origin: string | null = null;
+    try {
+      origin = new URL(options.seeds[0]!).origin;
     } catch {
-      // the store closes as the crawl ends: keep the last count
+      origin = null;
     }
-    return { done: pagesDone, queued: lastQueued, errors: errorPages };
-  }, t0);
-  try {
-    for await (const r of crawler.records()) {
-      writer?.write(r);
-      written++;
-      counter.add(r);
-      tally(r);
-      all.push(r);
-      term.record(r, origin);
+    const counter = new SummaryCounter(records.source);
+    const terminal = new TerminalReporter(term, origin);
+    const seeds = new SeedRecords();
+    const failOn = reporting.failOnWarnings ? [...reporting.failOn, 'warnings'] : reporting.failOn;
+    const stdoutTaken = reporting.json || plan.specs.some((s) => s.path === null);
+    const reporters = new Multiplexer([
+      ...(writer ? [writer] : []),
+      ...(records.spool ? [records.spool] : []),
+      terminal,
+      { onRecord: (r: PageRecord) => counter.add(r) },
+      seeds,
+      new ReportFiles(plan.specs, records.file, io.stdout),
+      new IssueTable(say),
+      new GithubReporter(io.env, io.stdout, say, plan.specs, stdoutTaken),
+    ]);
+    let earlier = 0;
+    if (output.earlier) {
+      let caughtUp = 0;
+      for await (const r of output.earlier) {
+        counter.add(r);
+        terminal.count(r);
+        seeds.onRecord(r);
+        records.spool?.write(r);
+        earlier++;
+        if (writer && !inOut.has(r.url)) {
+          writer.write(r);
+          caughtUp++;
+        }
+      }
+      if (earlier) say(`resuming: ${earlier} URLs already decided in earlier runs${caughtUp ? ` (${caughtUp} written to --out now)` : ''}`);
+      if (reopened.size) say(`resuming: ${reopened.size} URLs skipped for the budget before are queued again`);
     }
-  } catch (err) {
-    const c = classifyError(err);
-    // A problem found before anything was crawled is a usage error (exit 2, no summary); one
-    // that stops a running crawl is an infrastructure failure: flush, summarize, exit 3.
-    if (c.exit === ExitCode.Usage && written === 0) {
-      await observers.close();
-      throw err;
+    const t0 = Date.now();
+    const { result, fatal, signalExit } = await crawlPhase(reporters, terminal, t0);
+    const summary = counter.snapshot(Date.now() - t0, result.endReason, result.sitemapUrls, result.notes, result.learnedParams);
+    if (result.logins) summary.logins = result.logins;
+    const end: ReportInput = {
+      records: records.source,
+      summary,
+      audit: audit(records.source, { slowMs: reporting.slowMs, ignore: plan.ignore }),
+      failOn,
+      screenshotsDir: reporting.screenshotsDir,
+    };
+    reporters.onEnd(end);
+    const failing = failingIssues(end.audit, failOn);
+    // No seed answered (and no earlier run or other worker did): the crawl found nothing to audit.
+    const noSeed = !result.seedVisited && earlier === 0 && !output.shared;
+    let exitCode: ExitCodeValue = ExitCode.Ok;
+    observers.summary(summary);
+    if (fatal) {
+      say(`spacrawl: crawl aborted: ${fatal.message}`);
+      observers.failure(`crawl aborted: ${fatal.message}`, ExitCode.Infrastructure);
+      exitCode = ExitCode.Infrastructure;
+    } else if (signalExit !== null) exitCode = signalExit;
+    else {
+      if (noSeed) {
+        say(noSeedLine(seeds.list));
+        observers.failure(noSeedLine(seeds.list).replace(/^spacrawl: /, ''), ExitCode.Findings);
+      }
+      if (!output.neverFailOnFindings && (failing.length > 0 || noSeed)) exitCode = ExitCode.Findings;
     }
-    fatal = { message: c.message };
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    writer?.close();
-    term.stop();
+    return { summary, exitCode };
   }
-  const result = crawler.result();
-  const summary = counter.snapshot(Date.now() - t0, result.endReason, result.sitemapUrls, result.notes, result.learnedParams);
-  if (result.logins) summary.logins = result.logins;
-  say(summaryLine(summary));
-  observers.summary(summary);
-  const outcome = finishReports(all, summary, reporting, plan, say);
-  // No seed answered (and no earlier run or other worker did): the crawl found nothing to audit.
-  const noSeed = !result.seedVisited && earlier === 0 && !output.shared;
-  let exitCode: ExitCodeValue = ExitCode.Ok;
-  if (fatal) {
-    say(`spacrawl: crawl aborted: ${fatal.message}`);
-    observers.failure(`crawl aborted: ${fatal.message}`, ExitCode.Infrastructure);
-    exitCode = ExitCode.Infrastructure;
-  } else if (signalExit !== null) exitCode = signalExit;
-  else {
-    if (noSeed) {
-      const seeds = all.filter((r) => r.depth === 0 && r.referrer === null);
-      const why = seeds.map((r) => {
-        // robots.txt failed without any HTTP answer: say that the host is unreachable, not only robots.
-        const unreachable = r.error?.code === 'robots-unavailable' ? /could not be fetched \((?!HTTP )(.*)\); the origin/.exec(r.error.message) : null;
-        if (unreachable) return `${r.url} cannot be reached (${unreachable[1]}), not even its robots.txt`;
-        return r.skipped ? `${r.url} skipped (${r.skipped}${r.error ? `: ${r.error.message}` : ''})` : `${r.url} ${r.error ? r.error.message : 'not reached'}`;
-      });
-      say(`spacrawl: no seed could be crawled${why.length ? `: ${why.join('; ')}` : ''}`);
-      observers.failure(`no seed could be crawled${why.length ? `: ${why.join('; ')}` : ''}`, ExitCode.Findings);
-    }
-    if (!output.neverFailOnFindings && (outcome.failing.length > 0 || noSeed)) exitCode = ExitCode.Findings;
-  }
-  await observers.close();
-  return { summary, exitCode };
 }

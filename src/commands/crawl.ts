@@ -2,7 +2,7 @@ import { SpacrawlCommand } from '../cli/base-command.js';
 import path from 'node:path';
 import { Args } from '@oclif/core';
 import { applyConfig } from '../cli/config.js';
-import { classifyError, failAndExit } from '../cli/errors.js';
+import { classifyError } from '../cli/errors.js';
 import { crawlFlags, type CrawlFlags } from '../cli/flags.js';
 import { CLI_OPTIONS as X } from '../cli/cli-options.js';
 import { openFrontier, type FrontierChoice } from '../cli/open-frontier.js';
@@ -60,19 +60,19 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
       const outputDir = flags['output-dir'] ? path.resolve(flags['output-dir']) : null;
       const shots = flags.screenshots ? path.resolve(flags.screenshots) : outputDir ? path.join(outputDir, 'screenshots') : null;
       if (shots) checkWritableDir(shots, flags.screenshots ? `screenshots to ${shots}` : `to --output-dir ${outputDir!}`);
-      const options = crawlOptionsOf(flags, seeds, shots);
+      // A login recipe reads its secrets from the command's environment.
+      const options = { ...crawlOptionsOf(flags, seeds, shots), loginEnv: this.io.env };
       checkPatterns(options);
       const reporting = reportingOf(flags, outputDir, shots);
       planReports(reporting); // bad report flags are usage errors, found before crawling
       const metrics = flags.metrics ? parseMetricsAddress(flags.metrics) : null;
       if (flags.metrics && !metrics) throw new OptionsError(`--metrics ${JSON.stringify(flags.metrics)}: expected PORT or HOST:PORT, e.g. 9464 or 0.0.0.0:9464`);
-      const opened = await openFrontier(options, frontierChoiceOf(flags), (line) => process.stderr.write(`${line}\n`));
+      const opened = await openFrontier(options, frontierChoiceOf(flags), (line) => this.io.stderr.write(`${line}\n`));
       const frontier = opened.options.frontier;
       const out = flags.out ? path.resolve(flags.out) : outputDir ? path.join(outputDir, 'pages.jsonl') : null;
-      const { summary, exitCode } = await runCrawl(opened.options, {
+      const { summary, exitCode } = await runCrawl(opened.options, this.io, {
         reporting,
         outFile: out,
-        log: process.stderr,
         quiet: flags.quiet,
         verbose: flags.verbose,
         progress: flags.progress,
@@ -83,11 +83,11 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         shared: opened.shared,
         ...(opened.earlier ? { earlier: opened.earlier, reopened: opened.reopened } : {}),
       });
-      process.exitCode = exitCode;
+      this.setExitCode(exitCode);
       return summary;
     } catch (err) {
       const { message, exit } = classifyError(err);
-      failAndExit(message, exit);
+      this.fail(message, exit);
     }
   }
 }

@@ -1,6 +1,6 @@
 import { SpacrawlCommand } from '../cli/base-command.js';
 import { startDemoSite } from '../../fixtures/demo-site.js';
-import { classifyError, failAndExit } from '../cli/errors.js';
+import { classifyError } from '../cli/errors.js';
 import { runCrawl } from '../cli/run-crawl.js';
 import { flagsOf } from '../cli/flags.js';
 import { CLI_OPTIONS } from '../cli/cli-options.js';
@@ -18,7 +18,7 @@ export default class Demo extends SpacrawlCommand {
   async run(): Promise<CrawlSummary> {
     const { flags } = await this.parse(Demo);
     const site = await startDemoSite();
-    process.stderr.write(`demo site on ${site.origin}/ (a client-rendered app: the HTML the server sends has no links)\n`);
+    this.io.stderr.write(`demo site on ${site.origin}/ (a client-rendered app: the HTML the server sends has no links)\n`);
     try {
       const { summary, exitCode } = await runCrawl(
         {
@@ -27,13 +27,14 @@ export default class Demo extends SpacrawlCommand {
           screenshotsDir: flags.screenshots ?? null,
           browserPath: flags['browser-path'] ?? null,
         },
-        { outFile: flags.out ?? null, log: process.stderr, neverFailOnFindings: true },
+        this.io,
+        { outFile: flags.out ?? null, neverFailOnFindings: true },
       );
-      process.exitCode = exitCode;
+      this.setExitCode(exitCode);
       return summary;
     } catch (err) {
       const { message, exit } = classifyError(err);
-      failAndExit(message, exit);
+      this.fail(message, exit);
     } finally {
       await site.close();
     }

@@ -3,7 +3,7 @@ import { Args, type Interfaces } from '@oclif/core';
 import { flagsOf, variant } from '../cli/flags.js';
 import { CLI_OPTIONS as X } from '../cli/cli-options.js';
 import { SpacrawlCommand } from '../cli/base-command.js';
-import { classifyError, failAndExit } from '../cli/errors.js';
+import { classifyError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { diffCrawls } from '../diff/diff.js';
 import { DiffInputError } from '../diff/errors.js';
@@ -56,9 +56,9 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
     try {
       return await this.compare(args, flags);
     } catch (err) {
-      // process.exit releases a state file's lock with the process.
+      // compare() has closed both sides (and a state file's lock) by now.
       const { message, exit } = classifyError(err);
-      failAndExit(message, exit);
+      this.fail(message, exit);
     }
   }
 
@@ -91,12 +91,12 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
       });
       for (const s of opened) {
         const n = s.skippedLines();
-        if (n) process.stderr.write(`spacrawl: ${s.label}: skipped ${n} line${n === 1 ? '' : 's'} that ${n === 1 ? 'is' : 'are'} not a record\n`);
+        if (n) this.io.stderr.write(`spacrawl: ${s.label}: skipped ${n} line${n === 1 ? '' : 's'} that ${n === 1 ? 'is' : 'are'} not a record\n`);
       }
       const input: DiffReportInput = { diff, failOn };
-      process.stderr.write(`${diffSummary(diff, failOn)}\n`);
-      for (const s of specs) writeDiffReport(s, input);
-      process.exitCode = failingFindings(diff, failOn).length ? ExitCode.Findings : ExitCode.Ok;
+      this.io.stderr.write(`${diffSummary(diff, failOn)}\n`);
+      for (const s of specs) writeDiffReport(s, input, this.io.stdout);
+      this.setExitCode(failingFindings(diff, failOn).length ? ExitCode.Findings : ExitCode.Ok);
       return diffReport(input);
     } finally {
       for (const s of opened) await s.close().catch(() => {});

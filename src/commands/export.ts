@@ -1,7 +1,8 @@
 import { SpacrawlCommand } from '../cli/base-command.js';
 import path from 'node:path';
 import fs from 'node:fs';
-import { classifyError, failAndExit } from '../cli/errors.js';
+import { classifyError } from '../cli/errors.js';
+import { RecordsFile } from '../cli/records-file.js';
 import { flagsOf, variant } from '../cli/flags.js';
 import { CLI_OPTIONS as X } from '../cli/cli-options.js';
 import { toLibraryUnit } from '../crawl/option-spec.js';
@@ -12,8 +13,7 @@ import { RedisFrontier } from '../store/redis/frontier.js';
 import { checkRedisTarget } from '../cli/redis-target.js';
 import type { Frontier } from '../store/frontier.js';
 import { OptionsError } from '../crawl/options.js';
-import { parseReportSpec, writeReport } from '../report/formats.js';
-import type { PageRecord } from '../model/record.js';
+import { parseReportSpec, writeReport, type ReportInput } from '../report/formats.js';
 import { SummaryCounter, type CrawlSummary, type EndReason } from '../report/summary.js';
 import { audit } from '../report/audit.js';
 
@@ -59,24 +59,33 @@ export default class Export extends SpacrawlCommand {
         store = sqlite;
         source = file;
       }
-      const records: PageRecord[] = [];
-      const counter = new SummaryCounter();
+      // The store's records are copied to a spool file as they are read, then read back from it
+      // by the audit and each report: the process never holds them all.
+      const spooled = RecordsFile.open(null, specs);
       try {
-        for await (const r of store.records()) {
-          records.push(r);
-          counter.add(r);
+        const counter = new SummaryCounter(spooled.source);
+        let n = 0;
+        try {
+          for await (const r of store.records()) {
+            spooled.spool!.write(r);
+            counter.add(r);
+            n++;
+          }
+        } finally {
+          await store.close();
+          spooled.spool!.close();
         }
+        const summary = counter.snapshot(elapsedMs, endReason);
+        const input: ReportInput = { records: spooled.source, summary, audit: audit(spooled.source), failOn: DEFAULT_FAIL_ON, screenshotsDir: null };
+        for (const s of specs) writeReport(s, input, this.io.stdout);
+        this.io.stderr.write(`exported ${n} records (${summary.pages} pages) from ${source}\n`);
+        return summary;
       } finally {
-        await store.close();
+        spooled.remove();
       }
-      const summary = counter.snapshot(elapsedMs, endReason);
-      const input = { records, summary, audit: audit(records), failOn: DEFAULT_FAIL_ON, screenshotsDir: null };
-      for (const s of specs) writeReport(s, input);
-      process.stderr.write(`exported ${records.length} records (${summary.pages} pages) from ${source}\n`);
-      return summary;
     } catch (err) {
       const { message, exit } = classifyError(err);
-      failAndExit(message, exit);
+      this.fail(message, exit);
     }
   }
 }

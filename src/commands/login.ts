@@ -3,7 +3,7 @@ import path from 'node:path';
 import { Args } from '@oclif/core';
 import { SpacrawlCommand } from '../cli/base-command.js';
 import { CLI_OPTIONS as X } from '../cli/cli-options.js';
-import { classifyError, failAndExit } from '../cli/errors.js';
+import { classifyError } from '../cli/errors.js';
 import { flagsOf, variant } from '../cli/flags.js';
 import { checkDevice, checkReadable, checkSeed, parseHeaders, parseViewport } from '../cli/validate.js';
 import { loginOnly } from '../crawl/login-only.js';
@@ -63,16 +63,17 @@ export default class Login extends SpacrawlCommand {
         viewport: flags.viewport ? parseViewport(flags.viewport) : null,
         device: flags.device ? checkDevice(flags.device) : null,
         locale: flags.locale ?? null,
-        onNotice: (m) => process.stderr.write(`note: ${m}\n`),
+        loginEnv: this.io.env,
+        onNotice: (m) => this.io.stderr.write(`note: ${m}\n`),
       });
       fs.writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
       fs.chmodSync(file, 0o600);
       const out: LoginOutput = { stateFile: file, cookies: state.cookies.length, origins: state.origins.length };
-      process.stderr.write(`logged in: ${out.cookies} cookie${out.cookies === 1 ? '' : 's'}, local storage of ${out.origins} origin${out.origins === 1 ? '' : 's'} saved to ${file}\n`);
+      this.io.stderr.write(`logged in: ${out.cookies} cookie${out.cookies === 1 ? '' : 's'}, local storage of ${out.origins} origin${out.origins === 1 ? '' : 's'} saved to ${file}\n`);
       return out;
     } catch (err) {
       const { message, exit } = classifyError(err);
-      failAndExit(message, exit);
+      this.fail(message, exit);
     }
   }
 }

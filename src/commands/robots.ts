@@ -2,7 +2,6 @@ import { SpacrawlCommand } from '../cli/base-command.js';
 import { Args } from '@oclif/core';
 import { HttpClient } from '../net/http-client.js';
 import { ExitCode } from '../cli/exit-codes.js';
-import { failAndExit } from '../cli/errors.js';
 import { checkSeed } from '../cli/validate.js';
 import { flagsOf, variant } from '../cli/flags.js';
 import { CLI_OPTIONS as X } from '../cli/cli-options.js';
@@ -30,13 +29,13 @@ export default class Robots extends SpacrawlCommand {
     try {
       url = checkSeed(args.url, 'URL');
     } catch (err) {
-      failAndExit(err instanceof Error ? err.message : String(err), ExitCode.Usage);
+      this.fail(err instanceof Error ? err.message : String(err), ExitCode.Usage);
     }
     let request: HttpClient;
     try {
       request = new HttpClient({ userAgent: flags['user-agent'], proxy: flags.proxy ?? null, ignoreHttpsErrors: flags['ignore-https-errors'] });
     } catch (err) {
-      failAndExit(`--proxy must be a proxy server URL such as http://proxy:3128 or socks5://127.0.0.1:1080 (${err instanceof Error ? err.message : String(err)})`, ExitCode.Usage);
+      this.fail(`--proxy must be a proxy server URL such as http://proxy:3128 or socks5://127.0.0.1:1080 (${err instanceof Error ? err.message : String(err)})`, ExitCode.Usage);
     }
     const x = await new RobotsCache({ request, agent: flags['robots-agent'] }).explain(url);
     const o = x.outcome;
@@ -51,7 +50,7 @@ export default class Robots extends SpacrawlCommand {
       `  crawl-delay: ${o.crawlDelayMs === null ? 'none' : `${o.crawlDelayMs / 1000} s`}`,
       `  sitemaps: ${o.sitemaps.length ? o.sitemaps.join(', ') : 'none'}`,
     ];
-    if (!this.jsonEnabled()) process.stdout.write(`${lines.join('\n')}\n`);
+    if (!this.jsonEnabled()) this.io.stdout.write(`${lines.join('\n')}\n`);
     return x;
   }
 }

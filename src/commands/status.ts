@@ -1,5 +1,5 @@
 import { SpacrawlCommand } from '../cli/base-command.js';
-import { classifyError, failAndExit } from '../cli/errors.js';
+import { classifyError } from '../cli/errors.js';
 import { flagsOf, variant } from '../cli/flags.js';
 import { CLI_OPTIONS as X } from '../cli/cli-options.js';
 import { toLibraryUnit } from '../crawl/option-spec.js';
@@ -42,14 +42,14 @@ export default class Status extends SpacrawlCommand {
       });
       try {
         const s = await store.status();
-        if (!this.jsonEnabled()) process.stdout.write(`${statusLine(s)}\n`);
+        if (!this.jsonEnabled()) this.io.stdout.write(`${statusLine(s)}\n`);
         return s;
       } finally {
         await store.close();
       }
     } catch (err) {
       const { message, exit } = classifyError(err);
-      failAndExit(message, exit);
+      this.fail(message, exit);
     }
   }
 }

@@ -39,13 +39,18 @@ function parse(url: string): Parts | null {
     hashPath = qi >= 0 ? h.slice(0, qi) : h;
     if (qi >= 0) for (const [k, v] of new URLSearchParams(h.slice(qi + 1))) params.set(`h:${k}`, v);
   }
-  return { origin: u.origin, base: `${u.origin}${u.pathname}#${hashPath}`, params };
+  return { origin: u.origin, base: `${u.origin}${u.pathname}${hashPath ? `#${hashPath}` : ''}`, params };
 }
 
-/** The key of `parts` with the parameters in `drop` left out. */
+/**
+ * The key of `parts` with the parameters in `drop` left out: the base (origin, path, `#` and the
+ * hash route's path when there is one), then `?` and the kept parameters when any are kept. A
+ * path holds no `#` or `?`, a hash-route path no `?`, so two different keys never read the same;
+ * and a canonical URL without parameters is its own key.
+ */
 function keyWithout(p: Parts, drop: (name: string) => boolean): string {
   const kept = [...p.params].filter(([k]) => !drop(k)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `${p.base}?${kept.map(([k, v]) => `${k}=${v}`).join('&')}`;
+  return kept.length ? `${p.base}?${kept.map(([k, v]) => `${k}=${v}`).join('&')}` : p.base;
 }
 
 /** Learns irrelevant parameters per origin and answers "is this URL a duplicate?". */
@@ -109,7 +114,8 @@ export class DustLearner {
     const key = keyWithout(p, (k) => names?.has(k) ?? false);
     const rep = this.representatives.get(key);
     if (rep === undefined) {
-      this.representatives.set(key, url);
+      // The URL's own string when it is its key (most URLs): one string per URL, not two.
+      this.representatives.set(key === url ? url : key, url);
       return null;
     }
     return rep === url ? null : rep;

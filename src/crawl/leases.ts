@@ -104,7 +104,11 @@ export class LeaseKeeper {
   async finish(lease: Lease, record: PageRecord, discovered: readonly FrontierEntry[]): Promise<FrontierEntry[] | null> {
     this.held.delete(lease);
     try {
-      return await this.frontier.complete(lease, record, discovered);
+      const fresh = await this.frontier.complete(lease, record, discovered);
+      // The URL is decided: its attempt count is not needed again, and keeping it would grow
+      // with every page of the crawl. (A lost lease keeps it: the URL may come back here.)
+      this.attempts.delete(lease.entry.url);
+      return fresh;
     } catch (err) {
       if (!(err instanceof StaleLeaseError)) throw err;
       this.hooks.onNotice(`the lease on ${lease.entry.url} expired before the page was recorded; another worker visits it again`);

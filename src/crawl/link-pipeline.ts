@@ -93,7 +93,9 @@ export function classifyLinks(found: readonly FoundLink[], scope: Scope, norm: N
       if (nofollow && !followNofollow) continue;
       if (candSeen.has(canonical)) continue;
       candSeen.add(canonical);
-      out.candidates.push({ url: canonical, requestedUrl: toRequestUrl(u, norm) });
+      // One string when both spellings agree (most links): a queued entry keeps both.
+      const requestedUrl = toRequestUrl(u, norm);
+      out.candidates.push({ url: canonical, requestedUrl: requestedUrl === canonical ? canonical : requestedUrl });
     } else if (!exSeen.has(canonical)) {
       exSeen.add(canonical);
       out.externalLinks.push(canonical);

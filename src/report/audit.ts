@@ -1,5 +1,7 @@
 import { normalizePercent } from '../url/normalize.js';
-import { isPage, type LinkCheck, type PageRecord } from '../model/record.js';
+import { isPage, type PageRecord } from '../model/record.js';
+import { blockedWhy, isBotWall, LinkCheckIssues } from './audit-links.js';
+import { reReadable } from './record-source.js';
 
 /** Severity of an audit rule. */
 export type Severity = 'error' | 'warning' | 'notice';
@@ -74,184 +76,177 @@ export interface AuditResult {
 
 const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, notice: 2 };
 
-/** `true` for a bot wall rather than a broken page: 403 with a `cf-mitigated` header, or the non-standard 999. */
-function isBotWall(a: { status: number | null; blockedBy: string | null }): boolean {
-  return a.status === 999 || (a.status === 403 && a.blockedBy !== null);
+/** Adds one issue: `refs` is the (shared, maybe still filling) referrer list of `url`. */
+type AddIssue = (rule: RuleId, url: string, message: string, refs?: Referrer[]) => void;
+
+/**
+ * Referrer lists of the URLs that need them, filled in one pass over every record's links: a
+ * list is created when an issue asks for it and filled later, so only issue URLs keep referrers.
+ */
+class ReferrerLists {
+  private readonly lists = new Map<string, Referrer[]>();
+  /** `page\0text` pairs already in each list. */
+  private readonly keys = new Map<string, Set<string>>();
+
+  /** The list of `url` (empty until {@link fill} runs). */
+  of(url: string): Referrer[] {
+    let list = this.lists.get(url);
+    if (!list) {
+      list = [];
+      this.lists.set(url, list);
+    }
+    return list;
+  }
+
+  /** Add the links of `r` to the wanted lists: each (page, text) pair once, in record order (the second pass). */
+  read(r: PageRecord): void {
+    if (this.lists.size === 0) return;
+    for (const l of r.linkDetails) {
+      const list = this.lists.get(l.url);
+      if (!list) continue;
+      let keys = this.keys.get(l.url);
+      if (!keys) {
+        keys = new Set();
+        this.keys.set(l.url, keys);
+      }
+      const key = `${r.url}\u0000${l.text}`;
+      if (keys.has(key)) continue;
+      keys.add(key);
+      list.push({ url: r.url, text: l.text });
+    }
+  }
 }
 
 /**
- * `true` for an off-site link check that says nothing about the link: a bot wall, or a rate
- * limit (429 Too Many Requests, RFC 6585 §4; a check is one request, not retried). A page of the
- * crawl that still answers 429 after its retries (which honour `Retry-After`) is broken.
+ * A 32-bit FNV-1a hash of a string's UTF-16 code units, as a signed integer (a small integer to
+ * V8, kept unboxed in a Map), for counting titles without keeping them.
  */
-function isBlockedCheck(c: LinkCheck): boolean {
-  return isBotWall(c) || c.status === 429;
+function hash32(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h | 0;
 }
 
-/** Why a bot wall or a rate-limited check is not a broken link, for issue messages. */
-function blockedWhy(a: { status: number | null; blockedBy: string | null }): string {
-  if (a.status === 429) return 'HTTP 429: rate-limited, not necessarily broken';
-  return `HTTP ${a.status}${a.blockedBy ? ` (${a.blockedBy})` : ''}: a bot wall, not necessarily broken`;
+/**
+ * `duplicate-title`, keyed by the page reached (a redirect's record and its target's are one
+ * page). The first pass counts titles by hash only; the second keeps the pages of the titles
+ * counted twice or more (a hash collision only costs a list that turns out to have one page).
+ */
+class DuplicateTitles {
+  private readonly counts = new Map<number, number>();
+  private readonly titles = new Map<string, { url: string; page: string }[]>();
+
+  count(title: string): void {
+    const h = hash32(title);
+    this.counts.set(h, (this.counts.get(h) ?? 0) + 1);
+  }
+
+  collect(title: string, url: string, page: string): void {
+    if ((this.counts.get(hash32(title)) ?? 0) < 2) return;
+    const list = this.titles.get(title) ?? [];
+    if (!list.some((x) => x.page === page)) list.push({ url, page });
+    this.titles.set(title, list);
+  }
+
+  issues(add: AddIssue): void {
+    for (const [title, pages] of this.titles) {
+      if (pages.length < 2) continue;
+      for (const p of pages) add('duplicate-title', p.url, `title "${title}" is also used by ${pages.filter((x) => x !== p).map((x) => x.page).join(', ')}`);
+    }
+  }
 }
 
+/** The title of a page that the title rules judge, or `null` (not an HTML page, skipped, no title). */
+function judgedTitle(r: PageRecord): string | null {
+  if (!isPage(r)) return null;
+  const html = r.status !== null && r.status < 400 && r.error === null && r.title !== null;
+  return html && r.title ? r.title : null;
+}
+
+/** The rules about one record alone; link rules take the URL's referrer list from `refs`. */
+function recordIssues(r: PageRecord, add: AddIssue, refs: ReferrerLists, slowMs: number): void {
+  const chainRule = (): void => {
+    const hops = r.redirectChain.length;
+    if (hops > 1) add('redirect-chain', r.url, `${hops} redirects: ${[...r.redirectChain.map((h) => h.url), r.finalUrl ?? '?'].join(' → ')}`, refs.of(r.url));
+  };
+  if (!isPage(r)) {
+    // A redirect record is no page, but its chain is still the links' detour.
+    if (r.redirect) chainRule();
+    return;
+  }
+  const html = r.status !== null && r.status < 400 && r.error === null && r.title !== null;
+  if (r.error?.code === 'network' && /TOO_MANY_REDIRECTS/.test(r.error.message)) add('redirect-loop', r.url, `redirects never end (${r.error.message})`, refs.of(r.url));
+  else if (isBotWall(r)) add('blocked', r.url, blockedWhy(r), refs.of(r.url));
+  else if (r.error) add('broken-link', r.url, `${r.error.code}: ${r.error.message}`, refs.of(r.url));
+  else if (r.status !== null && r.status >= 400) add('broken-link', r.url, `HTTP ${r.status}`, refs.of(r.url));
+  else if (r.soft404) add('broken-link', r.url, 'soft 404: answers 200 but renders a "not found" screen', refs.of(r.url));
+  if (r.status !== null && r.status >= 500) add('server-error', r.url, `HTTP ${r.status}`);
+  chainRule();
+  for (const e of r.pageErrors) add('js-error', r.url, e);
+  if (r.consoleErrors.length) add('console-error', r.url, `${r.consoleErrors.length} console error(s): ${r.consoleErrors[0]}`);
+  for (const f of r.failedRequests) add('failed-request', r.url, `${f.resourceType} ${f.url}: ${f.status ?? f.failure ?? 'failed'}`);
+  for (const m of r.mixedContent) add('mixed-content', r.url, `http: subresource on an https: page: ${m}`);
+  if (!html || r.skipped) return;
+  if (!r.title) add('missing-title', r.url, 'the page has no title');
+  else if (r.title.length > 60) add('long-title', r.url, `title has ${r.title.length} characters: ${r.title}`);
+  if (r.meta.description === null || r.meta.description.trim() === '') add('missing-description', r.url, 'no <meta name="description">');
+  if (r.meta.h1Count === 0) add('missing-h1', r.url, 'no <h1>');
+  if (r.meta.h1Count > 1) add('multiple-h1', r.url, `${r.meta.h1Count} <h1> elements`);
+  if (r.meta.canonical && r.finalUrl && documentKey(r.meta.canonical) !== documentKey(r.finalUrl)) {
+    add('canonical-mismatch', r.url, `canonical is ${r.meta.canonical}, page is ${r.finalUrl}`);
+  }
+  if (r.noindex) add('noindex', r.url, 'noindex');
+  // What the servers did, not when the page went quiet: settle time mostly measures the
+  // crawler's own CPU contention at high concurrency. Records from before serverWaitMs have none.
+  const wait = r.timings.serverWaitMs ?? null;
+  if (wait !== null && wait > slowMs) {
+    add('slow-page', r.url, `waited ${wait} ms for servers to answer (threshold ${slowMs} ms; main document's first byte at ${r.timings.ttfb ?? '?'} ms)`);
+  }
+}
 
 /**
  * Compute the audit issues of a crawl from its records alone, so `export` of a stored crawl
  * gives the same report as the crawl did. Link rules name every referrer with its anchor text,
  * taken from the other records' `linkDetails`.
+ *
+ * The records are read in passes, never held: (1) the rules of each record alone, title counts,
+ * what the link checks found; (2) the referrers of the URLs with a link issue, the pages of the
+ * titles seen twice, the anchors of fragment targets; (3) only when records have fragment links
+ * (`--check-fragments`), those links. Memory grows with the issues found, not with the records.
+ * @param records - an array, or a re-readable source such as a JSON Lines file read back
+ *   ({@link RecordSource}); a one-shot iterator is read into memory first
  */
-export function audit(records: readonly PageRecord[], opts: AuditOptions = {}): AuditResult {
+export function audit(records: Iterable<PageRecord>, opts: AuditOptions = {}): AuditResult {
+  const src = reReadable(records);
   const slowMs = opts.slowMs ?? 3000;
   const ignore = opts.ignore ?? [];
   const issues: AuditIssue[] = [];
-  const referrers = new Map<string, Referrer[]>();
-  for (const r of records) {
-    for (const l of r.linkDetails) {
-      let list = referrers.get(l.url);
-      if (!list) {
-        list = [];
-        referrers.set(l.url, list);
-      }
-      if (!list.some((x) => x.url === r.url && x.text === l.text)) list.push({ url: r.url, text: l.text });
-    }
-  }
-  const add = (rule: RuleId, url: string, message: string, withReferrers = false, refs?: Referrer[]): void => {
-    issues.push({
-      rule,
-      severity: RULES[rule].severity,
-      url,
-      message,
-      referrers: refs ?? (withReferrers ? (referrers.get(url) ?? []) : []),
-      ignored: ignore.some((re) => re.test(url)),
-    });
+  const refs = new ReferrerLists();
+  const add: AddIssue = (rule, url, message, list) => {
+    issues.push({ rule, severity: RULES[rule].severity, url, message, referrers: list ?? [], ignored: ignore.some((re) => re.test(url)) });
   };
-
-  const titles = new Map<string, { url: string; page: string }[]>();
-  const chainRule = (r: PageRecord): void => {
-    const hops = r.redirectChain.length;
-    if (hops > 1) add('redirect-chain', r.url, `${hops} redirects: ${[...r.redirectChain.map((h) => h.url), r.finalUrl ?? '?'].join(' → ')}`, true);
-  };
-  for (const r of records) {
-    if (!isPage(r)) {
-      // A redirect record is no page, but its chain is still the links' detour.
-      if (r.redirect) chainRule(r);
-      continue;
-    }
-    const html = r.status !== null && r.status < 400 && r.error === null && r.title !== null;
-    if (r.error?.code === 'network' && /TOO_MANY_REDIRECTS/.test(r.error.message)) add('redirect-loop', r.url, `redirects never end (${r.error.message})`, true);
-    else if (isBotWall(r)) add('blocked', r.url, blockedWhy(r), true);
-    else if (r.error) add('broken-link', r.url, `${r.error.code}: ${r.error.message}`, true);
-    else if (r.status !== null && r.status >= 400) add('broken-link', r.url, `HTTP ${r.status}`, true);
-    else if (r.soft404) add('broken-link', r.url, 'soft 404: answers 200 but renders a "not found" screen', true);
-    if (r.status !== null && r.status >= 500) add('server-error', r.url, `HTTP ${r.status}`);
-    chainRule(r);
-    for (const e of r.pageErrors) add('js-error', r.url, e);
-    if (r.consoleErrors.length) add('console-error', r.url, `${r.consoleErrors.length} console error(s): ${r.consoleErrors[0]}`);
-    for (const f of r.failedRequests) add('failed-request', r.url, `${f.resourceType} ${f.url}: ${f.status ?? f.failure ?? 'failed'}`);
-    for (const m of r.mixedContent) add('mixed-content', r.url, `http: subresource on an https: page: ${m}`);
-    if (!html || r.skipped) continue;
-    if (!r.title) add('missing-title', r.url, 'the page has no title');
-    else {
-      if (r.title.length > 60) add('long-title', r.url, `title has ${r.title.length} characters: ${r.title}`);
-      // Keyed by the page reached: a redirect's record and its target's are one page.
-      const page = r.finalUrl ?? r.url;
-      const list = titles.get(r.title) ?? [];
-      if (!list.some((x) => x.page === page)) list.push({ url: r.url, page });
-      titles.set(r.title, list);
-    }
-    if (r.meta.description === null || r.meta.description.trim() === '') add('missing-description', r.url, 'no <meta name="description">');
-    if (r.meta.h1Count === 0) add('missing-h1', r.url, 'no <h1>');
-    if (r.meta.h1Count > 1) add('multiple-h1', r.url, `${r.meta.h1Count} <h1> elements`);
-    if (r.meta.canonical && r.finalUrl && documentKey(r.meta.canonical) !== documentKey(r.finalUrl)) {
-      add('canonical-mismatch', r.url, `canonical is ${r.meta.canonical}, page is ${r.finalUrl}`);
-    }
-    if (r.noindex) add('noindex', r.url, 'noindex');
-    // What the servers did, not when the page went quiet: settle time mostly measures the
-    // crawler's own CPU contention at high concurrency. Records from before serverWaitMs have none.
-    const wait = r.timings.serverWaitMs ?? null;
-    if (wait !== null && wait > slowMs) {
-      add('slow-page', r.url, `waited ${wait} ms for servers to answer (threshold ${slowMs} ms; main document's first byte at ${r.timings.ttfb ?? '?'} ms)`);
-    }
+  const titles = new DuplicateTitles();
+  const checks = new LinkCheckIssues();
+  for (const r of src) {
+    recordIssues(r, add, refs, slowMs);
+    const title = judgedTitle(r);
+    if (title !== null) titles.count(title);
+    checks.read(r);
   }
-  for (const [title, pages] of titles) {
-    if (pages.length < 2) continue;
-    for (const p of pages) add('duplicate-title', p.url, `title "${title}" is also used by ${pages.filter((x) => x !== p).map((x) => x.page).join(', ')}`);
+  checks.external(add, refs);
+  for (const r of src) {
+    refs.read(r);
+    const title = judgedTitle(r);
+    if (title !== null) titles.collect(title, r.url, r.finalUrl ?? r.url);
+    checks.readTarget(r);
   }
-  linkCheckIssues(records, add);
+  titles.issues(add);
+  checks.insecure(add);
+  checks.fragments(src, add);
   issues.sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.rule.localeCompare(b.rule) || a.url.localeCompare(b.url));
   const counts: Partial<Record<RuleId, number>> = {};
   for (const i of issues) if (!i.ignored) counts[i.rule] = (counts[i.rule] ?? 0) + 1;
   return { issues, counts };
-}
-
-/**
- * The rules fed by what the crawl checked outside pages, all from the records alone:
- * - `broken-link` / `blocked` for off-site links (`linkChecks` of kind `link` whose URL is in the
- *   page's `externalLinks`), one issue per URL, with every referrer;
- * - `insecure-link`: an `http://` link of an `https:` page whose check and whose `https://` form's
- *   check answered the same status below 400; referrers are the `https:` pages with that link;
- * - `broken-fragment`: a `fragmentLinks` entry whose target record was rendered (`anchors` is not
- *   `null`, no error, status < 400, not a soft 404) and has no such id or name. `#top` needs none
- *   (browsers scroll to the top). The issue's URL is the target with its fragment.
- */
-function linkCheckIssues(
-  records: readonly PageRecord[],
-  add: (rule: RuleId, url: string, message: string, withReferrers?: boolean, refs?: Referrer[]) => void,
-): void {
-  const external = new Map<string, LinkCheck>();
-  const insecure = new Map<string, { check: LinkCheck; refs: Referrer[] }>();
-  const fragments = new Map<string, { url: string; fragment: string; refs: Referrer[] }>();
-  const byUrl = new Map<string, PageRecord>();
-  for (const r of records) if (isPage(r) && !byUrl.has(r.url)) byUrl.set(r.url, r);
-  const pushRef = (refs: Referrer[], ref: Referrer): void => {
-    if (!refs.some((x) => x.url === ref.url && x.text === ref.text)) refs.push(ref);
-  };
-  for (const r of records) {
-    if (!isPage(r)) continue;
-    const checks = r.linkChecks ?? [];
-    const offsite = new Set(r.externalLinks);
-    const httpsForms = new Map(checks.filter((c) => c.kind === 'https-form').map((c) => [c.url, c]));
-    const secure = (r.finalUrl ?? r.url).startsWith('https:');
-    for (const c of checks) {
-      if (c.kind !== 'link') continue;
-      if (offsite.has(c.url) && !external.has(c.url)) external.set(c.url, c);
-      if (!secure || !c.url.startsWith('http:') || c.status === null) continue;
-      const upgraded = httpsForms.get(`https:${c.url.slice('http:'.length)}`);
-      // The same answer, and a working one: an upgrade of a broken link is no fix.
-      if (!upgraded || upgraded.status !== c.status || c.status >= 400) continue;
-      let e = insecure.get(c.url);
-      if (!e) {
-        e = { check: upgraded, refs: [] };
-        insecure.set(c.url, e);
-      }
-      for (const l of r.linkDetails) if (l.url === c.url) pushRef(e.refs, { url: r.url, text: l.text });
-    }
-    for (const f of r.fragmentLinks ?? []) {
-      const target = byUrl.get(f.url);
-      if (!target || target.anchors === null || target.anchors === undefined) continue;
-      if (target.error || target.soft404 || target.status === null || target.status >= 400) continue;
-      if (target.anchors.includes(f.fragment) || f.fragment.toLowerCase() === 'top') continue;
-      const key = `${f.url}#${f.fragment}`;
-      let e = fragments.get(key);
-      if (!e) {
-        e = { url: f.url, fragment: f.fragment, refs: [] };
-        fragments.set(key, e);
-      }
-      pushRef(e.refs, { url: r.url, text: f.text });
-    }
-  }
-  for (const [url, c] of external) {
-    const how = `off-site, checked with ${c.method}`;
-    if (isBlockedCheck(c)) add('blocked', url, `${blockedWhy(c)} (${how})`, true);
-    else if (c.error) add('broken-link', url, `${c.error.code}: ${c.error.message} (${how})`, true);
-    else if (c.status !== null && c.status >= 400) add('broken-link', url, `HTTP ${c.status} (${how})`, true);
-  }
-  for (const [url, e] of insecure) {
-    add('insecure-link', url, `http:// link on an https: page; ${e.check.url} answers ${e.check.status} too: link to it instead`, false, e.refs);
-  }
-  for (const [key, e] of fragments) {
-    add('broken-fragment', key, `${e.url} has no element with id "${e.fragment}" (nor an <a name="${e.fragment}">)`, false, e.refs);
-  }
 }
 
 /**

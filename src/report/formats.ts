@@ -2,48 +2,29 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { OptionsError } from '../crawl/options.js';
 import { describeFsError } from '../util/files.js';
-import type { AuditResult } from './audit.js';
-import { renderCsv } from './formats/csv.js';
-import { renderHtml } from './formats/html.js';
-import { renderJson } from './formats/json.js';
-import { renderJsonl } from './formats/jsonl.js';
-import { renderJunit } from './formats/junit.js';
-import { renderMarkdown } from './formats/markdown.js';
-import { renderSitemap } from './formats/sitemap.js';
-import type { PageRecord } from '../model/record.js';
-import type { CrawlSummary } from '../model/summary.js';
+import type { ReportFormatter, ReportInput, ReportSink } from './input.js';
+import { renderCsv, writeCsv } from './formats/csv.js';
+import { renderHtml, writeHtml } from './formats/html.js';
+import { renderJson, writeJson } from './formats/json.js';
+import { renderJsonl, writeJsonl } from './formats/jsonl.js';
+import { renderJunit, writeJunit } from './formats/junit.js';
+import { renderMarkdown, writeMarkdown } from './formats/markdown.js';
+import { renderSitemap, writeSitemap } from './formats/sitemap.js';
 
-/** Everything a report is made from. */
-export interface ReportInput {
-  records: readonly PageRecord[];
-  summary: CrawlSummary;
-  audit: AuditResult;
-  /** `--fail-on` rule ids (or `none` / `warnings`), for JUnit failures and the markdown verdict. */
-  failOn: readonly string[];
-  /** Absolute screenshots folder when `--screenshots` was given, else `null`. */
-  screenshotsDir: string | null;
-}
+export type { ReportFormatter, ReportInput, ReportSink, RecordSource } from './input.js';
 
-/** One report format: a pure function from the crawl to the file's text. */
-export interface ReportFormatter {
-  /** File name used by `--output-dir`. */
-  fileName: string;
-  /**
-   * @param input - the crawl
-   * @param outPath - absolute path the text will be written to, or `null` for stdout (for relative links, e.g. to screenshots)
-   */
-  render(input: ReportInput, outPath: string | null): string;
-}
-
-/** The report formats, by name. Each lives in `./formats/<name>.ts`. */
+/**
+ * The report formats, by name: the registry. Each lives in `./formats/<name>.ts` and imports
+ * only `./formats/shared.ts` and the model, never this registry nor another format.
+ */
 export const FORMATTERS: Record<string, ReportFormatter> = {
-  jsonl: { fileName: 'pages.jsonl', render: renderJsonl },
-  json: { fileName: 'report.json', render: renderJson },
-  csv: { fileName: 'pages.csv', render: renderCsv },
-  html: { fileName: 'index.html', render: renderHtml },
-  junit: { fileName: 'junit.xml', render: renderJunit },
-  sitemap: { fileName: 'sitemap.xml', render: renderSitemap },
-  markdown: { fileName: 'summary.md', render: renderMarkdown },
+  jsonl: { fileName: 'pages.jsonl', write: writeJsonl, render: renderJsonl },
+  json: { fileName: 'report.json', write: writeJson, render: renderJson },
+  csv: { fileName: 'pages.csv', write: writeCsv, render: renderCsv },
+  html: { fileName: 'index.html', write: writeHtml, render: renderHtml },
+  junit: { fileName: 'junit.xml', write: writeJunit, render: renderJunit },
+  sitemap: { fileName: 'sitemap.xml', write: writeSitemap, render: renderSitemap },
+  markdown: { fileName: 'summary.md', write: writeMarkdown, render: renderMarkdown },
 };
 
 /** A parsed `FORMAT[:PATH]`; `path` is `null` for stdout. */
@@ -64,19 +45,75 @@ export function parseReportSpec(spec: string): ReportSpec {
   return { format, path: p === null ? null : path.resolve(p) };
 }
 
+/** Bytes collected before one write to the file or stream. */
+const CHUNK_BYTES = 64 * 1024;
+
+/** A sink that collects small pieces and hands them on in chunks of about {@link CHUNK_BYTES}. */
+function chunked(out: (chunk: string) => void): ReportSink & { end(): void } {
+  let parts: string[] = [];
+  let size = 0;
+  const flush = (): void => {
+    if (!parts.length) return;
+    out(parts.join(''));
+    parts = [];
+    size = 0;
+  };
+  return {
+    write(text) {
+      parts.push(text);
+      size += text.length;
+      if (size >= CHUNK_BYTES) flush();
+    },
+    end: flush,
+  };
+}
+
+/** Write all of `text` to `fd` (a write may take only part of it). */
+function writeAll(fd: number, text: string): void {
+  const buf = Buffer.from(text, 'utf8');
+  for (let off = 0; off < buf.length; ) off += fs.writeSync(fd, buf, off);
+}
+
+/** Where a report goes when its spec has no path (the CLI's stdout). */
+export interface TextOut {
+  write(text: string): unknown;
+}
+
 /**
- * Write one report to its path, or to stdout when the spec has none.
+ * Write one report to its path, or to `stdout` when the spec has none, piece by piece as the
+ * format produces it (never the whole text at once).
+ * @param stdout - the stream for a report without a path (default `process.stdout`)
  * @throws OptionsError when the file cannot be written (one line)
  */
-export function writeReport(spec: ReportSpec, input: ReportInput): void {
-  const text = FORMATTERS[spec.format]!.render(input, spec.path);
+export function writeReport(spec: ReportSpec, input: ReportInput, stdout: TextOut = process.stdout): void {
+  const f = FORMATTERS[spec.format]!;
   if (spec.path === null) {
-    process.stdout.write(text);
+    const sink = chunked((c) => stdout.write(c));
+    f.write(input, sink, null);
+    sink.end();
     return;
   }
+  const file = spec.path;
+  const fail = (err: unknown): never => {
+    throw new OptionsError(`cannot write ${file}: ${describeFsError(err)}`);
+  };
+  let fd: number;
   try {
-    fs.writeFileSync(spec.path, text);
+    fd = fs.openSync(file, 'w');
   } catch (err) {
-    throw new OptionsError(`cannot write ${spec.path}: ${describeFsError(err)}`);
+    return fail(err);
+  }
+  try {
+    const sink = chunked((c) => {
+      try {
+        writeAll(fd, c);
+      } catch (err) {
+        fail(err);
+      }
+    });
+    f.write(input, sink, file);
+    sink.end();
+  } finally {
+    fs.closeSync(fd);
   }
 }

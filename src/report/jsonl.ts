@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { PageRecord } from '../model/record.js';
 import { describeFsError } from '../util/files.js';
 import { UsageError } from '../model/errors.js';
+import type { Reporter } from './reporter.js';
 
 /** Thrown when an output file cannot be opened for writing (the CLI maps it to exit code 2). */
 export class OutputError extends UsageError {
@@ -14,9 +15,10 @@ export class OutputError extends UsageError {
 
 /**
  * Writes PageRecords as JSON Lines, one synchronous write per record, so that a crawl killed
- * at any moment leaves only whole lines behind.
+ * at any moment leaves only whole lines behind. As a {@link Reporter} it writes every record of
+ * the stream and closes the file when the stream ends.
  */
-export class JsonlWriter {
+export class JsonlWriter implements Reporter {
   private fd: number | null;
 
   /**
@@ -87,7 +89,18 @@ export class JsonlWriter {
   /** Append one record as one line. */
   write(r: PageRecord): void {
     if (this.fd === null) return;
-    fs.writeSync(this.fd, `${JSON.stringify(r)}\n`);
+    const line = Buffer.from(`${JSON.stringify(r)}\n`, 'utf8');
+    for (let off = 0; off < line.length; ) off += fs.writeSync(this.fd, line, off);
+  }
+
+  /** {@link write}, as a reporter of the record stream. */
+  onRecord(r: PageRecord): void {
+    this.write(r);
+  }
+
+  /** {@link close}: the stream has ended. */
+  onRecordsEnd(): void {
+    this.close();
   }
 
   /** Flush to disk and close. Safe to call twice. */

@@ -1,9 +1,17 @@
 import { SCHEMA_VERSION, isErrorPage, isPage, isRedirectRecord, type PageRecord } from '../model/record.js';
 import type { CrawlSummary, EndReason } from '../model/summary.js';
+import type { RecordSource } from './record-source.js';
 
 export type { CrawlSummary, EndReason } from '../model/summary.js';
 
-/** Accumulates a {@link CrawlSummary} from records as they stream past. */
+/**
+ * Accumulates a {@link CrawlSummary} from records as they stream past.
+ *
+ * Memory: counters, plus one set entry per unique URL (`uniqueUrls` must know every URL it has
+ * counted). For `orphans` it either keeps the page URLs and linked URLs as they pass (no
+ * `records` given), or reads them back once from `records` in {@link snapshot}, keeping only the
+ * sitemap URLs' share.
+ */
 export class SummaryCounter {
   private pages = 0;
   private redirects = 0;
@@ -14,20 +22,29 @@ export class SummaryCounter {
   private soft404 = 0;
   private readonly skipped = new Map<string, number>();
   private readonly seen = new Set<string>();
-  private readonly linked = new Set<string>();
-  private readonly pageUrls = new Set<string>();
+  private readonly linked: Set<string> | null;
+  private readonly pageUrls: Set<string> | null;
+
+  /**
+   * @param records - the same records, readable again when {@link snapshot} runs (e.g. the JSON
+   *   Lines file they are written to): then no page or link lists are kept for `orphans`
+   */
+  constructor(private readonly records: RecordSource | null = null) {
+    this.linked = records ? null : new Set();
+    this.pageUrls = records ? null : new Set();
+  }
 
   /** Count one record (and every URL it links to, for `uniqueUrls`). */
   add(r: PageRecord): void {
     this.seen.add(r.url);
     for (const u of r.links) {
       this.seen.add(u);
-      this.linked.add(u);
+      this.linked?.add(u);
     }
     for (const u of r.externalLinks) this.seen.add(u);
     if (isPage(r)) {
       this.pages++;
-      this.pageUrls.add(r.url);
+      this.pageUrls?.add(r.url);
       if (r.status !== null && r.status >= 200 && r.status < 300 && r.error === null) this.ok++;
       if (isErrorPage(r)) this.errors++;
       if (!r.settled && r.status !== null && r.error === null) this.unsettled++;
@@ -56,7 +73,7 @@ export class SummaryCounter {
     notes: readonly string[] = [],
     learnedParams: readonly string[] = [],
   ): CrawlSummary {
-    const orphans = [...sitemapUrls].filter((u) => this.pageUrls.has(u) && !this.linked.has(u)).sort();
+    const orphans = this.orphans(sitemapUrls);
     return {
       schemaVersion: SCHEMA_VERSION,
       pages: this.pages,
@@ -75,5 +92,21 @@ export class SummaryCounter {
       elapsedMs: Math.round(elapsedMs),
       endReason,
     };
+  }
+
+  /** Sitemap URLs that were crawled as pages and that no page links to, sorted. */
+  private orphans(sitemapUrls: ReadonlySet<string>): string[] {
+    if (sitemapUrls.size === 0) return [];
+    let pageUrls = this.pageUrls;
+    let linked = this.linked;
+    if (this.records) {
+      pageUrls = new Set();
+      linked = new Set();
+      for (const r of this.records) {
+        if (isPage(r) && sitemapUrls.has(r.url)) pageUrls.add(r.url);
+        for (const u of r.links) if (sitemapUrls.has(u)) linked.add(u);
+      }
+    }
+    return [...sitemapUrls].filter((u) => pageUrls!.has(u) && !linked!.has(u)).sort();
   }
 }

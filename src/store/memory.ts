@@ -8,6 +8,10 @@ import { StaleLeaseError, type Frontier, type FrontierCounts, type FrontierEntry
 
 type State = { s: 'queued' } | { s: 'leased'; token: string } | { s: 'done' };
 
+/** The states without data, shared by every URL in them (one map entry per URL, no object each). */
+const QUEUED: State = Object.freeze({ s: 'queued' });
+const DONE: State = Object.freeze({ s: 'done' });
+
 /**
  * The default {@link Frontier}: everything in memory, lost when the process ends; records are
  * not kept (they stream to the reporters).
@@ -28,10 +32,10 @@ export class MemoryFrontier implements Frontier {
       if (this.states.has(e.url)) continue;
       fresh.push(e);
       if (e.skip) {
-        this.states.set(e.url, { s: 'done' });
+        this.states.set(e.url, DONE);
         this.done++;
       } else {
-        this.states.set(e.url, { s: 'queued' });
+        this.states.set(e.url, QUEUED);
         this.push(e);
       }
     }
@@ -76,7 +80,7 @@ export class MemoryFrontier implements Frontier {
 
   async complete(lease: Lease, _record: PageRecord, discovered: readonly FrontierEntry[]): Promise<FrontierEntry[]> {
     if (!this.owned(lease)) throw new StaleLeaseError(lease.entry.url);
-    this.states.set(lease.entry.url, { s: 'done' });
+    this.states.set(lease.entry.url, DONE);
     this.inFlight--;
     this.done++;
     return this.add(discovered);
@@ -91,7 +95,7 @@ export class MemoryFrontier implements Frontier {
 
   async release(lease: Lease): Promise<void> {
     if (!this.owned(lease)) throw new StaleLeaseError(lease.entry.url);
-    this.states.set(lease.entry.url, { s: 'queued' });
+    this.states.set(lease.entry.url, QUEUED);
     this.inFlight--;
     this.push(lease.entry);
   }
@@ -100,7 +104,7 @@ export class MemoryFrontier implements Frontier {
     const st = this.states.get(url);
     if (st?.s === 'leased' || st?.s === 'done') return false;
     if (st?.s === 'queued') this.queued--;
-    this.states.set(url, { s: 'done' });
+    this.states.set(url, DONE);
     this.done++;
     return true;
   }
@@ -112,7 +116,7 @@ export class MemoryFrontier implements Frontier {
       for (let i = this.heads[d]!; i < q.length; i++) {
         const e = q[i]!;
         if (this.states.get(e.url)?.s !== 'queued') continue;
-        this.states.set(e.url, { s: 'done' });
+        this.states.set(e.url, DONE);
         this.done++;
         out.push(e);
       }

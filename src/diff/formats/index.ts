@@ -42,13 +42,14 @@ export function parseDiffReportSpec(spec: string): DiffReportSpec {
 }
 
 /**
- * Render one report and write it to its path, or to stdout when it has none.
+ * Render one report and write it to its path, or to `stdout` when it has none.
+ * @param stdout - the stream for a report without a path (default `process.stdout`; the CLI gives its own `io.stdout`)
  * @throws DiffInputError (`bad-option`) when the file cannot be written, with the fs error code
  */
-export function writeDiffReport(spec: DiffReportSpec, input: DiffReportInput): void {
+export function writeDiffReport(spec: DiffReportSpec, input: DiffReportInput, stdout: { write(text: string): unknown } = process.stdout): void {
   const text = DIFF_FORMATTERS[spec.format]!(input);
   if (spec.path === null) {
-    process.stdout.write(text);
+    stdout.write(text);
     return;
   }
   try {

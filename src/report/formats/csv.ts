@@ -1,9 +1,13 @@
 import { stringify } from 'csv-stringify/sync';
-import type { ReportInput } from '../formats.js';
 import { isPage, type PageRecord } from '../../model/record.js';
+import type { ReportInput, ReportSink } from '../input.js';
+import { stringSink } from './shared.js';
 
 /** Column headers of `pages.csv`, in order. */
 export const CSV_COLUMNS = ['url', 'kind', 'status', 'final_url', 'title', 'depth', 'referrer', 'links', 'settled_ms', 'issues', 'ignored_issues'] as const;
+
+/** Rows handed to csv-stringify at once. */
+const CHUNK = 256;
 
 /**
  * `csv`: one row per page and per redirect record, header first. `kind` is `page` or `redirect`
@@ -14,8 +18,9 @@ export const CSV_COLUMNS = ['url', 'kind', 'status', 'final_url', 'title', 'dept
  *
  * Cells that a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or CR —
  * a page title is written by whoever runs the site) are prefixed with `'`, as OWASP advises.
+ * Rows are written in chunks as the records are read.
  */
-export function renderCsv(input: ReportInput): string {
+export function writeCsv(input: ReportInput, sink: ReportSink): void {
   const issueRules = new Map<string, { active: string[]; ignored: string[] }>();
   for (const i of input.audit.issues) {
     let e = issueRules.get(i.url);
@@ -26,9 +31,17 @@ export function renderCsv(input: ReportInput): string {
     const list = i.ignored ? e.ignored : e.active;
     if (!list.includes(i.rule)) list.push(i.rule);
   }
-  const rows = input.records.filter((r: PageRecord) => isPage(r) || r.redirect).map((r) => {
+  let rows: (string | number)[][] = [];
+  let header = true;
+  const flush = (): void => {
+    sink.write(stringify(rows, { header, columns: [...CSV_COLUMNS], escape_formulas: true, record_delimiter: 'unix' }));
+    header = false;
+    rows = [];
+  };
+  for (const r of input.records as Iterable<PageRecord>) {
+    if (!isPage(r) && !r.redirect) continue;
     const e = issueRules.get(r.url);
-    return [
+    rows.push([
       r.url,
       r.redirect ? 'redirect' : 'page',
       r.status ?? '',
@@ -40,7 +53,15 @@ export function renderCsv(input: ReportInput): string {
       r.timings.settledMs ?? '',
       e ? e.active.join(' ') : '',
       e ? e.ignored.join(' ') : '',
-    ];
-  });
-  return stringify(rows, { header: true, columns: [...CSV_COLUMNS], escape_formulas: true, record_delimiter: 'unix' });
+    ]);
+    if (rows.length >= CHUNK) flush();
+  }
+  if (rows.length || header) flush();
+}
+
+/** {@link writeCsv} as one string. */
+export function renderCsv(input: ReportInput): string {
+  const s = stringSink();
+  writeCsv(input, s);
+  return s.text();
 }

@@ -1,8 +1,8 @@
 import { XMLBuilder } from 'fast-xml-parser';
 import { RULES, failingIssues, type AuditIssue } from '../audit.js';
-import type { ReportInput } from '../formats.js';
 import { isPage } from '../../model/record.js';
-import { xmlSafe } from './sitemap.js';
+import type { ReportInput, ReportSink } from '../input.js';
+import { stringSink, xmlAround, xmlItem, xmlSafe } from './shared.js';
 
 /** One line, no control characters: for XML attributes (parsers fold newlines in attributes to spaces anyway). */
 function oneLine(s: string, max = 500): string {
@@ -23,6 +23,16 @@ function seconds(ms: number | null | undefined): string {
   return ((ms ?? 0) / 1000).toFixed(3);
 }
 
+/** A test case before it is turned into XML. */
+interface Case {
+  name: string;
+  ms: number | null;
+  classname?: string;
+  out?: string;
+}
+
+const WRAP = ['testsuites', 'testsuite'] as const;
+
 /**
  * `junit`: JUnit XML for CI test tabs. One `<testsuite name="spacrawl">` (inside `<testsuites>`,
  * which every JUnit reader accepts) with a `<testcase classname="spacrawl.pages" name="URL">` per
@@ -32,8 +42,9 @@ function seconds(ms: number | null | undefined): string {
  *
  * Written with fast-xml-parser's `XMLBuilder` (it escapes every attribute and text node); text
  * from pages first goes through {@link xmlSafe}, since XML 1.0 cannot carry control characters.
+ * The records are read three times (count, pages, redirects); test cases are written one by one.
  */
-export function renderJunit(input: ReportInput): string {
+export function writeJunit(input: ReportInput, sink: ReportSink): void {
   const failing = failingIssues(input.audit, input.failOn);
   const failingSet = new Set(failing);
   const byUrl = new Map<string, { failures: AuditIssue[]; others: AuditIssue[] }>();
@@ -45,35 +56,23 @@ export function renderJunit(input: ReportInput): string {
     }
     (failingSet.has(i) ? e.failures : e.others).push(i);
   }
-  const cases: { name: string; ms: number | null; classname?: string; out?: string }[] = input.records.filter(isPage).map((r) => ({ name: r.url, ms: r.timings.total ?? r.timings.settledMs }));
-  // Redirect records are test cases of their own class: where each URL forwards to.
+  // Count the test cases first (the suite's attributes come before them). A failing issue about a
+  // URL without a page or redirect record still gets a test case, so no failure is lost.
+  const unnamed = new Set(failing.map((i) => i.url));
+  let recorded = 0;
   for (const r of input.records) {
-    if (!r.redirect) continue;
-    cases.push({ name: r.url, ms: r.timings.total, classname: 'spacrawl.redirects', out: `redirects${r.status !== null ? ` (${r.status})` : ''} to ${r.finalUrl ?? '?'}${r.skipped === 'scope' ? ' (off-site: not followed)' : ''}` });
+    if (!isPage(r) && !r.redirect) continue;
+    recorded++;
+    unnamed.delete(r.url);
   }
-  // A failing issue about a URL without a page record still gets a test case, so no failure is lost.
-  const named = new Set(cases.map((c) => c.name));
+  const extra: Case[] = [];
   for (const i of failing) {
-    if (!named.has(i.url)) {
-      named.add(i.url);
-      cases.push({ name: i.url, ms: null });
-    }
+    if (!unnamed.has(i.url)) continue;
+    unnamed.delete(i.url);
+    extra.push({ name: i.url, ms: null });
   }
-  const emitted = new Set<string>();
-  const testcase = cases.map((c) => {
-    // The same URL twice (should not happen) gets its failures once.
-    const e = emitted.has(c.name) ? undefined : byUrl.get(c.name);
-    emitted.add(c.name);
-    const tc: Record<string, unknown> = { '@_classname': c.classname ?? 'spacrawl.pages', '@_name': xmlSafe(c.name), '@_time': seconds(c.ms) };
-    if (e?.failures.length) {
-      tc.failure = e.failures.map((i) => ({ '@_type': i.rule, '@_message': xmlSafe(oneLine(i.message)), '#text': xmlSafe(failureBody(i)) }));
-    }
-    const out = [...(c.out ? [c.out] : []), ...(e?.others ?? []).map((i) => `${i.ignored ? '[ignored] ' : ''}${i.rule} (${i.severity}): ${oneLine(i.message, 2000)}`)];
-    if (out.length) tc['system-out'] = xmlSafe(out.join('\n'));
-    return tc;
-  });
-  const counts = { '@_tests': String(cases.length), '@_failures': String(failing.length), '@_errors': '0' };
-  const doc = {
+  const counts = { '@_tests': String(recorded + extra.length), '@_failures': String(failing.length), '@_errors': '0' };
+  const suite = (testcase: unknown): unknown => ({
     '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
     testsuites: {
       '@_name': 'spacrawl',
@@ -88,7 +87,41 @@ export function renderJunit(input: ReportInput): string {
         testcase,
       },
     },
-  };
+  });
   const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', format: true, suppressEmptyNode: true });
-  return builder.build(doc) as string;
+  if (recorded + extra.length === 0) {
+    sink.write(builder.build(suite([])) as string);
+    return;
+  }
+  const sentinel = { '@_classname': 'spacrawl:sentinel', '@_name': 'spacrawl:sentinel', '@_time': '0.000' };
+  const { head, tail } = xmlAround(builder, suite([sentinel]), WRAP, 'testcase', sentinel);
+  sink.write(head);
+  // The same URL twice (should not happen) gets its failures once.
+  const emitted = new Set<string>();
+  const write = (c: Case): void => {
+    const e = emitted.has(c.name) ? undefined : byUrl.get(c.name);
+    if (e) emitted.add(c.name);
+    const tc: Record<string, unknown> = { '@_classname': c.classname ?? 'spacrawl.pages', '@_name': xmlSafe(c.name), '@_time': seconds(c.ms) };
+    if (e?.failures.length) {
+      tc.failure = e.failures.map((i) => ({ '@_type': i.rule, '@_message': xmlSafe(oneLine(i.message)), '#text': xmlSafe(failureBody(i)) }));
+    }
+    const out = [...(c.out ? [c.out] : []), ...(e?.others ?? []).map((i) => `${i.ignored ? '[ignored] ' : ''}${i.rule} (${i.severity}): ${oneLine(i.message, 2000)}`)];
+    if (out.length) tc['system-out'] = xmlSafe(out.join('\n'));
+    sink.write(xmlItem(builder, WRAP, 'testcase', tc));
+  };
+  for (const r of input.records) if (isPage(r)) write({ name: r.url, ms: r.timings.total ?? r.timings.settledMs });
+  // Redirect records are test cases of their own class: where each URL forwards to.
+  for (const r of input.records) {
+    if (!r.redirect) continue;
+    write({ name: r.url, ms: r.timings.total, classname: 'spacrawl.redirects', out: `redirects${r.status !== null ? ` (${r.status})` : ''} to ${r.finalUrl ?? '?'}${r.skipped === 'scope' ? ' (off-site: not followed)' : ''}` });
+  }
+  for (const c of extra) write(c);
+  sink.write(tail);
+}
+
+/** {@link writeJunit} as one string. */
+export function renderJunit(input: ReportInput): string {
+  const s = stringSink();
+  writeJunit(input, s);
+  return s.text();
 }

@@ -1,27 +1,11 @@
-import { RULES, failingIssues, type AuditIssue, type RuleId, type Severity } from '../audit.js';
-import type { ReportInput } from '../formats.js';
+import { RULES, failingIssues, type AuditIssue, type RuleId } from '../audit.js';
+import type { ReportInput, ReportSink } from '../input.js';
+import { describeFailOn, formatElapsed, SEVERITY_ORDER } from './shared.js';
+
+export { describeFailOn, formatElapsed } from './shared.js';
 
 /** How many issues the markdown summary lists one by one. */
 export const MARKDOWN_MAX_LISTED = 20;
-
-const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, notice: 2 };
-
-/** `12 ms`, `3.4 s`, `2 min 05 s`, `1 h 02 min`. */
-export function formatElapsed(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(1)} s`;
-  const total = Math.round(s);
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const sec = total % 60;
-  return h ? `${h} h ${String(m).padStart(2, '0')} min` : `${m} min ${String(sec).padStart(2, '0')} s`;
-}
-
-/** The `--fail-on` setting in words. */
-export function describeFailOn(failOn: readonly string[]): string {
-  return failOn.length === 0 || failOn.includes('none') ? 'none' : failOn.join(', ');
-}
 
 /** Text from a page, safe inside markdown (and GitHub's HTML): one line, markdown and HTML characters escaped. */
 export function mdText(s: string, max = 200): string {
@@ -107,6 +91,11 @@ export function renderMarkdown(input: ReportInput): string {
     out.push('');
   }
   return `${out.join('\n')}`;
+}
+
+/** {@link renderMarkdown} to a sink (the summary is short: at most {@link MARKDOWN_MAX_LISTED} issues, no page rows). */
+export function writeMarkdown(input: ReportInput, sink: ReportSink): void {
+  sink.write(renderMarkdown(input));
 }
 
 /** Bytes of a string in UTF-8. */

@@ -1,19 +1,16 @@
 import { XMLBuilder } from 'fast-xml-parser';
-import type { ReportInput } from '../formats.js';
 import { isPage, type PageRecord } from '../../model/record.js';
+import type { ReportInput, ReportSink } from '../input.js';
+import { stringSink, xmlAround, xmlItem, xmlSafe } from './shared.js';
+
+export { xmlSafe } from './shared.js';
 
 /** The sitemaps.org protocol's limit of URLs per file. */
 export const SITEMAP_MAX_URLS = 50_000;
 
 const HTML_TYPE = /^\s*(text\/html|application\/xhtml\+xml)\b/i;
-
-/** Characters XML 1.0 cannot carry (controls, lone surrogates, U+FFFE/U+FFFF). */
-const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
-
-/** Text made safe for XML 1.0: every character it cannot carry becomes U+FFFD. (Escaping is the builder's job.) */
-export function xmlSafe(s: string): string {
-  return s.replace(NOT_XML, '\uFFFD');
-}
+const XMLNS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
+const DECL = { '@_version': '1.0', '@_encoding': 'UTF-8' };
 
 /**
  * `true` for a page that belongs in a sitemap: visited, HTML, HTTP 200, no error, not a soft 404,
@@ -33,29 +30,49 @@ function hostOf(u: string): string | null {
   }
 }
 
+function builder(): XMLBuilder {
+  return new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', format: true, commentPropName: '#comment' });
+}
+
+/** The sitemap's text with `urlset` as given (fast-xml-parser's `XMLBuilder` escapes `&` and `<` in URLs). */
+function doc(urlset: Record<string, unknown>): unknown {
+  return { '?xml': DECL, urlset: { '@_xmlns': XMLNS, ...urlset } };
+}
+
 /**
  * `sitemap`: a sitemaps.org 0.9 `<urlset>` of the in-scope HTML pages that answered 200 and are not
  * `noindex` (see {@link isSitemapPage}), each `<loc>` the page's final URL (after redirects), in
  * crawl order, each once. A page that redirected to another host is left out (a sitemap may only
  * list URLs of its own site). At most {@link SITEMAP_MAX_URLS} URLs, as the protocol allows.
- * Written with fast-xml-parser's `XMLBuilder`, which escapes `&` and `<` in URLs.
+ * Written `<url>` by `<url>` as the records are read.
  */
-export function renderSitemap(input: ReportInput): string {
-  const locs: string[] = [];
+export function writeSitemap(input: ReportInput, sink: ReportSink): void {
+  const b = builder();
   const seen = new Set<string>();
+  let listed = 0;
   for (const r of input.records) {
     if (!isSitemapPage(r)) continue;
     const loc = r.finalUrl ?? r.url;
     const host = hostOf(loc);
     if (seen.has(loc) || host === null || host !== hostOf(r.url)) continue;
     seen.add(loc);
-    locs.push(loc);
+    if (listed === 0) sink.write(xmlAround(b, doc({ url: [{ loc: 'spacrawl:sentinel' }] }), ['urlset'], 'url', { loc: 'spacrawl:sentinel' }).head);
+    listed++;
+    if (listed <= SITEMAP_MAX_URLS) sink.write(xmlItem(b, ['urlset'], 'url', { loc: xmlSafe(loc) }));
   }
-  const urlset: Record<string, unknown> = {
-    '@_xmlns': 'http://www.sitemaps.org/schemas/sitemap/0.9',
-    url: locs.slice(0, SITEMAP_MAX_URLS).map((loc) => ({ loc: xmlSafe(loc) })),
-  };
-  if (locs.length > SITEMAP_MAX_URLS) urlset['#comment'] = ` ${locs.length - SITEMAP_MAX_URLS} more URLs left out: a sitemap holds at most ${SITEMAP_MAX_URLS} `;
-  const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', format: true, commentPropName: '#comment' });
-  return builder.build({ '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' }, urlset }) as string;
+  if (listed === 0) {
+    sink.write(b.build(doc({ url: [] })) as string);
+    return;
+  }
+  const more = listed - SITEMAP_MAX_URLS;
+  const comment = more > 0 ? { '#comment': ` ${more} more URLs left out: a sitemap holds at most ${SITEMAP_MAX_URLS} ` } : {};
+  const sentinel = { loc: 'spacrawl:sentinel' };
+  sink.write(xmlAround(b, doc({ url: [sentinel], ...comment }), ['urlset'], 'url', sentinel).tail);
+}
+
+/** {@link writeSitemap} as one string. */
+export function renderSitemap(input: ReportInput): string {
+  const s = stringSink();
+  writeSitemap(input, s);
+  return s.text();
 }

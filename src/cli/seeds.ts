@@ -1,0 +1,25 @@
+import type { PageRecord } from '../model/record.js';
+import type { Reporter } from '../report/reporter.js';
+
+/** The seed records of a record stream (depth 0, no referrer): a handful, whatever the crawl's size. */
+export class SeedRecords implements Reporter {
+  readonly list: PageRecord[] = [];
+
+  onRecord(r: PageRecord): void {
+    if (r.depth === 0 && r.referrer === null) this.list.push(r);
+  }
+}
+
+/**
+ * The closing line when no seed could be crawled, saying for each seed why: unreachable (not
+ * even its robots.txt answered), skipped and why, or its error.
+ */
+export function noSeedLine(seeds: readonly PageRecord[]): string {
+  const why = seeds.map((r) => {
+    // robots.txt failed without any HTTP answer: say that the host is unreachable, not only robots.
+    const unreachable = r.error?.code === 'robots-unavailable' ? /could not be fetched \((?!HTTP )(.*)\); the origin/.exec(r.error.message) : null;
+    if (unreachable) return `${r.url} cannot be reached (${unreachable[1]}), not even its robots.txt`;
+    return r.skipped ? `${r.url} skipped (${r.skipped}${r.error ? `: ${r.error.message}` : ''})` : `${r.url} ${r.error ? r.error.message : 'not reached'}`;
+  });
+  return `spacrawl: no seed could be crawled${why.length ? `: ${why.join('; ')}` : ''}`;
+}
