@@ -17,6 +17,8 @@ export interface VisitTab {
   intercepting: boolean;
   /** `true` while the page a visit left behind has its scripts disabled (resumed by the next visit). */
   paused: boolean;
+  /** The tab has a {@link RequestGuard}: requests it picks are paused before they are sent (and decided by the guard, not by a visit). */
+  guarded?: boolean;
 }
 
 /**
@@ -57,7 +59,7 @@ export async function openTab(context: BrowserContext, guard: RequestGuard | nul
     'enabling response interception',
   );
   // Fetch pauses every document response; with no visit listening, let them through.
-  const tab: VisitTab = { page, cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false };
+  const tab: VisitTab = { page, cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, guarded: guard !== null };
   cdp.on('Fetch.requestPaused', (ev) => {
     if (guard && isRequestStage(ev)) {
       if (guard.blocks(ev.request.url)) {

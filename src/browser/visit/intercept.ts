@@ -98,8 +98,8 @@ function stopAt(ctx: VisitContext, ev: PausedResponse, stop: StoppedNavigation):
 /** Decide one paused response (see the module comment). Never throws. */
 async function decide(ctx: VisitContext, ev: PausedResponse): Promise<void> {
   const { document: doc, result, opts, requestedUrl } = ctx;
-  // A request paused before it is sent belongs to the tab's request guard.
-  if (isRequestStage(ev)) return;
+  // A request paused before it is sent belongs to the tab's request guard (which lets it go or refuses it).
+  if (ctx.tab.guarded && isRequestStage(ev)) return;
   const status = ev.responseStatusCode;
   if (ev.frameId !== ctx.tab.mainFrameId || status === undefined || !doc.deciding || result.stopped) return pass(ctx, ev);
   const headers = ev.responseHeaders ?? [];
