@@ -31,6 +31,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+// `npm run bench -- --sites`: the real-site benchmark against Crawlee (bench/sites.mjs).
+if (process.argv.includes('--sites')) { await import('./sites.mjs'); process.exit(); }
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { crawl, launchBrowser } = await import(path.join(ROOT, 'dist/src/index.js'));

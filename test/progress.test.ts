@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
 import { clock, colorEnabled, isCI, liveProgressEnabled, progressLine, TerminalLog, type LogEnv, type LogStream } from '../src/report/progress.js';
 import { blankRecord, type PageRecord } from '../src/model/record.js';
+import { emptyTimings } from '../src/model/observation.js';
 import { runInProcess } from './helpers/cli.js';
 const ANSI = /\u001b\[/;
 /** Cursor movement and line erasing: what a redraw uses. */
@@ -29,7 +30,7 @@ function page(p: string, patch: Partial<PageRecord> = {}): PageRecord {
     title: p,
     settled: true,
     attempts: 1,
-    timings: { ttfb: 12, domContentLoaded: 30, load: 45, settledMs: 640, total: 700 },
+    timings: { ...emptyTimings(), ttfb: 12, domContentLoaded: 30, load: 45, settledMs: 640, total: 700 },
     links: ['http://127.0.0.1:1/'],
     ...patch,
   };

@@ -176,13 +176,13 @@ describe('csv', () => {
       issues: '',
       ignored_issues: '',
     });
-    expect(rows.find((r) => r.url === u('/boom'))!.issues.split(' ').sort()).toEqual(['broken-link', 'server-error']);
+    expect(rows.find((r) => r.url === u('/boom'))!.issues!.split(' ').sort()).toEqual(['broken-link', 'server-error']);
     expect(rows.find((r) => r.url === u('/missing'))).toMatchObject({ status: '404', referrer: u('/'), issues: 'broken-link' });
     expect(rows.find((r) => r.url === u('/timeout'))).toMatchObject({ status: '', issues: '', ignored_issues: 'broken-link' });
     // Every issue of a page appears in its row, and nothing else does.
     // Findings about URLs without a page of their own (off-site links, http:// forms, fragments)
     // have no row: report.json, JUnit, HTML and markdown carry them.
-    const fromCsv = rows.flatMap((r) => [...r.issues.split(' '), ...r.ignored_issues.split(' ')].filter(Boolean).map((rule) => `${rule} ${r.url}`));
+    const fromCsv = rows.flatMap((r) => [...(r.issues ?? '').split(' '), ...(r.ignored_issues ?? '').split(' ')].filter(Boolean).map((rule) => `${rule} ${r.url}`));
     expect(fromCsv.sort()).toEqual(sortedSet(input.audit.issues.filter((i) => PAGES.includes(i.url)).map((i) => `${i.rule} ${i.url}`)));
     expect(input.audit.issues.filter((i) => !PAGES.includes(i.url)).map((i) => `${i.rule} ${i.url}`).sort()).toEqual(
       ['broken-link https://ext.test/gone', 'blocked https://ext.test/wall', 'insecure-link http://site.test/plain', `broken-fragment ${u('/about#history')}`].sort(),

@@ -132,6 +132,32 @@ describe('settle', () => {
     expect(records).toHaveLength(2);
   });
 
+  it('timings.lastChangeMs is when the links or the title last changed, not the last change of text or style', async () => {
+    const { records } = await crawlFrom('/link-clock', { maxDepth: 0 });
+    const page = records.find((r) => pathOf(r.url) === '/link-clock')!;
+    expect(page).toMatchObject({ status: 200, settled: true, error: null, title: 'Link clock' });
+    expect(page.links).toEqual([`${site.origin}/late-target`]);
+    const t = page.timings;
+    const timings = JSON.stringify(t);
+    // The link came 400 ms after the page's scripts ran; the text went on changing at least 500 ms after it.
+    expect(typeof t.lastChangeMs, timings).toBe('number');
+    expect(t.lastChangeMs!, timings).toBeGreaterThanOrEqual(400);
+    expect(t.settledMs! - t.lastChangeMs!, timings).toBeGreaterThanOrEqual(450);
+    // A page whose links come with the document: its parse is the last change.
+    const { records: still } = await crawlFrom('/static/index.html', { maxDepth: 0 });
+    const s = still[0]!.timings;
+    expect(typeof s.lastChangeMs, JSON.stringify(s)).toBe('number');
+    expect(s.lastChangeMs!, JSON.stringify(s)).toBeLessThanOrEqual(s.settledMs!);
+    expectWellFormed([...records, ...still]);
+  });
+
+  it('runs a timeout due soon at once when it is all the page has left to do: its link is found without waiting for it', async () => {
+    const { records } = await crawlFrom('/soon-timer', { maxDepth: 0 });
+    const page = records.find((r) => pathOf(r.url) === '/soon-timer')!;
+    expect(page).toMatchObject({ status: 200, settled: true, error: null, title: 'Timer early' });
+    expect(page.links).toEqual([`${site.origin}/late-target`]);
+  });
+
   it('finds a link inside an open shadow root (source "shadow") and the light-DOM one (source "anchor")', async () => {
     const { records } = await crawlFrom('/shadow');
     const page = records.find((r) => pathOf(r.url) === '/shadow')!;

@@ -1,7 +1,8 @@
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright';
 import { CookieJar, type JarView } from './cookie-jar.js';
 import type { StorageState } from './login/perform.js';
-import { installMutationClock } from './page-scripts.js';
+import { installScheduleWatch } from './schedule-scripts.js';
+import { installMutationClock, installSettleProbe } from './settle-scripts.js';
 import { installStreamWatch } from './stream-scripts.js';
 import { openTab, type RequestGuard, type VisitTab } from './tab.js';
 import { withTimeout } from './timeout.js';
@@ -104,8 +105,11 @@ export class ContextPool {
   private async create(): Promise<Slot> {
     const session = this.sessionNo;
     const context = await this.openContext('login');
+    // In this order: the schedule watch adds its counters to the clock's state, and the probe reads them all.
     await context.addInitScript(installMutationClock);
+    await context.addInitScript(installScheduleWatch);
     await context.addInitScript(installStreamWatch);
+    await context.addInitScript(installSettleProbe);
     const slot: Slot = { context, tab: null, uses: 0, jar: { version: -1, baseline: new Map() }, session };
     // Cookies the context starts with (a --storage-state) join the jar.
     await this.cookies.collect(context, slot.jar);

@@ -28,6 +28,16 @@ export interface PageTimings {
   /** When the page was judged settled or the settle cap expired (ms, from visit start). */
   settledMs: number | null;
   /**
+   * When the page's links or title last changed before it was read (ms, from visit start): the
+   * last DOM mutation that added, removed or changed a link (`<a>`, `<area>`, `<iframe>`,
+   * `<frame>`, in shadow roots and same-origin frames too) or changed the title. The parsing of
+   * the document counts. `settledMs - lastChangeMs` is the time spent waiting after the page's
+   * content was final. Later than `settledMs` when the links still changed after the settle
+   * ended (a page read at the settle cap). `null` when not measured (nothing rendered, the page
+   * only forwards, or the page could not be asked).
+   */
+  lastChangeMs: number | null;
+  /**
    * How long the page waited for servers until it was read (ms): the union of the intervals from
    * each request's start to its first response byte (main document, redirects and the page's
    * own requests), from the browser's network timings. The page's own CPU work, and the
@@ -133,7 +143,7 @@ export interface PageObservation {
 
 /** Timings with every value unknown. */
 export function emptyTimings(): PageTimings {
-  return { ttfb: null, domContentLoaded: null, load: null, settledMs: null, serverWaitMs: null, total: null };
+  return { ttfb: null, domContentLoaded: null, load: null, settledMs: null, lastChangeMs: null, serverWaitMs: null, total: null };
 }
 
 /** An observation with every field at its default (nothing loaded, nothing seen); fresh arrays and objects each call. */

@@ -38,7 +38,7 @@ let slot: (PoolSlot & { tab: VisitTab }) | null = null;
 
 beforeAll(async () => {
   browser = (await launchBrowser()).browser;
-  pool = new ContextPool(browser, { userAgent: 'spacrawl-stage-test' });
+  pool = new ContextPool(browser, { userAgent: 'spacrawl-stage-test', recycleAfter: 1000 });
   other = await startFixtureServer(() => ({ body: html('Other', '<a href="/elsewhere">Elsewhere</a>') }));
   site = await startStageSite(other.origin);
 });

@@ -26,7 +26,7 @@ export function page(p: string, title: string, links: [string, string][] = [], p
     attempts: 1,
     links: details.map((l) => l.url),
     linkDetails: details,
-    timings: { ttfb: 10, domContentLoaded: 20, load: 30, settledMs: 100, serverWaitMs: 50, total: 300 },
+    timings: { ttfb: 10, domContentLoaded: 20, load: 30, settledMs: 100, lastChangeMs: 80, serverWaitMs: 50, total: 300 },
     meta: { description: `About ${title}`, canonical: null, h1Count: 1 },
     ...patch,
   };

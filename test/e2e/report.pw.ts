@@ -7,6 +7,7 @@ import { audit } from '../../src/report/audit.js';
 import { renderHtml } from '../../src/report/formats/html.js';
 import type { ReportInput } from '../../src/report/formats.js';
 import { blankRecord, type LinkDetail, type PageRecord } from '../../src/model/record.js';
+import { emptyTimings } from '../../src/model/observation.js';
 import { screenshotFileName } from '../../src/browser/screenshot-name.js';
 import { SummaryCounter } from '../../src/report/summary.js';
 
@@ -31,7 +32,7 @@ function page(p: string, patch: Partial<PageRecord> = {}): PageRecord {
     title: `Page ${p}`,
     settled: true,
     attempts: 1,
-    timings: { ttfb: 5, domContentLoaded: 10, load: 20, settledMs: 100, total: 150 },
+    timings: { ...emptyTimings(), ttfb: 5, domContentLoaded: 10, load: 20, settledMs: 100, total: 150 },
     meta: { description: 'd', canonical: null, h1Count: 1 },
     ...patch,
   };
@@ -40,11 +41,11 @@ function page(p: string, patch: Partial<PageRecord> = {}): PageRecord {
 const link = (p: string, text: string): LinkDetail => ({ url: u(p), text, source: 'anchor', nofollow: false });
 
 function buildRecords(): PageRecord[] {
-  const docs = Array.from({ length: DOCS }, (_, i) => page(`/docs/${i + 1}`, { title: `Doc ${i + 1}`, timings: { ttfb: 5, domContentLoaded: 10, load: 20, settledMs: 200 + i * 10, total: 300 } }));
+  const docs = Array.from({ length: DOCS }, (_, i) => page(`/docs/${i + 1}`, { title: `Doc ${i + 1}`, timings: { ...emptyTimings(), ttfb: 5, domContentLoaded: 10, load: 20, settledMs: 200 + i * 10, total: 300 } }));
   const home = page('/', {
     title: 'Home',
     linkDetails: [link('/about', 'About'), link('/missing', 'Missing page'), link('/boom', 'Boom'), link('/xss', 'Weird'), ...docs.map((d, i) => link(new URL(d.url).pathname, `Doc ${i + 1}`))],
-    timings: { ttfb: 5, domContentLoaded: 10, load: 20, settledMs: 50, total: 100 },
+    timings: { ...emptyTimings(), ttfb: 5, domContentLoaded: 10, load: 20, settledMs: 50, total: 100 },
   });
   home.links = home.linkDetails.map((l) => l.url);
   const about = page('/about', { title: 'About, "us"', linkDetails: [link('/missing', 'the missing one')] });
@@ -54,7 +55,7 @@ function buildRecords(): PageRecord[] {
   const records = [
     home,
     about,
-    page('/missing', { status: 404, title: 'Not found', timings: { ttfb: 5, domContentLoaded: 10, load: 20, settledMs: 90, total: 100 } }),
+    page('/missing', { status: 404, title: 'Not found', timings: { ...emptyTimings(), ttfb: 5, domContentLoaded: 10, load: 20, settledMs: 90, total: 100 } }),
     page('/boom', { status: 500, title: 'Server error' }),
     page('/gone', { soft404: true, title: 'Oops' }),
     page('/xss', { title: XSS }),

@@ -1,4 +1,5 @@
 import { blankRecord, type LinkDetail, type PageRecord } from '../../src/model/record.js';
+import { emptyTimings } from '../../src/model/observation.js';
 
 // The records the report tests are made from: one of every kind of page, link and finding.
 
@@ -20,7 +21,7 @@ export function page(p: string, patch: Partial<PageRecord> = {}, referrer: strin
     title: `Page ${p}`,
     settled: true,
     attempts: 1,
-    timings: { ttfb: 10, domContentLoaded: 20, load: 30, settledMs: 100 + p.length, total: 200 },
+    timings: { ...emptyTimings(), ttfb: 10, domContentLoaded: 20, load: 30, settledMs: 100 + p.length, total: 200 },
     meta: { description: 'a page', canonical: null, h1Count: 1 },
     ...patch,
   };

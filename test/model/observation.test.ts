@@ -20,7 +20,7 @@ function fullVisit(): VisitResult {
     title: 'B',
     frames: ['https://other.test/frame'],
     settled: true,
-    timings: { ttfb: 1, domContentLoaded: 2, load: 3, settledMs: 4, serverWaitMs: 5, total: 6 },
+    timings: { ttfb: 1, domContentLoaded: 2, load: 3, settledMs: 4, lastChangeMs: 3, serverWaitMs: 5, total: 6 },
     consoleErrors: ['boom'],
     pageErrors: ['TypeError: x'],
     failedRequests: [{ url: 'https://example.test/missing', status: 404, failure: null, resourceType: 'fetch' }],

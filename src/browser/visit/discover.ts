@@ -6,7 +6,7 @@
  */
 import type { QuietProbe } from '../discovery.js';
 import { exploreClicks, scrollForLinks } from '../explore.js';
-import { settleState } from '../page-scripts.js';
+import { settleState } from '../settle-scripts.js';
 import { withTimeout } from '../timeout.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';

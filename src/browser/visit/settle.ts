@@ -10,13 +10,16 @@
  * add content. Never while a WebSocket or EventSource the page opened awaits its first message
  * (its content is still to come). A long-poll re-poll that hangs is not waited for
  * (`RepollWatch`). The cap (`settleTimeoutMs`) is the backstop: the page is then read anyway
- * and `settled` is `false`.
+ * and `settled` is `false`. Style and class changes do not restart the early window; timeouts
+ * due soon are run instead of waited for (see `judgeSettle` for the rule, `awaitQuiet` for the
+ * wait inside the page).
  * @module
  */
-import { settleState, type SettleState } from '../page-scripts.js';
+import { awaitQuiet, fastForwardTimers, lastLinkChangeAt, type QuietReport, type QuietRequest } from '../settle-scripts.js';
 import { sleep, withTimeout } from '../timeout.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
+import { judgeSettle } from './settle-rule.js';
 import { inheritFragment } from './urls.js';
 
 /**
@@ -24,18 +27,30 @@ import { inheritFragment } from './urls.js';
  * `quietMs` window applies to pages with pending timers, intervals or animation frames).
  */
 export const EARLY_QUIET_MS = 100;
+/**
+ * Quiet time (ms) of the page's content that is enough for a page with nothing scheduled soon
+ * once its main thread has also been idle since its last change (see `judgeSettle`).
+ */
+export const IDLE_QUIET_MS = 50;
 /** How long (ms) a response whose body the page has not read yet holds the settle. */
 export const UNREAD_WAIT_MS = 2_000;
 /** Longest wait (ms) after a click on a `download` link for the download to show before an early settle. */
 export const DOWNLOAD_WAIT_MS = 2_000;
-/** How often (ms) the settle rule is checked. */
+/** Longest sleep (ms) between two looks at the page's network state. */
 const TICK_MS = 25;
+/** Longest wait (ms) inside the page for it to go quiet (see `awaitQuiet`) before the rule is checked again. */
+const IN_PAGE_WAIT_MS = 100;
+/**
+ * Most fast-forwards of a page's timeouts per visit (see `judgeSettle`): a page that sets a new
+ * timeout each time one runs (a poll, a ticker) is then waited for, not hurried along.
+ */
+export const MAX_FAST_FORWARDS = 3;
 /** What an unreadable settle state counts as: nothing is known, so nothing is settled. */
-const UNKNOWN_STATE: SettleState = { loaded: false, quietForMs: 0, scheduled: 1, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 1, awaitingMessages: 0 };
+const UNKNOWN_STATE: QuietReport = { loaded: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 1, awaitingMessages: 0, fastForwarded: 0 };
 
 /**
- * The settle stage (one per visit). Sets `settled`, `timings.settledMs` and
- * `timings.serverWaitMs`, and ends the deciding of documents (later ones are discovery's).
+ * The settle stage (one per visit). Sets `settled`, `timings.settledMs`,
+ * `timings.lastChangeMs` and `timings.serverWaitMs`, and ends the deciding of documents (later ones are discovery's).
  * Ends the visit (`'done'`) when a client-side navigation was stopped: the page only forwards.
  */
 export function settle(): Stage<VisitContext> {
@@ -48,6 +63,7 @@ export function settle(): Stage<VisitContext> {
       result.timings.serverWaitMs = ctx.activity.serverWait.totalMs();
       ctx.document.deciding = false;
       const stopped = result.stopped;
+      if (!stopped) result.timings.lastChangeMs = await readLastChange(ctx);
       const mainResp = ctx.activity.mainResponse;
       if (stopped && mainResp) {
         // The page forwards (client side) to a page recorded under another URL, or off-site.
@@ -61,35 +77,68 @@ export function settle(): Stage<VisitContext> {
   };
 }
 
-/** Wait for the settle rule (see the module comment) or the cap; `true` when the page settled. */
+/**
+ * When the page's links or title last changed (ms from the visit start; see
+ * `lastLinkChangeAt`), or `null` when it cannot be read.
+ */
+async function readLastChange(ctx: VisitContext): Promise<number | null> {
+  const at = await ctx.step(withTimeout(ctx.page.evaluate(lastLinkChangeAt), 2_000, 'reading the link clock').catch(() => null));
+  return at === null ? null : Math.max(0, Math.round(at - ctx.startedAt));
+}
+
+/** Wait for the settle rule (see `judgeSettle`) or the cap; `true` when the page settled. */
 async function waitForSettle(ctx: VisitContext): Promise<boolean> {
   const { page: p, opts, activity: act } = ctx;
   const start = Date.now();
-  const early = Math.min(opts.quietMs, EARLY_QUIET_MS);
-  let lastRead = 0;
+  const windows = { quietMs: opts.quietMs, earlyMs: Math.min(opts.quietMs, EARLY_QUIET_MS), idleEarlyMs: Math.min(opts.quietMs, IDLE_QUIET_MS) };
+  let nextRead = 0;
+  let fastForwards = 0;
   for (;;) {
     const now = Date.now();
-    if (now - start >= opts.settleTimeoutMs) return false;
+    const left = opts.settleTimeoutMs - (now - start);
+    if (left <= 0) return false;
     // A client-side navigation was stopped: the page only forwards, nothing here is read.
     if (ctx.result.stopped) return false;
-    if (act.waitedOn(now) === 0 && now - act.lastNet >= early && now - lastRead >= early) {
-      lastRead = now;
-      const state = await ctx.step(withTimeout(p.evaluate(settleState), 2_000, 'reading the settle state').catch((): SettleState => UNKNOWN_STATE));
+    // While a request the page waits on is in flight, there is no need to ask the page.
+    if (act.waitedOn(now) === 0 && now >= nextRead) {
+      const req: QuietRequest = {
+        earlyMs: windows.earlyMs,
+        idleEarlyMs: windows.idleEarlyMs,
+        // The page waits until the network, too, has been quiet for the early window.
+        minWaitMs: Math.max(0, windows.earlyMs - (now - act.lastNet)),
+        maxMs: Math.min(IN_PAGE_WAIT_MS, left),
+        // Not while a response body may still be read (its content is not in the page yet).
+        fastForwards: act.heldBodies(now, 1).length === 0 ? MAX_FAST_FORWARDS - fastForwards : 0,
+      };
+      const state = await ctx.step(withTimeout(p.evaluate(awaitQuiet, req), req.maxMs + 2_000, 'reading the settle state').catch((): QuietReport => UNKNOWN_STATE));
+      fastForwards += state.fastForwarded;
       const checkedAt = Date.now();
-      const netQuiet = act.waitedOn(checkedAt) === 0 ? checkedAt - act.lastNet : 0;
       // A response counts as being read while its body is not finished, unless it is a fetch()
       // whose body the page has not asked for (nothing reads it, so it never finishes), or a
       // hanging re-poll.
       const held = act.heldBodies(checkedAt, state.bodyReads);
-      const reading = held.some(([, at]) => at !== null && Date.now() - at < UNREAD_WAIT_MS);
-      // A push connection's first message (and the content it brings) is still to come.
-      const pushed = state.awaitingMessages === 0;
-      if (pushed && state.loaded && !reading && state.quietForMs >= opts.quietMs && netQuiet >= opts.quietMs) return true;
-      // A clicked download link is a request the page events do not show until the download
-      // starts: wait for it (at most DOWNLOAD_WAIT_MS after the click) before settling early.
-      const downloadPending = state.downloadClicks > act.downloadsSeen && state.sinceDownloadClickMs < DOWNLOAD_WAIT_MS;
-      if (pushed && state.loaded && state.scheduled === 0 && held.length === 0 && !downloadPending && state.quietForMs >= early && netQuiet >= early) return true;
+      const verdict = judgeSettle(
+        {
+          state,
+          netQuietMs: act.waitedOn(checkedAt) === 0 ? checkedAt - act.lastNet : 0,
+          heldBodies: held.length,
+          reading: held.some(([, at]) => at !== null && checkedAt - at < UNREAD_WAIT_MS),
+          // A clicked download link is a request the page events do not show until the download
+          // starts: wait for it (at most DOWNLOAD_WAIT_MS after the click) before settling early.
+          downloadPending: state.downloadClicks > act.downloadsSeen && state.sinceDownloadClickMs < DOWNLOAD_WAIT_MS,
+          mayFastForward: fastForwards < MAX_FAST_FORWARDS,
+        },
+        windows,
+      );
+      if (verdict.kind === 'settled') return true;
+      if (verdict.kind === 'fast-forward') {
+        await ctx.step(withTimeout(p.evaluate(fastForwardTimers), 2_000, 'fast-forwarding timers').catch(() => 0));
+        fastForwards++;
+        nextRead = 0;
+      } else {
+        nextRead = checkedAt + verdict.nextCheckMs;
+      }
     }
-    await ctx.step(sleep(TICK_MS));
+    await ctx.step(sleep(Math.max(5, Math.min(TICK_MS, nextRead - Date.now()))));
   }
 }

@@ -1,0 +1,327 @@
+/**
+ * Code that runs inside the page for the settle rule: the DOM clock, the clock of the last change
+ * to the page's links and title, and the reading of both with the scheduled work that
+ * `installScheduleWatch` counts. Each function is serialized by Playwright and must not close
+ * over anything outside its own body.
+ * @module
+ */
+
+/**
+ * What {@link installMutationClock} keeps on `window.__spacrawl` (with the counters
+ * `installScheduleWatch` adds). Times are `performance.now()` values of the frame.
+ */
+export interface ClockState {
+  /** Last DOM mutation of any kind (shadow roots included). */
+  last: number;
+  /**
+   * Last DOM mutation that is more than a `style` or `class` attribute change: such changes move
+   * pixels (transitions, highlights, visibility), never the links, the title or the text's nodes.
+   */
+  content: number;
+  /**
+   * Last change to what the extract stage reads as links or title: a link (`<a>`, `<area>`,
+   * `<iframe>`, `<frame>`) or an element holding one added or removed, a link's attributes or
+   * text changed, a shadow root holding links attached, `document.title` changed.
+   */
+  linkChange: number;
+  /** URLs passed to `window.open` (not opened). */
+  opened: string[];
+  /** Clicks on `download` links so far, and the time of the last one (0 for none). */
+  downloadClicks: number;
+  downloadAt: number;
+  /** Closed shadow roots the page attached, by host (the extract stage reads their links too). */
+  closedRoots: WeakMap<Element, ShadowRoot>;
+}
+
+/**
+ * Init script, run in every frame before the page's own scripts: records on `window.__spacrawl`
+ * the time of the last DOM mutation (including inside shadow roots attached later) and of the
+ * last change to the links and the title (see {@link ClockState.linkChange}); counts clicks on
+ * `download` links (their request is the browser's, not the page's, so the network tracking does
+ * not see it); keeps closed shadow roots for the extraction; and replaces `window.open` so
+ * popups are recorded as links instead of opened.
+ */
+export function installMutationClock(): void {
+  const w = window as unknown as { __spacrawl?: object };
+  if (w.__spacrawl) return;
+  const now = performance.now();
+  const state: ClockState = { last: now, content: now, linkChange: now, opened: [], downloadClicks: 0, downloadAt: 0, closedRoots: new WeakMap() };
+  w.__spacrawl = state;
+  window.addEventListener(
+    'click',
+    (e) => {
+      const t = e.target as Element | null;
+      const link = t && typeof t.closest === 'function' ? t.closest('a[download][href], area[download][href]') : null;
+      if (link) {
+        state.downloadClicks++;
+        state.downloadAt = performance.now();
+      }
+    },
+    true,
+  );
+  // What the extract stage reads as a link: anchors and areas (SVG <a> included), and frames.
+  const LINKS = 'a, area, iframe, frame';
+  const hosts = new Set<Element>();
+  let title = '';
+  const holdsLinks = (n: Node): boolean => {
+    if (n.nodeType !== 1) return false;
+    const el = n as Element;
+    if (el.matches(LINKS) || el.querySelector(LINKS) !== null || el.shadowRoot?.querySelector(LINKS)) return true;
+    // A host whose (possibly closed) shadow root holds links, inside the subtree.
+    if (hosts.size > 500) return el.childElementCount > 0;
+    for (const h of hosts) if (h === el || el.contains(h)) return true;
+    return false;
+  };
+  const inLink = (n: Node | null): boolean => {
+    const el = n && (n.nodeType === 1 ? (n as Element) : n.parentElement);
+    return !!el && typeof el.closest === 'function' && el.closest('a, area') !== null;
+  };
+  const changesLinks = (r: MutationRecord): boolean => {
+    if (r.type === 'attributes') return r.attributeName !== 'style' && r.attributeName !== 'class' && (r.target as Element).matches(LINKS);
+    if (r.type === 'characterData') return inLink(r.target);
+    if (inLink(r.target)) return true;
+    for (const n of Array.from(r.addedNodes)) if (holdsLinks(n)) return true;
+    for (const n of Array.from(r.removedNodes)) if (holdsLinks(n)) return true;
+    return false;
+  };
+  const pixels = (r: MutationRecord): boolean => r.type === 'attributes' && (r.attributeName === 'style' || r.attributeName === 'class');
+  const mark = (records: MutationRecord[]): void => {
+    const t = performance.now();
+    state.last = t;
+    if (!records.every(pixels)) state.content = t;
+    if (document.title !== title) {
+      title = document.title;
+      state.linkChange = t;
+      return;
+    }
+    for (const r of records) {
+      if (changesLinks(r)) {
+        state.linkChange = t;
+        return;
+      }
+    }
+  };
+  const observe = (node: Node): void => {
+    try {
+      new MutationObserver(mark).observe(node, { subtree: true, childList: true, attributes: true, characterData: true });
+    } catch {
+      // nodes that cannot be observed are ignored
+    }
+  };
+  observe(document);
+  // Popups are not opened: their URL is kept as a link of this page instead.
+  window.open = function open(url?: string | URL): null {
+    try {
+      if (url !== undefined && String(url) !== '' && state.opened.length < 100) state.opened.push(new URL(String(url), document.baseURI).href);
+    } catch {
+      // an unparsable URL opens nothing
+    }
+    return null;
+  };
+  const original = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function attachShadow(this: Element, init: ShadowRootInit): ShadowRoot {
+    const root = original.call(this, init);
+    // A closed root is out of the page's reach (`el.shadowRoot` is null) but not of a person's:
+    // kept so that extractPage reads its links too.
+    if (init?.mode === 'closed') state.closedRoots.set(this, root);
+    hosts.add(this);
+    observe(root);
+    state.last = performance.now();
+    return root;
+  };
+}
+
+/** What {@link settleState} reads from a page. Times in ms. */
+export interface SettleState {
+  /** The load event has fired. */
+  loaded: boolean;
+  /** Time since the last DOM mutation (0 when the clock is missing). */
+  quietForMs: number;
+  /** Time since the last DOM mutation other than a `style`/`class` change (see {@link ClockState.content}; 0 when the clock is missing). */
+  contentQuietForMs: number;
+  /**
+   * `true` when the page's main thread has had an idle period (`requestIdleCallback`: no task
+   * waiting to run) since that mutation: nothing the page already received (a response, a
+   * loaded script, an event) is still waiting to be handled.
+   */
+  idleSinceChange: boolean;
+  /** Timers, intervals, animation frames, idle callbacks and channel messages scheduled soon (see `installScheduleWatch`; 1 when unknown). */
+  scheduled: number;
+  /** Of {@link scheduled}: one-shot timers only (`setTimeout` due within `SOON_TIMER_MS`). */
+  timers: number;
+  /** Clicks on `download` links so far. */
+  downloadClicks: number;
+  /** Time since the last such click (`Infinity` for none). */
+  sinceDownloadClickMs: number;
+  /** fetch() body reads in progress, body streams being read included (1 when unknown). */
+  bodyReads: number;
+  /** WebSockets and EventSources still awaiting their first message (see `installStreamWatch`; 0 when unknown). */
+  awaitingMessages: number;
+}
+
+/**
+ * Init script, run in every frame after `installMutationClock`, `installScheduleWatch` and
+ * `installStreamWatch`: puts on `window.__spacrawl` the reading of the settle state (`read`, see
+ * {@link settleState}) and a wait inside the page (`awaitQuiet`, see {@link awaitQuiet}), which
+ * checks the page on its own timers (not the page's: they are not counted as its work) instead
+ * of being asked again and again across the process boundary.
+ */
+export function installSettleProbe(): void {
+  type Probe = {
+    last: number;
+    content?: number;
+    pending?: Set<{ kind: string }>;
+    downloadClicks?: number;
+    downloadAt?: number;
+    messages?: { posted: number; handled: number };
+    bodyReads?: number;
+    fastForward?: () => number;
+    setTimer?: (f: () => void, ms: number) => unknown;
+    onIdle?: (f: (d: IdleDeadline) => void, timeout: number) => unknown;
+    idleAt?: number;
+    read?: () => SettleState;
+    requests?: number;
+    awaitQuiet?: (req: QuietRequest) => Promise<QuietReport>;
+  };
+  const w = window as unknown as { __spacrawl?: Probe; __spacrawlStreams?: { awaiting: number } };
+  const s = w.__spacrawl;
+  if (!s || s.read) return;
+  const setTimer = s.setTimer ?? ((f: () => void, ms: number) => window.setTimeout(f, ms));
+  const read = (): SettleState => {
+    const now = performance.now();
+    let timers = 0;
+    if (s.pending) for (const k of s.pending) if (k.kind === 'timeout') timers++;
+    return {
+      loaded: document.readyState === 'complete',
+      quietForMs: now - s.last,
+      contentQuietForMs: now - (s.content ?? s.last),
+      idleSinceChange: (s.idleAt ?? -1) > (s.content ?? s.last),
+      // Unknown (no watch installed) counts as scheduled work: no early settle.
+      scheduled: s.pending ? s.pending.size + (s.messages ? Math.max(0, s.messages.posted - s.messages.handled) : 0) : 1,
+      timers,
+      downloadClicks: s.downloadClicks ?? 0,
+      sinceDownloadClickMs: s.downloadAt ? now - s.downloadAt : Infinity,
+      bodyReads: s.bodyReads ?? 1,
+      awaitingMessages: w.__spacrawlStreams?.awaiting ?? 0,
+    };
+  };
+  s.read = read;
+  s.awaitQuiet = (req) => {
+    const t0 = performance.now();
+    let fastForwarded = 0;
+    return new Promise<QuietReport>((resolve) => {
+      let idleAsked = false;
+      const check = (): void => {
+        const st = read();
+        const waited = performance.now() - t0;
+        const left = req.maxMs - waited;
+        const calm = st.loaded && st.awaitingMessages === 0 && (st.scheduled === 0 || st.scheduled === st.timers);
+        const quietFor = st.idleSinceChange ? req.idleEarlyMs : req.earlyMs;
+        const quiet = calm && st.contentQuietForMs >= quietFor && waited >= req.minWaitMs;
+        // Idle but for timeouts, and no fetch() or XMLHttpRequest of the page under way (a timeout
+        // may be racing one): run them now, then look again once they have run.
+        if (quiet && st.timers > 0 && fastForwarded < req.fastForwards && (s.requests ?? 1) === 0 && s.fastForward) {
+          s.fastForward();
+          fastForwarded++;
+          setTimer(check, 0);
+          return;
+        }
+        if (quiet || left <= 0) return resolve({ ...st, fastForwarded });
+        // Quiet long enough for an idle page: see whether it is idle (once per change).
+        if (calm && !st.idleSinceChange && !idleAsked && st.contentQuietForMs >= req.idleEarlyMs && s.onIdle) {
+          idleAsked = true;
+          const asked = performance.now();
+          s.onIdle((d) => {
+            if (!d.didTimeout) s.idleAt = Math.max(asked, performance.now() - 1);
+            idleAsked = false;
+            check();
+          }, Math.max(1, left));
+          return;
+        }
+        if (idleAsked) return;
+        const due = calm ? Math.max((st.idleSinceChange || !s.onIdle ? quietFor : req.idleEarlyMs) - st.contentQuietForMs, req.minWaitMs - waited) : 20;
+        setTimer(check, Math.min(left, Math.max(5, due)));
+      };
+      check();
+    });
+  };
+}
+
+/**
+ * The page's settle state (see {@link SettleState}), from the clock and counters
+ * {@link installMutationClock}, `installScheduleWatch` and `installStreamWatch` keep. Without
+ * them (the probe is not installed) nothing is known: not loaded, work scheduled.
+ */
+export function settleState(): SettleState {
+  const read = (window as unknown as { __spacrawl?: { read?: () => SettleState } }).__spacrawl?.read;
+  if (read) return read();
+  return { loaded: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 1, awaitingMessages: 0 };
+}
+
+/** What {@link awaitQuiet} is asked. Times in ms. */
+export interface QuietRequest {
+  /** The early window (see `judgeSettle`): how long the content must have been quiet. */
+  earlyMs: number;
+  /** The same once the page has been idle since its last change (see {@link SettleState.idleSinceChange}). */
+  idleEarlyMs: number;
+  /** Wait at least this long (until the network has been quiet for the early window too). */
+  minWaitMs: number;
+  /** Longest wait inside the page; the state is returned then, whatever it is. */
+  maxMs: number;
+  /** How many times the page's pending timeouts may be fast-forwarded (see `fastForwardTimers`); 0 for none. */
+  fastForwards: number;
+}
+
+/** What {@link awaitQuiet} answers: the settle state at the end of the wait, and how often timeouts were fast-forwarded. */
+export interface QuietReport extends SettleState {
+  /** Times (rounds) the pending timeouts were fast-forwarded during the wait. */
+  fastForwarded: number;
+}
+
+/**
+ * Wait inside the page until it is quiet: calm (loaded, no push connection awaiting its first
+ * message, nothing scheduled but timeouts), its content unchanged for `earlyMs`, and `minWaitMs`
+ * passed. While it is quiet but for timeouts, and none of its fetch() or XMLHttpRequest calls is
+ * under way, the timeouts are fast-forwarded (at most `fastForwards` times) and the wait goes on.
+ * Returns the state when quiet, or after `maxMs` whatever it is. The network is the caller's to
+ * judge. Without the probe: the unknown state at once.
+ */
+export function awaitQuiet(req: QuietRequest): Promise<QuietReport> | QuietReport {
+  const s = (window as unknown as { __spacrawl?: { awaitQuiet?: (r: QuietRequest) => Promise<QuietReport> } }).__spacrawl;
+  if (s?.awaitQuiet) return s.awaitQuiet(req);
+  return { loaded: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 1, awaitingMessages: 0, fastForwarded: 0 };
+}
+
+/**
+ * When the links or the title of the page last changed (see {@link ClockState.linkChange}), in
+ * ms since the epoch (`performance.timeOrigin` based, comparable with `Date.now()`): the latest of
+ * the page's own clock and the clocks of the frames of its origin (their links are the page's
+ * too). `null` when no clock is installed.
+ */
+export function lastLinkChangeAt(): number | null {
+  let latest: number | null = null;
+  const visit = (win: Window, depth: number): void => {
+    try {
+      const s = (win as unknown as { __spacrawl?: { linkChange?: number } }).__spacrawl;
+      if (s && typeof s.linkChange === 'number') {
+        const at = win.performance.timeOrigin + s.linkChange;
+        if (latest === null || at > latest) latest = at;
+      }
+      if (depth < 5) for (let i = 0; i < win.frames.length && i < 100; i++) visit(win.frames[i] as Window, depth + 1);
+    } catch {
+      // a frame of another origin: not read
+    }
+  };
+  visit(window, 0);
+  return latest;
+}
+
+/**
+ * Fast-forward the page's pending timeouts (see `installScheduleWatch`): each `setTimeout` due
+ * within `SOON_TIMER_MS` runs now, in the order they were due, each in its own task, as if its
+ * time had come; the page's ids keep working with `clearTimeout`. Returns how many there were.
+ */
+export function fastForwardTimers(): number {
+  const s = (window as unknown as { __spacrawl?: { fastForward?: () => number } }).__spacrawl;
+  return s?.fastForward ? s.fastForward() : 0;
+}

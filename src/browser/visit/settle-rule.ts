@@ -1,0 +1,77 @@
+/**
+ * The settle rule as a pure function of what the page and its network show at one moment (see
+ * {@link judgeSettle}); the settle stage reads those and acts on the verdict.
+ * @module
+ */
+import type { SettleState } from '../settle-scripts.js';
+
+/** What the settle stage knows at one check. Times in ms. */
+export interface SettleInputs {
+  /** The page's own state (`settleState`). */
+  state: SettleState;
+  /** Time since the page's last network event, 0 while a request it waits on is in flight. */
+  netQuietMs: number;
+  /** Responses whose bodies still hold the settle (see `PageActivity.heldBodies`). */
+  heldBodies: number;
+  /** `true` while one of them arrived less than `UNREAD_WAIT_MS` ago (the page may still be reading it). */
+  reading: boolean;
+  /** `true` while a clicked `download` link has not shown its download yet. */
+  downloadPending: boolean;
+  /** `true` when the page's pending timeouts may still be fast-forwarded in this visit. */
+  mayFastForward: boolean;
+}
+
+/** The settle windows (ms). */
+export interface SettleWindows {
+  /** Full quiet window: network and DOM quiet this long settle any page. */
+  quietMs: number;
+  /** Early window: enough quiet (network and content) for a page with nothing scheduled. */
+  earlyMs: number;
+  /** Early window of the content once the page's main thread has been idle since its last change. */
+  idleEarlyMs: number;
+}
+
+/**
+ * What to do at one check:
+ * - `settled`: read the page now (`early` says which window it met)
+ * - `fast-forward`: the page is idle but for timeouts due soon; run them now
+ *   (`fastForwardTimers`) and check again
+ * - `wait`: check again in `nextCheckMs`
+ */
+export type SettleVerdict = { kind: 'settled'; early: boolean } | { kind: 'fast-forward' } | { kind: 'wait'; nextCheckMs: number };
+
+/** Shortest wait (ms) between two checks. */
+export const MIN_CHECK_MS = 25;
+/** Wait (ms) between checks while the page has work pending (nothing to compute a due time from). */
+export const BUSY_CHECK_MS = 50;
+
+/**
+ * The settle rule (README, "How a page is visited").
+ *
+ * Never settled while a push connection awaits its first message, or before `load`.
+ * - **Full window**: network quiet and no DOM mutation at all for `quietMs`, no body being read.
+ *   Holds whatever the page has scheduled.
+ * - **Early window**: the page is *idle* (no body held, no download pending, network quiet for
+ *   `earlyMs`, no DOM change other than `style`/`class` for `earlyMs`, or for `idleEarlyMs` once
+ *   its main thread has been idle since that change) and has nothing scheduled soon.
+ * - **Fast-forward**: the page is idle and all it has scheduled are timeouts due within
+ *   `SOON_TIMER_MS`: the timeouts are run now instead of waited for (once they ran, the page is
+ *   what it would be when they come due: nothing else can happen before them). Each timer that
+ *   changes the page makes it busy again, and the early window starts over.
+ */
+export function judgeSettle(inp: SettleInputs, win: SettleWindows): SettleVerdict {
+  const { state } = inp;
+  if (state.awaitingMessages > 0 || !state.loaded) return { kind: 'wait', nextCheckMs: BUSY_CHECK_MS };
+  if (!inp.reading && state.quietForMs >= win.quietMs && inp.netQuietMs >= win.quietMs) return { kind: 'settled', early: false };
+  // How much longer the network and the content must stay quiet for the early window.
+  const contentWindow = state.idleSinceChange ? win.idleEarlyMs : win.earlyMs;
+  const due = Math.max(win.earlyMs - inp.netQuietMs, contentWindow - state.contentQuietForMs);
+  const idle = inp.heldBodies === 0 && !inp.downloadPending;
+  if (idle && due <= 0) {
+    if (state.scheduled === 0) return { kind: 'settled', early: true };
+    if (inp.mayFastForward && state.scheduled === state.timers) return { kind: 'fast-forward' };
+  }
+  // Only time stands between the page and its early window: come back when it has passed.
+  if (idle && (state.scheduled === 0 || (inp.mayFastForward && state.scheduled === state.timers))) return { kind: 'wait', nextCheckMs: Math.max(MIN_CHECK_MS, due) };
+  return { kind: 'wait', nextCheckMs: BUSY_CHECK_MS };
+}

@@ -1,0 +1,52 @@
+/**
+ * The settle rule as a pure function (see test/settle.test.ts for it on real pages).
+ */
+import { describe, expect, it } from 'vitest';
+import type { SettleState } from '../../src/browser/settle-scripts.js';
+import { BUSY_CHECK_MS, judgeSettle, MIN_CHECK_MS, type SettleInputs } from '../../src/browser/visit/settle-rule.js';
+
+const WINDOWS = { quietMs: 500, earlyMs: 100, idleEarlyMs: 50 };
+
+/** A loaded page, quiet for `quiet` ms (all of it and its content), nothing scheduled, not idle-checked. */
+function state(quiet: number, over: Partial<SettleState> = {}): SettleState {
+  return { loaded: true, quietForMs: quiet, contentQuietForMs: quiet, idleSinceChange: false, scheduled: 0, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 0, awaitingMessages: 0, ...over };
+}
+
+function inputs(st: SettleState, over: Partial<Omit<SettleInputs, 'state'>> = {}): SettleInputs {
+  return { state: st, netQuietMs: 1000, heldBodies: 0, reading: false, downloadPending: false, mayFastForward: true, ...over };
+}
+
+describe('judgeSettle', () => {
+  it('settles early after the early window with nothing scheduled, and after the idle window once the main thread was idle', () => {
+    expect(judgeSettle(inputs(state(100)), WINDOWS)).toEqual({ kind: 'settled', early: true });
+    expect(judgeSettle(inputs(state(60)), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: 40 });
+    expect(judgeSettle(inputs(state(60, { idleSinceChange: true })), WINDOWS)).toEqual({ kind: 'settled', early: true });
+    expect(judgeSettle(inputs(state(40, { idleSinceChange: true })), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: MIN_CHECK_MS });
+  });
+
+  it('style and class changes do not hold the early window: the content clock does', () => {
+    expect(judgeSettle(inputs(state(150, { quietForMs: 5 })), WINDOWS)).toEqual({ kind: 'settled', early: true });
+    expect(judgeSettle(inputs(state(5, { quietForMs: 150 })), WINDOWS).kind).toBe('wait');
+  });
+
+  it('never settles before load or while a push connection awaits its first message, even after the full window', () => {
+    expect(judgeSettle(inputs(state(9000, { loaded: false })), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: BUSY_CHECK_MS });
+    expect(judgeSettle(inputs(state(9000, { awaitingMessages: 1 })), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: BUSY_CHECK_MS });
+  });
+
+  it('fast-forwards when only timeouts are pending, and waits when other work is (or fast-forwards are used up)', () => {
+    expect(judgeSettle(inputs(state(200, { scheduled: 2, timers: 2 })), WINDOWS)).toEqual({ kind: 'fast-forward' });
+    expect(judgeSettle(inputs(state(200, { scheduled: 2, timers: 2 }), { mayFastForward: false }), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: BUSY_CHECK_MS });
+    expect(judgeSettle(inputs(state(200, { scheduled: 3, timers: 2 })), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: BUSY_CHECK_MS });
+    // The full window holds whatever is scheduled.
+    expect(judgeSettle(inputs(state(500, { scheduled: 3, timers: 0 })), WINDOWS)).toEqual({ kind: 'settled', early: false });
+  });
+
+  it('a held body, a pending download or a busy network keep the early window closed', () => {
+    expect(judgeSettle(inputs(state(200), { heldBodies: 1 }), WINDOWS).kind).toBe('wait');
+    expect(judgeSettle(inputs(state(200), { downloadPending: true }), WINDOWS).kind).toBe('wait');
+    expect(judgeSettle(inputs(state(200), { netQuietMs: 30 }), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: 70 });
+    // A body being read holds even the full window.
+    expect(judgeSettle(inputs(state(900), { heldBodies: 1, reading: true }), WINDOWS).kind).toBe('wait');
+  });
+});
