@@ -76,6 +76,8 @@ export class BrowserSession {
   private browser: Browser | null = null;
   private readonly own: boolean;
   private relaunching: Promise<void> | null = null;
+  /** Relaunches after a crash so far: a visit that saw this change while it ran lost its browser. */
+  relaunches = 0;
   private client: HttpClient | null = null;
   private contexts: ContextPool | null = null;
 
@@ -175,6 +177,7 @@ export class BrowserSession {
           const { browser } = await launchBrowser({ browserPath: this.options.browserPath, proxy: this.options.proxy });
           this.browser = browser;
           this.pool().replaceBrowser(browser);
+          this.relaunches++;
           this.hooks.onRelaunch?.();
         } catch (err) {
           throw new InfrastructureError(`the browser crashed and could not be relaunched: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);

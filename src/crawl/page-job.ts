@@ -108,11 +108,12 @@ export class PageJob {
     if (guard) await guard.ready();
     const generation = guard?.generation ?? 0;
     this.p.claims.visiting(e.url);
+    const launches = this.p.session.relaunches;
     const res = await this.visitLeased(e, host, attempt);
     if (res.interrupted) return this.release(lease);
 
     if (guard && (await this.loggedOut(guard, e, res, generation, attempt)) === 'retry') return { kind: 'park', readyAt: 0 };
-    const retry = await this.retryDecision(res, attempt, host);
+    const retry = await this.retryDecision(res, attempt, host, res.contextBroken && this.p.session.relaunches !== launches);
     if (retry) {
       this.p.event({ type: 'retry', url: e.url, attempt, reason: this.p.session.connected ? (res.status !== null ? `status ${res.status}` : 'network error') : 'browser crash' });
       return retry;
@@ -267,9 +268,10 @@ export class PageJob {
    * for its `Retry-After` (which holds the whole host) or an exponential backoff, up to `retries`.
    * @returns where to park the lease, or `null` to record the visit as it is
    */
-  private async retryDecision(res: VisitResult, attempt: number, host: string): Promise<PageOutcome | null> {
+  private async retryDecision(res: VisitResult, attempt: number, host: string, lostBrowser = false): Promise<PageOutcome | null> {
     const o = this.p.options;
-    if (!this.p.session.connected && attempt <= o.retries + 2) {
+    // The browser died under the page (another visit may already have relaunched it).
+    if ((lostBrowser || !this.p.session.connected) && attempt <= o.retries + 2) {
       await this.p.session.ensureBrowser();
       return { kind: 'park', readyAt: Date.now() };
     }
