@@ -25,6 +25,7 @@ export const UNIT_TESTS = [
   'test/diff/formats.test.ts',
   'test/diff/source.test.ts',
   'test/report-formats.test.ts',
+  'test/report/**/*.test.ts',
   'test/report-stream.test.ts',
   'test/robots-directives.test.ts',
   'test/soft404-text.test.ts',

@@ -59,6 +59,11 @@ export {
   type LinkCheck,
   type FragmentLink,
   type Soft404Reason,
+  type A11yAudit,
+  type A11yViolation,
+  type PageVitals,
+  type ServerHtml,
+  type SpaSignals,
 } from './model/record.js';
 export { robotsRulesFor, type RobotsRules, type RobotsSources, type MetaTag } from './crawl/robots-directives.js';
 export { audit, RULES, type AuditIssue, type AuditResult, type RuleId, type Severity } from './report/audit.js';

@@ -92,9 +92,11 @@ describe('settle', () => {
     const page = records.find((r) => pathOf(r.url) === '/ignored-body')!;
     expect(page).toMatchObject({ status: 200, settled: true, error: null, title: 'Ignored body' });
     expect(page.links).toEqual([`${site.origin}/late-target`]);
-    // 50 ms for the data, then 100 ms of quiet: well before the full window, let alone the 2 s
-    // an unread body used to hold.
-    expect(page.timings.settledMs!, JSON.stringify(page.timings)).toBeLessThan(540);
+    // 50 ms for the data, then a short quiet: read well before the 2 s an unread body used to hold
+    // the settle after the page's load (2221 ms in all without the fix). Measured from `load`, and
+    // with room for a busy machine, so that the bound tells the hold from its absence, not a speed.
+    const t = page.timings;
+    expect(t.settledMs! - t.load!, JSON.stringify(t)).toBeLessThan(1500);
   });
 
   it('does not settle early while the page works in slices chained through a MessageChannel (React\'s scheduler)', async () => {

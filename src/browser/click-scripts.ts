@@ -12,6 +12,8 @@ export interface ClickCandidate {
   signature: string;
   /** Accessible name (trimmed, at most 100 characters). */
   name: string;
+  /** Its role, or its tag name when it has none (`button`, `tab`, `div` …). */
+  kind: string;
   /**
    * `true` when the element says it is switched on: `aria-selected`, `aria-expanded`,
    * `aria-pressed` or `aria-checked` is `"true"`, or it is the `<summary>` of an open `<details>`.
@@ -121,7 +123,7 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
       const on =
         ['aria-selected', 'aria-expanded', 'aria-pressed', 'aria-checked'].some((a) => el.getAttribute(a) === 'true') ||
         (tag === 'summary' && el.parentElement?.localName === 'details' && (el.parentElement as HTMLDetailsElement).open);
-      out.push({ index: found.length, signature: sig, name, on });
+      out.push({ index: found.length, signature: sig, name, kind: role ?? tag, on });
       found.push(el);
     }
   };
@@ -180,6 +182,11 @@ export function takeNavigations(): string[] {
   const out = w.__spacrawlNav ?? [];
   w.__spacrawlNav = [];
   return out;
+}
+
+/** When the DOM last changed (`performance.now()` of the mutation clock, see `installMutationClock`; 0 without it). */
+export function lastMutation(): number {
+  return (window as unknown as { __spacrawl?: { last: number } }).__spacrawl?.last ?? 0;
 }
 
 /** `history.length` (a click that pushed an entry is undone with `history.back()`). */

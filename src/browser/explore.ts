@@ -1,6 +1,6 @@
 import type { Page, Route } from 'playwright';
 import { toRequestUrl } from '../url/normalize.js';
-import { clickCandidate, historyLength, recordNavigations, replaceUrlBack, scanClickables, takeNavigations, type ClickCandidate } from './click-scripts.js';
+import { clickCandidate, historyLength, lastMutation, recordNavigations, replaceUrlBack, scanClickables, takeNavigations, type ClickCandidate } from './click-scripts.js';
 import type { ClickPolicy } from './click-memory.js';
 import { extractPage } from './page-scripts.js';
 import { sleep, withTimeout } from './timeout.js';
@@ -13,6 +13,18 @@ export const DESTRUCTIVE_NAMES: readonly string[] = ['log ?out', 'sign ?out', 'l
 
 /** Longest wait (ms) for another page that is learning a clickable (see `ClickMemory`) before clicking it anyway. */
 export const CLAIM_WAIT_MS = 5_000;
+
+/** One click that led to a state of the page: the clickable's accessible name and its role (or tag). */
+export interface ClickStep {
+  name: string;
+  kind: string;
+}
+
+/**
+ * Told about a state a click revealed: `steps` are the clicks that led to it, the last one
+ * first clicked just now; `budgetLeftMs` is what is left of the page's click budget (ms).
+ */
+export type RevealedHook = (steps: ClickStep[], budgetLeftMs: number) => Promise<void>;
 
 /** How click discovery behaves on one page. */
 export interface ClickOptions {
@@ -37,6 +49,12 @@ export interface ClickOptions {
   budgetMs: number;
   /** How many rounds of revealed clickables are followed (a click that reveals clickables that reveal …). @default 2 */
   maxRevealDepth: number;
+  /**
+   * Called once per distinct clickable, after its first click changed the page's DOM without
+   * navigating (an opened menu, a tab panel, a dialog), before anything else is clicked; its
+   * time counts against `budgetMs`. Absent = nothing is told.
+   */
+  onRevealed?: RevealedHook;
 }
 
 /** What exploring found. */
@@ -92,6 +110,10 @@ function identity(u: string): string {
  * - A clickable that is missing at its turn (a tab that re-rendered after going back) is looked
  *   for again after replaying the clicks that led to it (re-opening the tab); still missing, it
  *   is left unclicked and is not reported to the site memory.
+ *
+ * - With `onRevealed`, the first click of each clickable that changed the DOM and stayed on the
+ *   page (an opened menu, a tab panel, a dialog) is told, with the clicks that led to that state,
+ *   before the page is scanned again (the accessibility check of revealed states uses it).
  *
  * Safety while exploring: every non-GET request is aborted (nothing a click triggers may change
  * server state) and every document navigation of the main frame is recorded and aborted.
@@ -165,9 +187,12 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
       return identity(page.url()) === home;
     };
     const seenSigs = new Set<string>();
+    /** Name and kind of each clickable seen, for naming revealed states. */
+    const steps = new Map<string, ClickStep>();
     const fresh = (cands: ClickCandidate[], depth: number, state: string[]): Turn[] => {
       const out: Turn[] = [];
       for (const c of cands) {
+        if (!steps.has(c.signature)) steps.set(c.signature, { name: c.name, kind: c.kind });
         if (seenSigs.has(c.signature)) continue;
         seenSigs.add(c.signature);
         out.push({ sig: c.signature, depth, state, clicks: 0, waitingSince: null, claimed: false, revealed: new Set(), present: new Set() });
@@ -242,6 +267,7 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
         claimed.add(turn.sig);
       }
       const before = dom ?? (await read()).all;
+      const changedBefore = opts.onRevealed && turn.clicks === 0 ? await withTimeout(page.evaluate(lastMutation), 2_000, 'reading the mutation clock').catch(() => null) : null;
       const historyBefore = await withTimeout(page.evaluate(historyLength), 2_000, 'reading history').catch(() => 0);
       if (!(await clickAt(target.index))) {
         done(turn);
@@ -273,6 +299,14 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
       for (const u of after.all) {
         turn.present.add(u);
         if (!before.has(u)) turn.revealed.add(u);
+      }
+      if (changedBefore !== null && opts.onRevealed && Date.now() < deadline) {
+        // The first click of this clickable changed the page in place: a state of its own.
+        const changedAfter = await withTimeout(page.evaluate(lastMutation), 2_000, 'reading the mutation clock').catch(() => changedBefore);
+        if (changedAfter > changedBefore) {
+          const chain = [...turn.state, turn.sig].map((sig) => steps.get(sig) ?? { name: '', kind: 'element' });
+          await opts.onRevealed(chain, deadline - Date.now()).catch(() => {});
+        }
       }
       const cands = await scan();
       const revealed = turn.depth < opts.maxRevealDepth ? fresh(cands, turn.depth + 1, [...turn.state, turn.sig]) : [];

@@ -21,6 +21,8 @@ export interface PoolOptions {
   headerScope?: (url: string) => boolean;
   /** Requests every visit tab refuses (sign-out URLs while logged in), or none. */
   guard?: RequestGuard | null;
+  /** More init scripts (JavaScript source) for every page of every context, e.g. `vitalsInitScript()` with `--vitals`. */
+  initScripts?: readonly string[];
 }
 
 interface Slot {
@@ -110,6 +112,7 @@ export class ContextPool {
     await context.addInitScript(installScheduleWatch);
     await context.addInitScript(installStreamWatch);
     await context.addInitScript(installSettleProbe);
+    for (const content of this.opts.initScripts ?? []) await context.addInitScript({ content });
     const slot: Slot = { context, tab: null, uses: 0, jar: { version: -1, baseline: new Map() }, session };
     // Cookies the context starts with (a --storage-state) join the jar.
     await this.cookies.collect(context, slot.jar);

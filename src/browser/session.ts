@@ -61,6 +61,8 @@ export interface SessionHooks {
   onRelaunch?: () => void;
   /** Requests every visit tab refuses (sign-out URLs while logged in), or none. */
   guard?: RequestGuard | null;
+  /** More init scripts (JavaScript source) for every page of every context (`vitalsInitScript()` with `--vitals`). */
+  initScripts?: readonly string[];
 }
 
 /**
@@ -125,6 +127,7 @@ export class BrowserSession {
       headers: o.headers,
       headerScope: this.hooks.headerScope,
       guard: this.hooks.guard ?? null,
+      initScripts: this.hooks.initScripts ?? [],
     });
   }
 

@@ -4,10 +4,14 @@
  * up in its cleanup; cleanups run in reverse order however the visit ends (`visit/pipeline.ts`).
  * @module
  */
+import type { GateClock } from './measure-gate.js';
 import type { VisitTab } from './tab.js';
+import { a11yStages } from './visit/a11y.js';
 import { newVisitContext, type VisitContext } from './visit/context.js';
 import { discover } from './visit/discover.js';
 import { extract } from './visit/extract.js';
+import { workSpan } from './visit/gate.js';
+import { inspectStages } from './visit/inspect.js';
 import { intercept } from './visit/intercept.js';
 import { leave } from './visit/leave.js';
 import { limits } from './visit/limits.js';
@@ -17,6 +21,7 @@ import { runStages, type Stage } from './visit/pipeline.js';
 import { screenshot } from './visit/screenshot.js';
 import { settle } from './visit/settle.js';
 import { VisitAbort, type VisitOptions, type VisitResult } from './visit/types.js';
+import { vitalsStages } from './visit/vitals.js';
 
 export type { FoundLink } from './discovery.js';
 export { openTab, type VisitTab } from './tab.js';
@@ -24,13 +29,27 @@ export { UNRENDERED_ANSWER } from './visit/answer.js';
 export { navigationError } from './visit/navigate.js';
 export { EARLY_QUIET_MS } from './visit/settle.js';
 export type { DocumentDecision, DocumentResponse, StoppedNavigation, StopReason, VisitOptions, VisitResult } from './visit/types.js';
+export type { VitalsOptions } from './visit/vitals.js';
 
 /**
  * The stages of one visit, in order. `leave` is first so that its cleanup (pausing the page)
- * runs last; `limits` arms the hard deadline and cancellation for every later stage.
+ * runs last; `limits` arms the hard deadline and cancellation for every later stage. The vitals
+ * are measured from right before the navigation to right after extraction (their `watch` and
+ * `read`); the inspection of SPA signals and of the server's HTML reads what extraction left,
+ * and compares links once discovery has found them. With a measure gate (`--vitals-concurrency`),
+ * the measured span of a visit with vitals holds the gate for measuring, and every stage that
+ * works on a page (for a visit without vitals, navigation to extraction as one span) holds it
+ * for work.
  */
-function visitStages(): Stage<VisitContext>[] {
-  return [leave(), limits(), observe(), intercept(), navigate(), settle(), extract(), screenshot(), discover()];
+function visitStages(opts: VisitOptions, clock: GateClock): Stage<VisitContext>[] {
+  const vitals = vitalsStages(clock);
+  const a11y = a11yStages();
+  const inspect = inspectStages();
+  const gate = opts.measureGate;
+  const load = [navigate(), settle(), extract()];
+  const measured = opts.vitals ? [vitals.watch, ...load, vitals.read] : workSpan(gate, clock, load);
+  const after = [inspect.read, screenshot(), a11y.check, discover(a11y.revealed), inspect.compare].flatMap((s) => workSpan(gate, clock, [s]));
+  return [leave(), limits(clock), observe(), intercept(), ...measured, ...after];
 }
 
 /**
@@ -53,7 +72,7 @@ function visitStages(): Stage<VisitContext>[] {
 export async function visitPage(tab: VisitTab, requestedUrl: string, opts: VisitOptions): Promise<VisitResult> {
   const ctx = newVisitContext(tab, requestedUrl, opts);
   const result = ctx.result;
-  await runStages(ctx, visitStages(), ({ phase, error }) => {
+  await runStages(ctx, visitStages(opts, { waitedMs: 0 }), ({ phase, error }) => {
     if (phase === 'action') {
       if (error instanceof VisitAbort) {
         result.error = error.recordError;

@@ -114,6 +114,15 @@ export const CLI_OPTIONS = {
     topic: 'audit',
     help: 'slow-page threshold: ms a page waited for servers to answer (timings.serverWaitMs)',
   },
+  budget: {
+    flag: 'budget',
+    kind: 'string',
+    default: null,
+    value: 'SPEC',
+    topic: 'audit',
+    help: 'with --vitals: a budget finding for each page over these limits, e.g. lcp=2500,cls=0.1,tbt=300,bytes=2MB (also fcp, ttfb, requests)',
+    doc: '; times in ms or with `s`, bytes with `KB`/`MB` (1024-based); `export --budget` judges a stored crawl the same way',
+  },
   config: {
     flag: 'config',
     kind: 'string',

@@ -183,6 +183,12 @@ export const crawlFlags = flagsOf(
   X.metrics,
   C.checkExternal,
   C.checkFragments,
+  C.a11y,
+  C.a11yTags,
+  C.vitals,
+  C.vitalsConcurrency,
+  C.vitalsThrottle,
+  X.budget,
 );
 
 /** What `this.parse()` gives for {@link crawlFlags} (plus oclif's `--json`). */

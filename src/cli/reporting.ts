@@ -5,6 +5,7 @@ import { checkWritableFile, describeFsError, ensureWritableDir } from '../util/f
 import { failingIssues, RULES } from '../report/audit.js';
 import { FORMATTERS, parseReportSpec, writeReport, type ReportInput, type ReportSpec } from '../report/formats.js';
 import type { Reporter } from '../report/reporter.js';
+import type { Budget } from '../report/budget.js';
 import { compilePattern } from '../url/scope.js';
 import type { DataStream } from './io.js';
 import { sameFile } from './records-file.js';
@@ -23,6 +24,8 @@ export interface ReportingOptions {
   ignore: readonly string[];
   /** `slow-page` threshold (ms). */
   slowMs: number;
+  /** `--budget`: limits on the pages' vitals for the `budget` rule, or `null` (absent: none). */
+  budget?: Budget | null;
   /** `--json` owns stdout. */
   json: boolean;
   /** Absolute `--screenshots` folder, or `null`. */

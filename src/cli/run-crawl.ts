@@ -234,9 +234,10 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
     const end: ReportInput = {
       records: records.source,
       summary,
-      audit: audit(records.source, { slowMs: reporting.slowMs, ignore: plan.ignore }),
+      audit: audit(records.source, { slowMs: reporting.slowMs, ignore: plan.ignore, budget: reporting.budget ?? null }),
       failOn,
       screenshotsDir: reporting.screenshotsDir,
+      budget: reporting.budget ?? null,
     };
     reporters.onEnd(end);
     const failing = failingIssues(end.audit, failOn);

@@ -139,3 +139,15 @@ export function checkPatterns(o: { include?: readonly string[]; exclude?: readon
   for (const p of [...(o.include ?? []), ...(o.exclude ?? [])]) compilePattern(p);
   for (const p of o.clickExclude ?? []) checkRegex('--click-exclude', p);
 }
+
+/**
+ * Check the audit flags against each other: `--budget`, `--vitals-concurrency` and
+ * `--vitals-throttle` limit or shape the measured vitals, so they need `--vitals`.
+ * @throws OptionsError with a one-line message otherwise
+ */
+export function checkAuditFlags(flags: { vitals: boolean; budget?: string | undefined; 'vitals-concurrency'?: number | undefined; 'vitals-throttle': string }): void {
+  if (flags.vitals) return;
+  if (flags.budget !== undefined) throw new OptionsError('--budget needs --vitals (budgets limit the measured vitals)');
+  if (flags['vitals-concurrency'] !== undefined) throw new OptionsError('--vitals-concurrency needs --vitals');
+  if (flags['vitals-throttle'] !== 'none') throw new OptionsError('--vitals-throttle needs --vitals');
+}

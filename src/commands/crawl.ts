@@ -9,6 +9,7 @@ import { openFrontier, type FrontierChoice } from '../cli/open-frontier.js';
 import { runCrawl } from '../cli/run-crawl.js';
 import { planReports, readIgnoreFile, type ReportingOptions } from '../cli/reporting.js';
 import {
+  checkAuditFlags,
   checkDevice,
   checkPatterns,
   checkReadable,
@@ -24,6 +25,7 @@ import type { LogFormat } from '../cli/observers.js';
 import { OptionsError } from '../crawl/options.js';
 import { parseMetricsAddress } from '../report/metrics.js';
 import { RedisFrontier } from '../store/redis/frontier.js';
+import { parseBudget } from '../report/budget.js';
 import type { CrawlOptions } from '../crawl/options.js';
 import { CRAWL_OPTIONS as C } from '../crawl/option-table.js';
 import { toLibraryUnit } from '../crawl/option-spec.js';
@@ -57,6 +59,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
       const flags = await applyConfig(Crawl.flags, parsed.flags, this.argv, parsed.flags.config);
       const seeds = (parsed.argv as string[]).map((a) => checkSeed(a));
       checkSharedFlags(flags, seeds.length);
+      checkAuditFlags(flags);
       const outputDir = flags['output-dir'] ? path.resolve(flags['output-dir']) : null;
       const shots = flags.screenshots ? path.resolve(flags.screenshots) : outputDir ? path.join(outputDir, 'screenshots') : null;
       if (shots) checkWritableDir(shots, flags.screenshots ? `screenshots to ${shots}` : `to --output-dir ${outputDir!}`);
@@ -144,6 +147,11 @@ export function crawlOptionsOf(flags: CrawlFlags, seeds: string[], screenshotsDi
     loggedOut: flags['logged-out'] ?? [],
     checkExternal: flags['check-external'],
     checkFragments: flags['check-fragments'],
+    a11y: flags.a11y,
+    ...(flags['a11y-tags'] !== undefined ? { a11yTags: flags['a11y-tags'].flatMap((v) => v.split(',')).map((t) => t.trim()).filter(Boolean) } : {}),
+    vitals: flags.vitals,
+    vitalsConcurrency: flags['vitals-concurrency'] ?? null,
+    vitalsThrottle: flags['vitals-throttle'] as 'none' | 'mobile',
     ...(flags['max-depth'] !== undefined ? { maxDepth: flags['max-depth'] } : {}),
     ...(flags['max-time'] !== undefined ? { maxTimeSeconds: flags['max-time'] } : {}),
   };
@@ -158,6 +166,7 @@ export function reportingOf(flags: CrawlFlags, outputDir: string | null, screens
     failOnWarnings: flags['fail-on-warnings'],
     ignore: [...(flags['ignore-url'] ?? []), ...readIgnoreFile(path.resolve('.spacrawlignore'))],
     slowMs: flags.slow,
+    budget: flags.budget === undefined ? null : parseBudget(flags.budget),
     json: flags.json ?? false,
     screenshotsDir,
   };

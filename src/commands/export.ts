@@ -16,6 +16,7 @@ import { OptionsError } from '../crawl/options.js';
 import { parseReportSpec, writeReport, type ReportInput } from '../report/formats.js';
 import { SummaryCounter, type CrawlSummary, type EndReason } from '../report/summary.js';
 import { audit } from '../report/audit.js';
+import { parseBudget } from '../report/budget.js';
 
 /** `spacrawl export --state FILE --report FORMAT:PATH`: reports from a stored crawl, without crawling. */
 export default class Export extends SpacrawlCommand {
@@ -33,12 +34,14 @@ export default class Export extends SpacrawlCommand {
     variant(X.crawlId, { help: 'with --redis: the name of the shared crawl' }),
     variant(X.redisRetryMs, { help: 'with --redis: seconds to keep trying to reach Redis before exiting 3' }),
     variant(X.reports, { help: 'FORMAT[:PATH] to write: jsonl, json, csv, html, junit, sitemap, markdown; no PATH = stdout (repeatable)', required: true }),
+    variant(X.budget, { help: "judge the stored pages' vitals against these limits (budget rule), e.g. lcp=2500,cls=0.1,tbt=300,bytes=2MB" }),
   );
 
   async run(): Promise<CrawlSummary> {
     const { flags } = await this.parse(Export);
     try {
       const specs = flags.report.map(parseReportSpec);
+      const budget = flags.budget === undefined ? null : parseBudget(flags.budget);
       if (specs.filter((s) => s.path === null).length > 1) throw new OptionsError('only one report may go to stdout');
       if (this.jsonEnabled() && specs.some((s) => s.path === null)) throw new OptionsError('--json prints the summary on stdout: give every --report a PATH');
       let store: Frontier;
@@ -76,7 +79,7 @@ export default class Export extends SpacrawlCommand {
           spooled.spool!.close();
         }
         const summary = counter.snapshot(elapsedMs, endReason);
-        const input: ReportInput = { records: spooled.source, summary, audit: audit(spooled.source), failOn: DEFAULT_FAIL_ON, screenshotsDir: null };
+        const input: ReportInput = { records: spooled.source, summary, audit: audit(spooled.source, { budget }), failOn: DEFAULT_FAIL_ON, screenshotsDir: null, budget };
         for (const s of specs) writeReport(s, input, this.io.stdout);
         this.io.stderr.write(`exported ${n} records (${summary.pages} pages) from ${source}\n`);
         return summary;

@@ -30,6 +30,7 @@ import type { LoginTotals } from '../model/summary.js';
 import { CrawlLogin } from './crawl-login.js';
 import type { CrawlEvent } from './events.js';
 import type { SessionGuard } from './session-guard.js';
+import { auditSettings, type AuditSettings } from './audit-settings.js';
 
 /** Leases held back at most while their host waits (politeness, Retry-After). */
 const PARK_LIMIT = 256;
@@ -96,6 +97,8 @@ export class Crawler {
   private readonly dust: DustLearner | null;
   /** What `--click auto` learned about each site's clickables (chrome or per page), in this process. */
   private readonly clickMemory = new ClickMemory();
+  /** The accessibility check, vitals and measure gate of every visit. */
+  private readonly auditing: AuditSettings;
   private readonly notes: string[] = [];
   private readonly sitemapUrls = new Set<string>();
   private stopReason: EndReason | null = null;
@@ -135,6 +138,7 @@ export class Crawler {
         )
       : null;
     this.dust = this.options.dedupeContent ? new DustLearner() : null;
+    this.auditing = auditSettings(this.options);
   }
 
   /** Sizes of the frontier (queued, in flight, done), for progress displays. May reject once the crawl has ended. */
@@ -249,11 +253,13 @@ export class Crawler {
       onNotice: (m) => this.notice(m),
       onRelaunch: () => this.event({ type: 'relaunch' }),
       guard: login.requestGuard(),
+      initScripts: this.auditing.initScripts,
     });
     await session.launch();
     try {
       await session.start();
       this.guard = await login.start(session, async (url) => (this.job ? this.job.sessionCheck(url) : null));
+      if (this.auditing.note) this.remark(this.auditing.note);
       const linkChecker = new LinkChecker(session.http, { timeoutMs: o.timeoutMs });
       if (!o.ignoreRobots) {
         robots = robotsForCrawl({ http: session.http, agent: o.robotsAgent, shared: this.shared?.robots ?? null, politeness: this.politeness, remark: (n) => this.remark(n) });
@@ -266,7 +272,7 @@ export class Crawler {
       );
       this.job = new PageJob({
         options: o, session, pipeline, claims, robots, linkChecker, emit, notice: (m) => this.notice(m),
-        politeness: this.politeness, leases: this.leases, soft404: this.soft404, dust: this.dust, clickMemory: this.clickMemory,
+        politeness: this.politeness, leases: this.leases, soft404: this.soft404, dust: this.dust, clickMemory: this.clickMemory, auditing: this.auditing,
         cancelVisits: this.cancelVisits.signal, stopping: () => this.stopReason !== null,
         login: this.guard ? { guard: this.guard, secrets: this.secrets } : null, event: (e) => this.event(e),
       });

@@ -152,6 +152,25 @@ export interface CrawlOptions {
   checkExternal?: boolean;
   /** Record each page's ids and names (`anchors`) and its `#fragment` links (`fragmentLinks`) for `broken-fragment`. @default false */
   checkFragments?: boolean;
+  /**
+   * Run axe-core on every rendered page, and on each state a click revealed, into the records'
+   * `a11y` (the `a11y-*` rules). @default false
+   */
+  a11y?: boolean;
+  /** axe-core tags to run with `a11y` (axe-core's tag names: WCAG 2.0, 2.1, 2.2, levels A and AA). @default wcag2a,wcag2aa,wcag21a,wcag21aa,wcag22aa */
+  a11yTags?: string[];
+  /** Measure Core Web Vitals and page weight into the records' `vitals` (the `budget` rule). @default false */
+  vitals?: boolean;
+  /**
+   * With `vitals`: measure each page alone, at most this many at once, while no other page is
+   * loaded or worked on (see `MeasureGate`); ignored without `vitals`. @default none (pages are measured as they are crawled)
+   */
+  vitalsConcurrency?: number | null;
+  /**
+   * With `vitals`: `mobile` measures under Lighthouse's mobile throttling (CPU 4×, 150 ms RTT,
+   * 1.6 Mbps down); ignored without `vitals`. @default 'none'
+   */
+  vitalsThrottle?: 'none' | 'mobile';
   /** Cancels the crawl: no new pages start, in-flight pages get `graceMs`, then records are flushed. */
   signal?: AbortSignal;
   /** Told about things worth a log line (robots.txt problems, browser restarts). */
@@ -210,6 +229,11 @@ export interface ResolvedCrawlOptions {
   proxy: string | null;
   checkExternal: boolean;
   checkFragments: boolean;
+  a11y: boolean;
+  a11yTags: string[];
+  vitals: boolean;
+  vitalsConcurrency: number | null;
+  vitalsThrottle: 'none' | 'mobile';
 }
 
 /** Options that are values, declared in {@link CRAWL_OPTIONS} (not the seeds, a browser, a store or callbacks). */
@@ -339,7 +363,34 @@ export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
     proxy: proxyOf(o.proxy),
     checkExternal: or(o.checkExternal, S.checkExternal),
     checkFragments: or(o.checkFragments, S.checkFragments),
+    a11y: or(o.a11y, S.a11y),
+    a11yTags: a11yTagsOf(o.a11yTags ?? S.a11yTags.default),
+    vitals: or(o.vitals, S.vitals),
+    vitalsConcurrency: intOrNull(S.vitalsConcurrency, o.vitalsConcurrency),
+    vitalsThrottle: choiceOf(S.vitalsThrottle, o.vitalsThrottle),
   };
+}
+
+/**
+ * Check axe-core tag names (`wcag2a`, `wcag21aa`, `best-practice`, `cat.color` …): at least one,
+ * each letters, digits, dots and dashes.
+ * @throws OptionsError otherwise
+ */
+function a11yTagsOf(tags: readonly string[]): string[] {
+  if (tags.length === 0 || tags.some((t) => !/^[a-z0-9][a-z0-9.-]*$/i.test(t))) {
+    throw new OptionsError(`a11y-tags must be axe-core tag names such as wcag2a,wcag21aa,best-practice, got ${JSON.stringify(tags.join(','))}`);
+  }
+  return [...tags];
+}
+
+/**
+ * One of a string option's declared choices, or its default when not given.
+ * @throws OptionsError for any other value
+ */
+function choiceOf<const C extends string>(spec: OptionSpec & { readonly choices: readonly C[]; readonly default: C }, v: string | undefined): C {
+  if (v === undefined) return spec.default;
+  if (!(spec.choices as readonly string[]).includes(v)) throw new OptionsError(`${nameOf(spec)} must be ${spec.choices.join(' or ')}, got ${JSON.stringify(v)}`);
+  return v as C;
 }
 
 /**

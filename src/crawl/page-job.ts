@@ -24,6 +24,7 @@ import { CRAWL_LIMITS } from './option-table.js';
 import type { Secrets } from '../model/secrets.js';
 import type { CrawlEvent } from './events.js';
 import type { SessionGuard } from './session-guard.js';
+import type { AuditSettings } from './audit-settings.js';
 
 /** What became of one page job; the loop parks a lease to `park` again. */
 export type PageOutcome =
@@ -58,6 +59,8 @@ export interface PageJobParts {
   dust: DustLearner | null;
   /** What `--click auto` learned about each site's clickables, in this process. */
   clickMemory: ClickMemory;
+  /** The accessibility check, the vitals and the measure gate of every visit (`--a11y`, `--vitals`). */
+  auditing: AuditSettings;
   /** Aborted when the visits in flight must end (after the grace period). */
   cancelVisits: AbortSignal;
   /** `true` once the crawl is ending (no probe starts then). */
@@ -176,6 +179,8 @@ export class PageJob {
       collectAnchors: o.checkFragments,
       ...(this.p.login ? { lookFor: this.p.login.guard.rules.selectors } : {}),
       onDocument: (doc) => this.documentDecision(e, doc),
+      a11y: this.p.auditing.a11y,
+      vitals: this.p.auditing.vitals,
       onMainResponse: (status, headers, at) => {
         if (!RETRYABLE_STATUS.has(status)) return false;
         // Apply Retry-After to the host at once, before other visits to it start.
@@ -256,6 +261,8 @@ export class PageJob {
       beforeNavigate: () => this.beforeNavigate(host),
       onNavigationSent: (at) => this.p.politeness.sent(host, at),
       signal: this.p.cancelVisits,
+      // Probes too: with --vitals-concurrency no probe loads while a page is measured.
+      measureGate: this.p.auditing.measureGate,
       ...extra,
     });
     this.p.session.release(slot, res.contextBroken);

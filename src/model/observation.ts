@@ -75,6 +75,143 @@ export interface PageMeta {
   h1Count: number;
 }
 
+/** How much an accessibility violation hurts, as axe-core rates it. */
+export type A11yImpact = 'minor' | 'moderate' | 'serious' | 'critical';
+
+/**
+ * One axe-core rule that failed on a page (or in a state a click revealed), as
+ * `@axe-core/playwright` reported it. Compared by `rule` and `nodes`, never by message text.
+ */
+export interface A11yViolation {
+  /** axe-core's rule id (`color-contrast`, `image-alt`, `button-name` …). */
+  rule: string;
+  /** axe-core's impact; `null` when axe gives none. */
+  impact: A11yImpact | null;
+  /** axe-core's one-line help text. */
+  help: string;
+  /** The rule's page at Deque University. */
+  helpUrl: string;
+  /** Elements that fail the rule (in a revealed state: only elements that did not fail on the page as read). */
+  nodes: number;
+  /**
+   * CSS selectors of the first few failing elements (at most 3). An element in a shadow root is
+   * its host's selector and its own joined by ` >> `; one in a frame, the frame's selector and its
+   * own joined by ` | `.
+   */
+  targets: string[];
+  /**
+   * `null` for the page as read; for a state a click revealed (an opened menu, a tab panel, a
+   * dialog), its name: `after clicking "Pricing" (button) on /`.
+   */
+  state: string | null;
+}
+
+/** What the accessibility check (`--a11y`) found on a page. */
+export interface A11yAudit {
+  /** The checker and its version, e.g. `axe-core 4.13.0`. */
+  engine: string;
+  /** The axe-core tags run (`wcag2a`, `wcag2aa` …). */
+  tags: string[];
+  /** Failed rules, the page as read first, then each revealed state in click order. */
+  violations: A11yViolation[];
+  /** Names of the revealed states checked, in click order (at most 50). */
+  states: string[];
+  /** Why a check could not finish (a timeout, a page that broke axe-core), else `null`. */
+  error: string | null;
+}
+
+/**
+ * Core Web Vitals and page weight measured in the page (`--vitals`): LCP, CLS, FCP and TTFB by
+ * Google's `web-vitals` library (`reportAllChanges`, read when the page is read, see
+ * `vitals-script.ts`), TBT from the page's long tasks, transfer size and request count from the
+ * browser's network events. Times in ms from navigation start.
+ */
+export interface PageVitals {
+  /** Largest Contentful Paint (ms); `null` when the page painted no candidate before it was read. */
+  lcp: number | null;
+  /** Cumulative Layout Shift (unitless: the largest session window of layout shifts). */
+  cls: number | null;
+  /**
+   * Total Blocking Time (ms): for each long task (over 50 ms) after First Contentful Paint, the
+   * time beyond 50 ms, summed up to when the page was read (Lighthouse's definition, with the
+   * read time in place of Time to Interactive).
+   */
+  tbt: number | null;
+  /** First Contentful Paint (ms). */
+  fcp: number | null;
+  /** Time to First Byte of the main document (ms). */
+  ttfb: number | null;
+  /** Bytes on the wire for the page up to when it was read (headers and encoded bodies; cache off while measuring). */
+  transferBytes: number;
+  /** Requests the page made up to when it was read, the main document included. */
+  requests: number;
+  /**
+   * `true` when the page was measured alone (`--vitals-concurrency`: no other page of the crawl
+   * was loading or being worked on meanwhile); `false` when it shared the machine with the
+   * crawl's other pages in flight: then the times include the crawler's own contention.
+   */
+  alone: boolean;
+  /** `mobile` when measured under Lighthouse's mobile throttling (CPU 4×, 150 ms RTT, 1.6 Mbps down), else `none`. */
+  throttle: 'none' | 'mobile';
+}
+
+/**
+ * Defects of single-page apps the visit sees anyway (on by default): text that was never
+ * rendered, busy indicators still shown at read time, an app root that rendered nothing, and
+ * the framework's hydration-mismatch messages.
+ */
+export interface SpaSignals {
+  /**
+   * Visible text that is an unrendered template or a bound value that never arrived
+   * (`{{ user.name }}`, `${price}`, `[object Object]`, and `undefined`, `NaN` or `null` standing
+   * alone); code, `<pre>`, form fields and scripts are not read. At most 10, each at most 120
+   * characters.
+   */
+  unrendered: string[];
+  /**
+   * Busy indicators visible when the page was read (at most 5): `aria-busy <selector>`
+   * (`aria-busy="true"`), `progressbar <selector>` (`role="progressbar"` without
+   * `aria-valuenow`), `skeleton <selector>` (a class naming a skeleton placeholder).
+   */
+  busy: string[];
+  /** The app root that rendered nothing (`#root`, `#app`, `#__next` …, or `body`), else `null`. */
+  emptyRoot: string | null;
+  /**
+   * Hydration-mismatch messages of React, Vue, Svelte or Angular from the console (any level)
+   * or uncaught errors, each prefixed with the framework (`React: …`); at most 10, each at most
+   * 300 characters.
+   */
+  hydration: string[];
+}
+
+/**
+ * What a client that does not run JavaScript (most AI crawlers, link previews) gets from the
+ * page: the main document's HTML as the server sent it, next to the rendered page. Links are
+ * counted as distinct http(s) targets (a plain `#fragment` dropped, a hash route kept); text as
+ * characters of whitespace-collapsed text outside `<head>`, scripts, styles, templates and
+ * `<noscript>`, the same way on both sides.
+ */
+export interface ServerHtml {
+  /** `<title>` of the server's HTML (entities decoded, whitespace collapsed), or `null` when it has none. */
+  title: string | null;
+  /** Distinct link targets (`<a href>`, `<area href>`) in the server's HTML. */
+  links: number;
+  /** Text length of the server's HTML (characters). */
+  textLength: number;
+  /** Distinct link targets a person can follow on the rendered page (anchors, shadow roots, click and scroll discovery). */
+  renderedLinks: number;
+  /** Text length of the rendered page (characters, counted as for the server's HTML). */
+  renderedTextLength: number;
+  /** Rendered link targets that are not in the server's HTML. */
+  jsOnlyLinks: number;
+  /** The first few of them (at most 10), absolute URLs as the page links them. */
+  jsOnlyLinkSamples: string[];
+  /** Bytes of the server's HTML read. */
+  bytes: number;
+  /** `true` when the document was larger than what is read (see `MAX_SERVER_HTML_BYTES`): counts are of its start. */
+  truncated: boolean;
+}
+
 /** Failure without a usable HTTP response. `code` is one of {@link ErrorCode}. */
 export interface RecordError {
   code: string;
@@ -139,11 +276,24 @@ export interface PageObservation {
    * 10000. `null` without the flag, and for pages that were not rendered.
    */
   anchors: string[] | null;
+  /** With `--a11y`: what axe-core found on the page and in the states clicks revealed; `null` without the flag and for pages not rendered. */
+  a11y: A11yAudit | null;
+  /** With `--vitals`: Core Web Vitals and page weight; `null` without the flag and for pages not rendered. */
+  vitals: PageVitals | null;
+  /** Single-page-app defects seen while reading the page (see {@link SpaSignals}). */
+  spa: SpaSignals;
+  /** The server's HTML next to the rendered page (see {@link ServerHtml}); `null` for pages not rendered or whose document could not be read. */
+  serverHtml: ServerHtml | null;
 }
 
 /** Timings with every value unknown. */
 export function emptyTimings(): PageTimings {
   return { ttfb: null, domContentLoaded: null, load: null, settledMs: null, lastChangeMs: null, serverWaitMs: null, total: null };
+}
+
+/** SPA signals with nothing seen. */
+export function blankSpaSignals(): SpaSignals {
+  return { unrendered: [], busy: [], emptyRoot: null, hydration: [] };
 }
 
 /** An observation with every field at its default (nothing loaded, nothing seen); fresh arrays and objects each call. */
@@ -167,6 +317,10 @@ export function blankObservation(): PageObservation {
     blockedBy: null,
     error: null,
     anchors: null,
+    a11y: null,
+    vitals: null,
+    spa: blankSpaSignals(),
+    serverHtml: null,
   };
 }
 

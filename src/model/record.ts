@@ -8,17 +8,24 @@ import { blankObservation, type PageObservation, type RecordError } from './obse
 
 export {
   blankObservation,
+  blankSpaSignals,
   emptyTimings,
   observationOf,
   OBSERVATION_FIELDS,
+  type A11yAudit,
+  type A11yImpact,
+  type A11yViolation,
   type DialogRecord,
   type ErrorCode,
   type FailedRequest,
   type PageMeta,
   type PageObservation,
   type PageTimings,
+  type PageVitals,
   type RecordError,
   type RedirectHop,
+  type ServerHtml,
+  type SpaSignals,
 } from './observation.js';
 
 /**

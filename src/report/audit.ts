@@ -2,6 +2,8 @@ import { normalizePercent } from '../url/normalize.js';
 import { isPage, type PageRecord } from '../model/record.js';
 import { blockedWhy, isBotWall, LinkCheckIssues } from './audit-links.js';
 import { reReadable } from './record-source.js';
+import type { Budget } from './budget.js';
+import { pageRuleIssues } from './page-rules.js';
 
 /** Severity of an audit rule. */
 export type Severity = 'error' | 'warning' | 'notice';
@@ -32,6 +34,18 @@ export const RULES = {
   'mixed-content': { severity: 'error', description: 'an http: subresource on an https: page' },
   'insecure-link': { severity: 'notice', description: 'an http:// link on an https: page whose https:// form answers the same: link to that instead' },
   'broken-fragment': { severity: 'warning', description: 'a #fragment link whose rendered target page has no element with that id, nor an <a> with that name (--check-fragments)' },
+  'a11y-critical': { severity: 'warning', description: 'axe-core found a critical accessibility violation (--a11y): one finding per page, axe rule and state (the page as read, or a state a click revealed)' },
+  'a11y-serious': { severity: 'warning', description: 'axe-core found a serious accessibility violation (--a11y)' },
+  'a11y-moderate': { severity: 'notice', description: 'axe-core found a moderate accessibility violation (--a11y)' },
+  'a11y-minor': { severity: 'notice', description: 'axe-core found a minor accessibility violation (--a11y)' },
+  budget: { severity: 'warning', description: 'a page is over a --budget (lcp, cls, tbt, fcp, ttfb, bytes, requests; measured with --vitals)' },
+  'unrendered-template': { severity: 'warning', description: 'visible text is an unrendered template or a value that never arrived: {{ … }}, ${…}, [object Object], or undefined, NaN, null standing alone' },
+  'hydration-error': { severity: 'warning', description: "the framework's hydration-mismatch message (React, Vue, Svelte, Angular) in the console: the server's HTML and the client's render differ" },
+  'stuck-loading': { severity: 'warning', description: 'read at the settle cap with a busy indicator still showing (aria-busy="true", a progressbar without value, a skeleton)' },
+  'empty-render': { severity: 'error', description: 'a 200 page whose app root (#root, #app, #__next …, or the body) rendered nothing: no text, no links, no media' },
+  'js-only-title': { severity: 'warning', description: "the server's HTML has no title: clients without JavaScript (most AI crawlers, link previews) see none" },
+  'js-only-links': { severity: 'notice', description: "links a person can follow on the rendered page that are not in the server's HTML (with their number)" },
+  'js-only-content': { severity: 'warning', description: "the server's HTML has almost no text (under 10 % of the rendered page's, which has 200 characters or more)" },
 } as const satisfies Record<string, { severity: Severity; description: string }>;
 
 /** An audit rule id. */
@@ -65,6 +79,8 @@ export interface AuditOptions {
   slowMs?: number;
   /** URLs matching any of these are reported as ignored. */
   ignore?: readonly RegExp[];
+  /** `--budget`: limits on the pages' vitals for the `budget` rule; none = no `budget` issue. */
+  budget?: Budget | null;
 }
 
 /** The audit of a crawl: issues in a stable order (severity, rule, URL). */
@@ -164,7 +180,7 @@ function judgedTitle(r: PageRecord): string | null {
 }
 
 /** The rules about one record alone; link rules take the URL's referrer list from `refs`. */
-function recordIssues(r: PageRecord, add: AddIssue, refs: ReferrerLists, slowMs: number): void {
+function recordIssues(r: PageRecord, add: AddIssue, refs: ReferrerLists, slowMs: number, budget: Budget | null): void {
   const chainRule = (): void => {
     const hops = r.redirectChain.length;
     if (hops > 1) add('redirect-chain', r.url, `${hops} redirects: ${[...r.redirectChain.map((h) => h.url), r.finalUrl ?? '?'].join(' → ')}`, refs.of(r.url));
@@ -196,6 +212,7 @@ function recordIssues(r: PageRecord, add: AddIssue, refs: ReferrerLists, slowMs:
     add('canonical-mismatch', r.url, `canonical is ${r.meta.canonical}, page is ${r.finalUrl}`);
   }
   if (r.noindex) add('noindex', r.url, 'noindex');
+  pageRuleIssues(r, add, budget);
   // What the servers did, not when the page went quiet: settle time mostly measures the
   // crawler's own CPU contention at high concurrency. Records from before serverWaitMs have none.
   const wait = r.timings.serverWaitMs ?? null;
@@ -228,7 +245,7 @@ export function audit(records: Iterable<PageRecord>, opts: AuditOptions = {}): A
   const titles = new DuplicateTitles();
   const checks = new LinkCheckIssues();
   for (const r of src) {
-    recordIssues(r, add, refs, slowMs);
+    recordIssues(r, add, refs, slowMs, opts.budget ?? null);
     const title = judgedTitle(r);
     if (title !== null) titles.count(title);
     checks.read(r);

@@ -1,6 +1,7 @@
 import type { PageRecord } from '../model/record.js';
 import type { CrawlSummary } from '../model/summary.js';
 import type { AuditResult } from './audit.js';
+import type { Budget } from './budget.js';
 import type { RecordSource } from './record-source.js';
 
 export { reReadable, type RecordSource } from './record-source.js';
@@ -15,6 +16,8 @@ export interface ReportInput {
   failOn: readonly string[];
   /** Absolute screenshots folder when `--screenshots` was given, else `null`. */
   screenshotsDir: string | null;
+  /** `--budget` limits, shown next to each vital's worst pages; absent or `null`: none. */
+  budget?: Budget | null;
 }
 
 /** Where a report's text goes, piece by piece (a file, stdout, a string in tests). */

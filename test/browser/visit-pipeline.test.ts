@@ -48,5 +48,7 @@ describe('limits', () => {
     const click = { limit: 10, exclude: [], policy: CLICK_EVERYWHERE, repeat: 1, clickWaitMs: 500, budgetMs: 3_000, maxRevealDepth: 1 };
     const scroll = { maxSteps: 5, stepMs: 250, batchWaitMs: 1_000, budgetMs: 7_000 };
     expect(hardDeadlineMs({ ...OPTS, click, scroll })).toBe(10_000 + 5_000 + 15_000 + 3_000 + 5_000 + 7_000 + 5_000);
+    // An accessibility check past its 30 s cap is waited for as long again (axe-core keeps the page busy).
+    expect(hardDeadlineMs({ ...OPTS, a11y: { tags: ['wcag2a'] } })).toBe(10_000 + 5_000 + 15_000 + 2 * 30_000 + 5_000);
   });
 });

@@ -118,7 +118,7 @@ describe('URL changes beyond the fixture', () => {
 
   it('timings: only changes beyond both thresholds count; web vitals when both crawls have them', async () => {
     const t = (total: number | null, serverWaitMs: number | null) => ({ ttfb: 1, domContentLoaded: 2, load: 3, settledMs: 4, lastChangeMs: 3, serverWaitMs, total });
-    const withVitals = (r: PageRecord, vitals: Record<string, unknown>): PageRecord => ({ ...r, vitals }) as PageRecord;
+    const withVitals = (r: PageRecord, vitals: Record<string, unknown>): PageRecord => ({ ...r, vitals }) as unknown as PageRecord;
     const a = [
       page('/', 'Home', [], { timings: t(300, 50) }),
       page('/p1', 'P1', [], { timings: t(300, 50) }),

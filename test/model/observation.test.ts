@@ -62,11 +62,16 @@ describe('PageObservation', () => {
       'blockedBy',
       'error',
       'anchors',
+      'a11y',
+      'vitals',
+      'spa',
+      'serverHtml',
     ]);
     expect(observationOf(blankRecord('https://example.test/', null, 0, null))).toEqual(blankObservation());
     expect(observationOf(blankVisitResult())).toEqual(blankObservation());
     // Fresh arrays each time: one record's list is never another's.
     expect(blankObservation().consoleErrors).not.toBe(blankObservation().consoleErrors);
+    expect(blankObservation().spa.hydration).not.toBe(blankObservation().spa.hydration);
   });
 
   it('observationOf takes exactly the observed fields', () => {

@@ -18,6 +18,7 @@ import { defaultTextOf, flagDefaultOf, type OptionSpec } from '../../src/crawl/o
 import { CRAWL_LIMITS, CRAWL_OPTIONS } from '../../src/crawl/option-table.js';
 import { OptionsError, resolveOptions, type ResolvedCrawlOptions } from '../../src/crawl/options.js';
 import { DEFAULT_LEASE_TTL_MS, DEFAULT_REDIS_RETRY_MS } from '../../src/store/redis/frontier.js';
+import { DEFAULT_A11Y_TAGS } from '../../src/browser/a11y.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SEEDS = ['http://127.0.0.1:9/'];
@@ -170,6 +171,10 @@ describe('documented defaults agree with the declarations', () => {
       .map(([file, iface, member, declared]) => ({ where: `${file} ${iface}.${member}`, documented: documentedDefaults(file, iface).get(member), declared }))
       .filter((x) => !says(x.documented, x.declared));
     expect(wrong).toEqual([]);
+  });
+
+  it("the browser's default axe-core tags (DEFAULT_A11Y_TAGS, below the crawl's layer) are the declared --a11y-tags", () => {
+    expect([...DEFAULT_A11Y_TAGS]).toEqual([...CRAWL_OPTIONS.a11yTags.default]);
   });
 
   it("README's flag table is the one made from the declarations (node scripts/readme-flags.mjs after a build rewrites it)", () => {

@@ -5,14 +5,18 @@
  * @module
  */
 import type { QuietProbe } from '../discovery.js';
-import { exploreClicks, scrollForLinks } from '../explore.js';
+import { exploreClicks, scrollForLinks, type RevealedHook } from '../explore.js';
 import { settleState } from '../settle-scripts.js';
 import { withTimeout } from '../timeout.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 
-/** The discover stage (one per visit). Adds the links found (sources `scroll`, `click`) and the number of clicks. */
-export function discover(): Stage<VisitContext> {
+/**
+ * The discover stage (one per visit). Adds the links found (sources `scroll`, `click`) and the
+ * number of clicks.
+ * @param revealed - gives the hook told about each state a click revealed (see `ClickOptions.onRevealed`), or `null`
+ */
+export function discover(revealed: (ctx: VisitContext) => RevealedHook | null = () => null): Stage<VisitContext> {
   return {
     name: 'discover',
     async action(ctx) {
@@ -26,7 +30,9 @@ export function discover(): Stage<VisitContext> {
       };
       if (opts.scroll) result.links.push(...(await ctx.step(scrollForLinks(p, known, opts.scroll, quiet))));
       if (opts.click) {
-        const ex = await ctx.step(exploreClicks(p, known, opts.click, quiet));
+        const onRevealed = revealed(ctx);
+        const click = onRevealed ? { ...opts.click, onRevealed } : opts.click;
+        const ex = await ctx.step(exploreClicks(p, known, click, quiet));
         result.links.push(...ex.links);
         result.clicks = ex.clicks;
       }

@@ -4,30 +4,53 @@
  * disarms them and records the visit's total time.
  * @module
  */
+import { A11Y_PAGE_TIMEOUT_MS } from '../a11y.js';
+import type { GateClock } from '../measure-gate.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import type { VisitOptions } from './types.js';
 
 /**
  * The hard deadline of one visit (ms): the navigation and settle caps, plus 15 s for the rest
- * (extraction, screenshot, pausing), plus each discovery budget and 5 s for it. Past it the
- * visit ends with a `timeout` error whatever it is doing, so a stuck page always frees its slot.
+ * (extraction, screenshot, pausing), plus each discovery budget and 5 s for it, plus the
+ * accessibility check's cap twice (a check past its cap is waited for as long again, see
+ * `A11yChecker`) and 5 s for it, plus 10 s for the vitals. Past it the visit ends with
+ * a `timeout` error whatever it is doing, so a stuck page always frees its slot. Time spent
+ * waiting at the measure gate (`--vitals-concurrency`) does not count.
  */
 export function hardDeadlineMs(opts: VisitOptions): number {
   return (
-    opts.navigationTimeoutMs + opts.settleTimeoutMs + 15_000 + (opts.click ? opts.click.budgetMs + 5_000 : 0) + (opts.scroll ? opts.scroll.budgetMs + 5_000 : 0)
+    opts.navigationTimeoutMs +
+    opts.settleTimeoutMs +
+    15_000 +
+    (opts.click ? opts.click.budgetMs + 5_000 : 0) +
+    (opts.scroll ? opts.scroll.budgetMs + 5_000 : 0) +
+    (opts.a11y ? 2 * A11Y_PAGE_TIMEOUT_MS + 5_000 : 0) +
+    (opts.vitals ? 10_000 : 0)
   );
 }
 
-/** The limits stage (one per visit). */
-export function limits(): Stage<VisitContext> {
+/**
+ * The limits stage (one per visit).
+ * @param clock - time the visit waited at the measure gate, added to the deadline as it grows
+ */
+export function limits(clock: GateClock = { waitedMs: 0 }): Stage<VisitContext> {
   let timer: NodeJS.Timeout | undefined;
   let onCancel: (() => void) | undefined;
   return {
     name: 'limits',
     action(ctx) {
       const deadline = hardDeadlineMs(ctx.opts);
-      timer = setTimeout(() => ctx.abort({ code: 'timeout', message: `page did not finish within the ${deadline} ms page deadline` }), deadline);
+      let credited = clock.waitedMs;
+      const arm = (ms: number): void => {
+        timer = setTimeout(() => {
+          const waited = clock.waitedMs - credited;
+          credited = clock.waitedMs;
+          if (waited > 0) arm(waited);
+          else ctx.abort({ code: 'timeout', message: `page did not finish within the ${deadline} ms page deadline` });
+        }, ms);
+      };
+      arm(deadline);
       const cancel = (): void => ctx.abort({ code: 'interrupted', message: 'crawl interrupted' });
       onCancel = cancel;
       if (ctx.opts.signal?.aborted) cancel();

@@ -7,6 +7,7 @@
  */
 import type { Page, Request } from 'playwright';
 import type { DialogRecord } from '../../model/record.js';
+import { hydrationEntry, MAX_HYDRATION_MESSAGES } from '../hydration.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import { isImplicitFavicon } from './urls.js';
@@ -66,15 +67,25 @@ function listenToPage(ctx: VisitContext, on: Page['on']): void {
   on('popup', (popup) => {
     popup.close().catch(() => {});
   });
+  /** A hydration-mismatch message (any console level, or an uncaught error) goes to `spa.hydration`. */
+  const hydration = (text: string): void => {
+    if (result.spa.hydration.length >= MAX_HYDRATION_MESSAGES) return;
+    const entry = hydrationEntry(text);
+    if (entry) result.spa.hydration.push(entry);
+  };
   on('console', (m) => {
     if (!act.current) return;
+    const type = m.type();
+    if (type === 'error' || type === 'warning' || type === 'log' || type === 'info') hydration(m.text());
     // "Failed to load resource" lines repeat what failedRequests records already.
-    if (m.type() === 'error' && result.consoleErrors.length < MAX_KEPT && !m.text().startsWith('Failed to load resource')) {
+    if (type === 'error' && result.consoleErrors.length < MAX_KEPT && !m.text().startsWith('Failed to load resource')) {
       result.consoleErrors.push(m.text().slice(0, 1000));
     }
   });
   on('pageerror', (e) => {
-    if (!act.current || result.pageErrors.length >= MAX_KEPT) return;
+    if (!act.current) return;
+    hydration(`${e.name}: ${e.message}`);
+    if (result.pageErrors.length >= MAX_KEPT) return;
     const top = (e.stack ?? '').split('\n').find((l) => l.trim().startsWith('at '));
     result.pageErrors.push(`${e.name}: ${e.message}${top ? ` (${top.trim()})` : ''}`.slice(0, 1000));
   });

@@ -5,7 +5,16 @@
  */
 import { blankObservation, type PageObservation, type RecordError } from '../../model/record.js';
 import type { FoundLink } from '../discovery.js';
+import type { A11yOptions } from '../a11y.js';
 import type { ClickOptions, ScrollOptions } from '../explore.js';
+import type { MeasureGate } from '../measure-gate.js';
+import type { ThrottleProfile } from '../throttle.js';
+
+/** How vitals are measured (`--vitals`). */
+export interface VitalsOptions {
+  /** Throttling while measured (`--vitals-throttle`). @default 'none' */
+  throttle: ThrottleProfile;
+}
 
 /** How one page visit behaves. Times in milliseconds. */
 export interface VisitOptions {
@@ -53,6 +62,19 @@ export interface VisitOptions {
    * @default none
    */
   lookFor?: readonly string[];
+  /** Run axe-core on the page and on each state a click revealed, into `a11y` (`--a11y`), or `null` for none. */
+  a11y?: A11yOptions | null;
+  /**
+   * Measure Core Web Vitals and page weight into `vitals` (`--vitals`), or `null` for none. The
+   * tab's context must carry `vitalsInitScript()` (see `PoolOptions.initScripts`).
+   */
+  vitals?: VitalsOptions | null;
+  /**
+   * Pages measured alone (`--vitals-concurrency`): with `vitals`, the visit's navigation to its
+   * vitals read holds the gate for measuring; every other step of every visit sharing the gate
+   * (with or without `vitals`) holds it for work. Absent = no gate.
+   */
+  measureGate?: MeasureGate | null;
 }
 
 /** A main-frame document response, as {@link VisitOptions.onDocument} sees it. */

@@ -15,9 +15,12 @@ export function statusText(v: StatusValue): string {
   return v.redirect ? `${v.status} (redirect)` : String(v.status);
 }
 
-/** A timing or vital value with its unit: `1500 ms`, or `0.25` for `vitals.cls`. */
+/** A timing or vital value with its unit: `1500 ms`, `0.25` for `vitals.cls`, bytes for `vitals.transferBytes`, a count for `vitals.requests`. */
 export function timingValue(metric: string, n: number): string {
-  if (metric.toLowerCase() === 'vitals.cls') return String(Math.round(n * 1000) / 1000);
+  const m = metric.toLowerCase();
+  if (m === 'vitals.cls') return String(Math.round(n * 1000) / 1000);
+  if (m === 'vitals.transferbytes') return `${Math.round(n)} bytes`;
+  if (m === 'vitals.requests') return `${Math.round(n)} requests`;
   return `${Math.round(n)} ms`;
 }
 

@@ -5,6 +5,8 @@ import type { ReportInput, ReportSink } from '../input.js';
 import { isPage, type PageRecord } from '../../model/record.js';
 import { CSP, CSS, JS } from './html-assets.js';
 import { describeFailOn, formatElapsed, issuesByUrl, SEVERITY_ORDER, stringSink } from './shared.js';
+import { auditView } from '../audit-view.js';
+import { auditSectionsHtml } from './audit-sections.js';
 
 /** Referrers listed per issue; the rest are counted (report.json has them all). */
 export const HTML_MAX_REFERRERS = 100;
@@ -228,6 +230,7 @@ ${notes}
   writeIssueGroups(sink, input, failing);
   sink.write(`
 </section>
+${auditSectionsHtml(auditView(input.records, input.budget ?? null))}
 <section id="pages"><h2>Pages</h2>
 <div class="controls">
 <input id="filter" type="search" placeholder="Filter pages: URL, title, status, rule…" aria-label="Filter pages" autocomplete="off">

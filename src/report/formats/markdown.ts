@@ -1,6 +1,8 @@
 import { RULES, failingIssues, type AuditIssue, type RuleId } from '../audit.js';
 import type { ReportInput, ReportSink } from '../input.js';
 import { describeFailOn, formatElapsed, SEVERITY_ORDER } from './shared.js';
+import { auditView } from '../audit-view.js';
+import { auditSectionsMarkdown } from './audit-sections.js';
 
 export { describeFailOn, formatElapsed } from './shared.js';
 
@@ -65,8 +67,9 @@ export function renderMarkdown(input: ReportInput): string {
     else e.count++;
     rules.set(i.rule, e);
   }
+  const sections = auditSectionsMarkdown(auditView(input.records, input.budget ?? null), { text: mdText, url: mdUrl });
   if (rules.size === 0) {
-    out.push('No issues found.', '');
+    out.push('No issues found.', '', ...sections);
     return `${out.join('\n')}`;
   }
   const failingRules = new Set(failing.map((i) => i.rule));
@@ -79,6 +82,7 @@ export function renderMarkdown(input: ReportInput): string {
     out.push(`| ${name} | ${RULES[rule].severity} | ${e.count} |${anyIgnored ? ` ${e.ignored} |` : ''}`);
   }
   out.push('');
+  out.push(...sections);
 
   const list = ranked(input, failingSet);
   if (list.length) {

@@ -1,0 +1,135 @@
+/**
+ * In-page code that reads the single-page-app signals of a settled page in one pass (see
+ * `SpaSignals`). Serialized by Playwright: it must not close over anything outside its body.
+ * @module
+ */
+
+/** What {@link readSpaSignals} returns. */
+export interface SpaReading {
+  /** Visible unrendered template text (see `SpaSignals.unrendered`). */
+  unrendered: string[];
+  /** Visible busy indicators (see `SpaSignals.busy`). */
+  busy: string[];
+  /** The app root that rendered nothing, else `null` (see `SpaSignals.emptyRoot`). */
+  emptyRoot: string | null;
+  /**
+   * Characters of the page's text: every text node of the body and its open shadow roots outside
+   * scripts, styles, templates and `<noscript>`, joined by spaces, whitespace collapsed (counted
+   * the same way as the server's HTML, see `server-html.ts`).
+   */
+  textLength: number;
+}
+
+/**
+ * Read the page's SPA signals:
+ * - **unrendered**: visible text nodes (outside scripts, styles, templates, `<noscript>`, form
+ *   fields, `<pre>`, `<code>`, `<kbd>`, `<samp>` and `contenteditable`) holding `{{ … }}`,
+ *   `${…}` or `[object Something]`, or holding `undefined`, `NaN` or `null` where the line it
+ *   is shown in (its nearest ancestor that is not laid out inline: a cell, a paragraph, a list
+ *   item) has no other words (`$NaN`, `undefined undefined`, `null`) or ends in a label's value
+ *   that is one of them (`Price: NaN`, `Total: $NaN`). A type in API documentation
+ *   (`AddressFamily: 4 | 6 | undefined`, each word its own `<span>`) is a line with other words;
+ * - **busy**: visible `aria-busy="true"` elements, `role="progressbar"` without `aria-valuenow`,
+ *   `<progress>` without `value`, and elements with a class naming a skeleton placeholder;
+ * - **emptyRoot**: the first known app mount point present (`#root`, `#app`, `#__next`, `#__nuxt`,
+ *   `#___gatsby`, `#svelte`, `app-root`, `[data-reactroot]`, `[ng-version]`, `[data-v-app]`), or
+ *   the body when there is none, when it holds no text, no link and no media (image, SVG,
+ *   canvas, video, frame, object, form control);
+ * - **textLength**: see {@link SpaReading.textLength}.
+ */
+export function readSpaSignals(): SpaReading {
+  const SKIP = new Set(['script', 'style', 'noscript', 'template']);
+  const CODE = new Set(['textarea', 'pre', 'code', 'kbd', 'samp', 'input', 'select', 'option']);
+  const TEMPLATE = /\{\{[^{}]{0,200}\}\}|\$\{[^{}]{0,200}\}|\[object [A-Z][A-Za-z]*\]/;
+  const TOKEN = /\b(?:undefined|NaN|null)\b/;
+  const TOKENS = new RegExp(TOKEN.source, 'g');
+  const LABELLED = /:\s*[-+$€£¥]?\s*(?:undefined|NaN|null)\s*[.,;!?)]?$/;
+  const unrendered: string[] = [];
+  const parts: string[] = [];
+  let chars = 0;
+  const visible = (el: Element): boolean => {
+    const box = el.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) return false;
+    const check = (el as Element & { checkVisibility?: (o: object) => boolean }).checkVisibility;
+    return check ? check.call(el, { checkOpacity: true, checkVisibilityCSS: true }) : true;
+  };
+  const inCode = (el: Element): boolean => {
+    for (let p: Element | null = el; p; p = p.parentElement) {
+      if (CODE.has(p.localName) || p.getAttribute('contenteditable') === 'true' || p.getAttribute('contenteditable') === '') return true;
+    }
+    return false;
+  };
+  /** `undefined`, `NaN` or `null` with no other word in `t`, or as the value of its label. */
+  const tokenAlone = (t: string): boolean => TOKEN.test(t) && (!/\p{L}/u.test(t.replace(TOKENS, '')) || LABELLED.test(t));
+  /** The text of the line `el` is shown in: its nearest ancestor (or itself) not laid out inline. */
+  const lineOf = (el: Element): string => {
+    let p: Element = el;
+    while (p.parentElement && p !== document.body && getComputedStyle(p).display.startsWith('inline')) p = p.parentElement;
+    const text = (p as HTMLElement).innerText ?? p.textContent ?? '';
+    return text.slice(0, 2_000).replace(/\s+/g, ' ').trim();
+  };
+  const walk = (root: Node): void => {
+    const tw = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+      acceptNode: (n) => (n.nodeType === 1 && SKIP.has((n as Element).localName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+    });
+    for (let n = tw.nextNode(); n; n = tw.nextNode()) {
+      if (n.nodeType === 1) {
+        const sr = (n as Element).shadowRoot;
+        if (sr) walk(sr);
+        continue;
+      }
+      const data = (n as Text).data;
+      if (chars < 1_000_000 && /\S/.test(data)) {
+        parts.push(data);
+        chars += data.length;
+      }
+      if (unrendered.length >= 10) continue;
+      const t = data.replace(/\s+/g, ' ').trim();
+      if (!t) continue;
+      const template = TEMPLATE.test(t);
+      if (!template && !tokenAlone(t)) continue;
+      const parent = n.parentElement;
+      if (!parent || inCode(parent) || !visible(parent)) continue;
+      if (!template && !tokenAlone(lineOf(parent))) continue;
+      unrendered.push(t.length > 120 ? `${t.slice(0, 117)}…` : t);
+    }
+  };
+  if (document.body) walk(document.body);
+  const describe = (el: Element): string => {
+    const cls = typeof el.className === 'string' ? el.className.trim().split(/\s+/)[0] : '';
+    return `${el.localName}${el.id ? `#${el.id}` : cls ? `.${cls}` : ''}`;
+  };
+  const busy: string[] = [];
+  const seen = new Set<Element>();
+  const kinds: [string, string][] = [
+    ['aria-busy', '[aria-busy="true"]'],
+    ['progressbar', '[role="progressbar"]:not([aria-valuenow]), progress:not([value])'],
+    ['skeleton', '[class*="skeleton" i]'],
+  ];
+  for (const [kind, selector] of kinds) {
+    for (const el of Array.from(document.querySelectorAll(selector))) {
+      if (busy.length >= 5) break;
+      if (seen.has(el) || !visible(el)) continue;
+      seen.add(el);
+      busy.push(`${kind} ${describe(el)}`);
+    }
+  }
+  const ROOTS = ['#root', '#app', '#__next', '#__nuxt', '#___gatsby', '#svelte', 'app-root', '[data-reactroot]', '[ng-version]', '[data-v-app]'];
+  const MEDIA = 'a[href], img, svg, canvas, video, picture, iframe, object, embed, input, select, textarea, button';
+  const renderedNothing = (el: Element): boolean => {
+    if (el.querySelector(MEDIA)) return false;
+    const tw = document.createTreeWalker(el, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+      acceptNode: (n) => (n.nodeType === 1 && SKIP.has((n as Element).localName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+    });
+    for (let n = tw.nextNode(); n; n = tw.nextNode()) {
+      if (n.nodeType === 3 && /\S/.test((n as Text).data)) return false;
+      if (n.nodeType === 1 && (n as Element).shadowRoot) return false;
+    }
+    return true;
+  };
+  let emptyRoot: string | null = null;
+  const root = ROOTS.map((s) => [s, document.querySelector(s)] as const).find(([, el]) => el !== null);
+  if (root) emptyRoot = renderedNothing(root[1]!) ? root[0] : null;
+  else if (document.body && renderedNothing(document.body)) emptyRoot = 'body';
+  return { unrendered, busy, emptyRoot, textLength: parts.join(' ').replace(/\s+/g, ' ').trim().length };
+}

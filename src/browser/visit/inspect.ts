@@ -1,0 +1,117 @@
+/**
+ * Stages: inspect. What the visit sees anyway, read for the SPA rules and for what a client
+ * without JavaScript gets (both on by default, no extra request):
+ * - `read` (after extract): the SPA signals of the settled page (`readSpaSignals`: unrendered
+ *   template text, busy indicators, an empty app root, the page's text length), and the main
+ *   document's HTML as the server sent it, which the browser keeps (`Response.body()`: the
+ *   response already intercepted and read by the browser, not requested again), read up to
+ *   `MAX_SERVER_HTML_BYTES` (see `readServerHtml`);
+ * - `compare` (after discover): the rendered page's link targets a person can follow (anchors,
+ *   shadow roots, click and scroll discovery) next to the server's.
+ *
+ * The body is read after the page settled, not while the response is paused in the intercept
+ * stage: `Fetch.getResponseBody` there would hold the whole document back from the browser until
+ * its last byte arrived (no streaming parse, and a document that never ends would hang the visit).
+ * @module
+ */
+import type { Response } from 'playwright';
+import type { LinkSource } from '../../model/record.js';
+import { linkIdentity, MAX_SERVER_HTML_BYTES, readServerHtml } from '../server-html.js';
+import { readSpaSignals, type SpaReading } from '../spa-scripts.js';
+import { withTimeout } from '../timeout.js';
+import type { VisitContext } from './context.js';
+import type { Stage } from './pipeline.js';
+
+/** Link sources a person can follow on the rendered page (frames have documents of their own; popups and frame `src`s are not followed). */
+const FOLLOWABLE: ReadonlySet<LinkSource> = new Set<LinkSource>(['anchor', 'shadow', 'click', 'scroll']);
+/** Most example URLs kept of the links only the rendered page has. */
+const MAX_SAMPLES = 10;
+
+/** The two inspect stages of one visit, sharing what `read` found of the server's HTML. */
+export function inspectStages(): { read: Stage<VisitContext>; compare: Stage<VisitContext> } {
+  let serverLinks: Set<string> | null = null;
+  return {
+    read: {
+      name: 'inspect',
+      async action(ctx) {
+        const { result, page } = ctx;
+        if (result.noContent || result.title === null) return;
+        const spa = await ctx.step(withTimeout(page.evaluate(readSpaSignals), 5_000, 'reading SPA signals').catch((): SpaReading | null => null));
+        if (spa) {
+          result.spa.unrendered = spa.unrendered;
+          result.spa.busy = spa.busy;
+          result.spa.emptyRoot = spa.emptyRoot;
+        }
+        const doc = ctx.activity.lastDocument ?? ctx.activity.mainResponse;
+        const body = doc ? await ctx.step(withTimeout(doc.body(), 5_000, 'reading the server HTML').catch(() => null)) : null;
+        if (!doc || !body) return;
+        const truncated = body.length > MAX_SERVER_HTML_BYTES;
+        const bytes = truncated ? body.subarray(0, MAX_SERVER_HTML_BYTES) : body;
+        const server = readServerHtml(decodeHtml(bytes, await contentType(doc)), doc.url());
+        serverLinks = server.links;
+        result.serverHtml = {
+          title: server.title,
+          links: server.links.size,
+          textLength: server.textLength,
+          renderedLinks: 0,
+          renderedTextLength: spa?.textLength ?? 0,
+          jsOnlyLinks: 0,
+          jsOnlyLinkSamples: [],
+          bytes: bytes.length,
+          truncated,
+        };
+        compareLinks(ctx, serverLinks);
+      },
+    },
+    compare: {
+      name: 'inspect-links',
+      action(ctx) {
+        if (serverLinks) compareLinks(ctx, serverLinks);
+      },
+    },
+  };
+}
+
+/** Fill `serverHtml`'s rendered link counts from the links found so far. */
+function compareLinks(ctx: VisitContext, server: ReadonlySet<string>): void {
+  const view = ctx.result.serverHtml;
+  if (!view) return;
+  const base = ctx.result.finalUrl ?? ctx.requestedUrl;
+  const rendered = new Set<string>();
+  for (const l of ctx.result.links) {
+    if (!FOLLOWABLE.has(l.source)) continue;
+    const id = linkIdentity(l.href, base);
+    if (id) rendered.add(id);
+  }
+  const only = [...rendered].filter((u) => !server.has(u));
+  view.renderedLinks = rendered.size;
+  view.jsOnlyLinks = only.length;
+  view.jsOnlyLinkSamples = only.slice(0, MAX_SAMPLES);
+}
+
+/** The response's `Content-Type`, or `null`. */
+async function contentType(doc: Response): Promise<string | null> {
+  const headers = await doc.allHeaders().catch(() => ({}) as Record<string, string>);
+  return headers['content-type'] ?? null;
+}
+
+/**
+ * Decode a document's bytes as a browser would, in short: a byte order mark, else the
+ * `charset` of its `Content-Type`, else a `<meta charset>` (or `http-equiv` content type) in its
+ * first 1024 bytes, else UTF-8. An encoding `TextDecoder` does not know falls back to UTF-8.
+ */
+export function decodeHtml(bytes: Uint8Array, contentTypeHeader: string | null): string {
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 'utf-8' : bytes[0] === 0xff && bytes[1] === 0xfe ? 'utf-16le' : bytes[0] === 0xfe && bytes[1] === 0xff ? 'utf-16be' : null;
+  const fromHeader = /charset\s*=\s*["']?([\w.:-]+)/i.exec(contentTypeHeader ?? '')?.[1] ?? null;
+  const head = new TextDecoder('latin1').decode(bytes.subarray(0, 1024));
+  const fromMeta = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1] ?? null;
+  for (const label of [bom, fromHeader, fromMeta]) {
+    if (!label) continue;
+    try {
+      return new TextDecoder(label).decode(bytes);
+    } catch {
+      // unknown label: try the next source
+    }
+  }
+  return new TextDecoder('utf-8').decode(bytes);
+}
