@@ -40,6 +40,7 @@ export const PROCESS_TESTS = [
   'test/diff/cli.test.ts',
   'test/diff/in-process.test.ts',
   'test/diff/crawl-pair.test.ts',
+  'test/login-cli.test.ts',
 ];
 
 const IGNORED = ['test/e2e/**', 'node_modules/**', 'dist/**'];
