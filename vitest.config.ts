@@ -42,6 +42,7 @@ export const PROCESS_TESTS = [
   'test/diff/crawl-pair.test.ts',
   'test/diff/visual-diff.test.ts',
   'test/action/action.test.ts',
+  'test/login-cli.test.ts',
 ];
 
 const IGNORED = ['test/e2e/**', 'node_modules/**', 'dist/**'];

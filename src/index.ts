@@ -11,6 +11,13 @@
  */
 export { crawl, Crawler, type CrawlResult } from './crawl/crawler.js';
 export { resolveOptions, OptionsError, type CrawlOptions, type ResolvedCrawlOptions } from './crawl/options.js';
+export type { CrawlEvent, CrawlEventType } from './crawl/events.js';
+export { loginOnly, type LoginOnlyResult } from './crawl/login-only.js';
+export { LoginError, MAX_FAILED_LOGINS } from './crawl/session-guard.js';
+export { LoggedOutRuleError } from './crawl/logged-out.js';
+export { LoginRecipeError, type LoginArgs, type LoginFunction } from './browser/login/recipe.js';
+export type { StorageState } from './browser/login/perform.js';
+export { CrawlMetrics, MetricsListenError, parseMetricsAddress, type MetricsAddress } from './report/metrics.js';
 export { MemoryFrontier } from './store/memory.js';
 export {
   StaleLeaseError,

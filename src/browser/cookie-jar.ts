@@ -27,12 +27,25 @@ const same = (a: Cookie, b: Cookie): boolean =>
 export class CookieJar {
   private readonly cookies = new Map<string, Cookie>();
   private version = 0;
+  /** Sessions replaced so far: what a context collected under an earlier one is dropped. */
+  private epoch = 0;
   /** Collects under way: a visit that starts after another ended waits for that one's cookies. */
   private readonly pending = new Set<Promise<void>>();
 
   /** Cookies in the jar now. */
   get size(): number {
     return this.cookies.size;
+  }
+
+  /**
+   * Make the jar hold exactly `cookies` (a new login's session): every context mirrors them
+   * before its next visit.
+   */
+  replace(cookies: readonly Cookie[]): void {
+    this.cookies.clear();
+    for (const c of cookies) this.cookies.set(key(c), c);
+    this.version++;
+    this.epoch++;
   }
 
   /**
@@ -74,7 +87,10 @@ export class CookieJar {
   }
 
   private async merge(context: BrowserContext, view: JarView): Promise<void> {
+    const epoch = this.epoch;
     const now = await withTimeout(context.cookies(), 10_000, 'reading cookies');
+    // The session was replaced meanwhile: these are the old session's cookies.
+    if (epoch !== this.epoch) return;
     const current = view.version === this.version;
     let changed = false;
     const seen = new Set<string>();

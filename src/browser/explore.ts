@@ -9,7 +9,7 @@ import type { FoundLink, QuietProbe } from './discovery.js';
 export { scrollForLinks, type ScrollOptions } from './scroll.js';
 
 /** Accessible names never clicked: destructive or session-ending actions. Extend with `--click-exclude`. */
-export const DESTRUCTIVE_NAMES: readonly string[] = ['log ?out', 'sign ?out', 'delete', 'remove', 'unsubscribe', 'buy', 'pay', 'checkout', 'purchase', 'order now', 'deactivate', 'close account'];
+export const DESTRUCTIVE_NAMES: readonly string[] = ['log ?out', 'sign ?out', 'log[ _-]?off', 'sign[ _-]?off', 'log[_-]out', 'sign[_-]out', 'delete', 'remove', 'unsubscribe', 'buy', 'pay', 'checkout', 'purchase', 'order now', 'deactivate', 'close account'];
 
 /** Longest wait (ms) for another page that is learning a clickable (see `ClickMemory`) before clicking it anyway. */
 export const CLAIM_WAIT_MS = 5_000;

@@ -1,9 +1,10 @@
 import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright';
 import { CookieJar, type JarView } from './cookie-jar.js';
+import type { StorageState } from './login/perform.js';
 import { installScheduleWatch } from './schedule-scripts.js';
 import { installMutationClock, installSettleProbe } from './settle-scripts.js';
 import { installStreamWatch } from './stream-scripts.js';
-import { openTab, type VisitTab } from './tab.js';
+import { openTab, type RequestGuard, type VisitTab } from './tab.js';
 import { withTimeout } from './timeout.js';
 
 /** Settings shared by every context of a {@link ContextPool}. */
@@ -18,6 +19,8 @@ export interface PoolOptions {
   headers?: Record<string, string>;
   /** Which request URLs get `headers` (the crawl's scope). */
   headerScope?: (url: string) => boolean;
+  /** Requests every visit tab refuses (sign-out URLs while logged in), or none. */
+  guard?: RequestGuard | null;
   /** More init scripts (JavaScript source) for every page of every context, e.g. `vitalsInitScript()` with `--vitals`. */
   initScripts?: readonly string[];
 }
@@ -29,6 +32,8 @@ interface Slot {
   uses: number;
   /** What the context holds of the crawl's cookie jar. */
   jar: JarView;
+  /** The session it was opened with ({@link ContextPool.session}); an older one is never reused. */
+  session: number;
 }
 
 /**
@@ -38,6 +43,11 @@ interface Slot {
  * tab spares a renderer start per page. Service workers are blocked (cached responses would hide network
  * activity) and downloads are refused. All contexts share one {@link CookieJar}: a cookie a site
  * sets on one page is sent with every later page, whatever context renders it.
+ *
+ * A login's storage state ({@link ContextPool.adoptSession}) replaces the jar's cookies and is
+ * given to every context opened from then on, recycled ones and those of a relaunched browser
+ * included; contexts of an older session are closed instead of reused, and what they saw is not
+ * taken into the jar (a logged-out visit's cookies must not overwrite the new session).
  */
 export class ContextPool {
   private readonly free: Slot[] = [];
@@ -45,6 +55,10 @@ export class ContextPool {
   private readonly recycleAfter: number;
   /** The crawl's cookies, mirrored by every context before each visit. */
   readonly cookies = new CookieJar();
+  /** The login's storage state, once a login ran (else the context options' own `storageState`). */
+  private loginState: StorageState | null = null;
+  /** Sessions adopted so far: 0 before any login. */
+  private sessionNo = 0;
 
   constructor(
     private browser: Browser,
@@ -53,10 +67,24 @@ export class ContextPool {
     this.recycleAfter = opts.recycleAfter;
   }
 
-  private async create(): Promise<Slot> {
+  /** The session (login) new contexts get: 0 before any login, then 1, 2 … */
+  get session(): number {
+    return this.sessionNo;
+  }
+
+  /**
+   * A context like the crawl's (User-Agent, viewport, locale, TLS, headers to in-scope URLs,
+   * no service workers, no downloads), without the visit scripts.
+   * @param state - `login`: the current login's storage state (or the options' own);
+   * `initial`: only the options' own `storageState` (`--storage-state`), for running a login
+   * @throws when the browser cannot open a context within 30 s
+   */
+  async openContext(state: 'login' | 'initial'): Promise<BrowserContext> {
+    const storage = state === 'login' && this.loginState ? { storageState: this.loginState } : {};
     const context = await withTimeout(
       this.browser.newContext({
         ...this.opts.contextOptions,
+        ...storage,
         userAgent: this.opts.userAgent,
         serviceWorkers: 'block',
         acceptDownloads: false,
@@ -64,12 +92,6 @@ export class ContextPool {
       30_000,
       'creating a browser context',
     );
-    // In this order: the schedule watch adds its counters to the clock's state, and the probe reads them all.
-    await context.addInitScript(installMutationClock);
-    await context.addInitScript(installScheduleWatch);
-    await context.addInitScript(installStreamWatch);
-    await context.addInitScript(installSettleProbe);
-    for (const content of this.opts.initScripts ?? []) await context.addInitScript({ content });
     const extra = this.opts.headers;
     const inScope = this.opts.headerScope;
     if (extra && Object.keys(extra).length && inScope) {
@@ -79,7 +101,19 @@ export class ContextPool {
         return route.fallback({ headers: { ...req.headers(), ...extra } });
       });
     }
-    const slot: Slot = { context, tab: null, uses: 0, jar: { version: -1, baseline: new Map() } };
+    return context;
+  }
+
+  private async create(): Promise<Slot> {
+    const session = this.sessionNo;
+    const context = await this.openContext('login');
+    // In this order: the schedule watch adds its counters to the clock's state, and the probe reads them all.
+    await context.addInitScript(installMutationClock);
+    await context.addInitScript(installScheduleWatch);
+    await context.addInitScript(installStreamWatch);
+    await context.addInitScript(installSettleProbe);
+    for (const content of this.opts.initScripts ?? []) await context.addInitScript({ content });
+    const slot: Slot = { context, tab: null, uses: 0, jar: { version: -1, baseline: new Map() }, session };
     // Cookies the context starts with (a --storage-state) join the jar.
     await this.cookies.collect(context, slot.jar);
     this.all.add(slot);
@@ -95,7 +129,7 @@ export class ContextPool {
     const slot = this.free.pop() ?? (await this.create());
     try {
       await this.cookies.apply(slot.context, slot.jar);
-      if (!slot.tab) slot.tab = await openTab(slot.context);
+      if (!slot.tab) slot.tab = await openTab(slot.context, this.opts.guard ?? null);
     } catch (err) {
       this.release(slot, true);
       throw err;
@@ -110,14 +144,31 @@ export class ContextPool {
   release(slot: Slot, broken: boolean): void {
     slot.uses++;
     if (!this.all.has(slot)) return; // dropped by replaceBrowser()
-    // What the visit did to cookies goes back to the jar (not from a broken context: it may not answer).
-    const sync = broken ? Promise.resolve() : this.cookies.collect(slot.context, slot.jar).catch(() => {});
-    if (broken || slot.uses >= this.recycleAfter) {
+    const stale = slot.session !== this.sessionNo;
+    // What the visit did to cookies goes back to the jar (not from a broken context: it may not
+    // answer; not from a context of an older session: its cookies are the old session's).
+    const sync = broken || stale ? Promise.resolve() : this.cookies.collect(slot.context, slot.jar).catch(() => {});
+    if (broken || stale || slot.uses >= this.recycleAfter) {
       this.all.delete(slot);
       void sync.then(() => withTimeout(slot.context.close(), 10_000, 'closing a context').catch(() => {}));
       return;
     }
     this.free.push(slot);
+  }
+
+  /**
+   * Take a login's storage state as the crawl's session: the jar's cookies become exactly its
+   * cookies, free contexts are closed, and contexts still in use are closed when given back.
+   * Every context opened from now on starts with `state`.
+   */
+  adoptSession(state: StorageState): void {
+    this.loginState = state;
+    this.sessionNo++;
+    this.cookies.replace(state.cookies);
+    for (const s of this.free.splice(0)) {
+      this.all.delete(s);
+      withTimeout(s.context.close(), 10_000, 'closing a context').catch(() => {});
+    }
   }
 
   /**

@@ -1,9 +1,11 @@
-import { devices, type Browser, type BrowserContextOptions } from 'playwright';
+import { devices, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright';
 import { InfrastructureError } from '../model/errors.js';
 import { HttpClient } from '../net/http-client.js';
 import { VERSION } from '../version.js';
 import { browserUserAgent, defaultUserAgent, launchBrowser } from './launch.js';
+import type { StorageState } from './login/perform.js';
 import { ContextPool, type PoolSlot } from './pool.js';
+import type { RequestGuard } from './tab.js';
 
 /** A borrowed context with its tab, as the pool hands it out. */
 export type SessionSlot = Awaited<ReturnType<ContextPool['acquire']>>;
@@ -61,6 +63,10 @@ export interface SessionHooks {
   headerScope: (url: string) => boolean;
   /** Told when the browser disconnected and is relaunched. */
   onNotice: (message: string) => void;
+  /** Told each time the browser is relaunched after a crash. */
+  onRelaunch?: () => void;
+  /** Requests every visit tab refuses (sign-out URLs while logged in), or none. */
+  guard?: RequestGuard | null;
   /** More init scripts (JavaScript source) for every page of every context (`vitalsInitScript()` with `--vitals`). */
   initScripts?: readonly string[];
 }
@@ -78,6 +84,8 @@ export class BrowserSession {
   private browser: Browser | null = null;
   private readonly own: boolean;
   private relaunching: Promise<void> | null = null;
+  /** Relaunches after a crash so far: a visit that saw this change while it ran lost its browser. */
+  relaunches = 0;
   private client: HttpClient | null = null;
   private contexts: ContextPool | null = null;
 
@@ -127,8 +135,24 @@ export class BrowserSession {
       contextOptions: contextOptionsOf(o),
       headers: o.headers,
       headerScope: this.hooks.headerScope,
+      guard: this.hooks.guard ?? null,
       initScripts: this.hooks.initScripts ?? [],
     });
+  }
+
+  /**
+   * A fresh context to log in with: the crawl's settings and `--storage-state`, not the current
+   * session. The caller closes it. (A crashed browser is relaunched first.)
+   * @throws InfrastructureError as {@link BrowserSession.ensureBrowser}; the browser's error when it cannot open one
+   */
+  async openLoginContext(): Promise<BrowserContext> {
+    await this.ensureBrowser();
+    return this.pool().openContext('initial');
+  }
+
+  /** Make a login's storage state the session of every context from now on (see `ContextPool.adoptSession`). */
+  adoptSession(state: StorageState): void {
+    this.pool().adoptSession(state);
   }
 
   /** `true` once {@link BrowserSession.start} has opened the pool (and until {@link BrowserSession.close}). */
@@ -165,6 +189,8 @@ export class BrowserSession {
           const { browser } = await launchBrowser({ browserPath: this.options.browserPath, proxy: this.options.proxy });
           this.browser = browser;
           this.pool().replaceBrowser(browser);
+          this.relaunches++;
+          this.hooks.onRelaunch?.();
         } catch (err) {
           throw new InfrastructureError(`the browser crashed and could not be relaunched: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
         } finally {

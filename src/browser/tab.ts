@@ -17,26 +17,57 @@ export interface VisitTab {
   intercepting: boolean;
   /** `true` while the page a visit left behind has its scripts disabled (resumed by the next visit). */
   paused: boolean;
+  /** The tab has a {@link RequestGuard}: requests it picks are paused before they are sent (and decided by the guard, not by a visit). */
+  guarded?: boolean;
+}
+
+/**
+ * Requests a tab refuses, whatever asks for them (a link, a redirect, a form, a script): the
+ * sign-out URLs of a logged-in crawl. `patterns` (CDP `Fetch` URL patterns, `*` wildcards) pick
+ * the candidates the browser pauses; `blocks` decides each of them.
+ */
+export interface RequestGuard {
+  /** CDP `Fetch` URL patterns of the candidates (every other request goes on unpaused). */
+  patterns: readonly string[];
+  /** `true` to refuse the request for `url`. */
+  blocks(url: string): boolean;
+  /** Told about each refused request. */
+  onBlocked?(url: string): void;
+}
+
+/** `true` for a `Fetch.requestPaused` event of the request stage (no response yet, none failed). */
+export function isRequestStage(ev: { responseStatusCode?: number; responseErrorReason?: string }): boolean {
+  return ev.responseStatusCode === undefined && ev.responseErrorReason === undefined;
 }
 
 /**
  * Open a tab in `context` for `visitPage`: a page with a CDP session that pauses every
  * document response (so non-HTML targets can be decided from their headers). While no visit
- * intercepts (`intercepting` is `false`), paused responses are let through at once.
+ * intercepts (`intercepting` is `false`), paused responses are let through at once. With a
+ * `guard`, the requests it picks are paused before they are sent and refused when it says so.
  * @throws CallTimeoutError or a Playwright error when the browser does not answer
  */
-export async function openTab(context: BrowserContext): Promise<VisitTab> {
+export async function openTab(context: BrowserContext, guard: RequestGuard | null = null): Promise<VisitTab> {
   const page = await withTimeout(context.newPage(), 15_000, 'opening a page');
   const cdp = await withTimeout(context.newCDPSession(page), 10_000, 'opening a CDP session');
   const tree = (await withTimeout(cdp.send('Page.getFrameTree'), 10_000, 'reading the frame tree')) as { frameTree: { frame: { id: string } } };
   await withTimeout(
-    cdp.send('Fetch.enable', { patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Response' }] }),
+    cdp.send('Fetch.enable', {
+      patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Response' }, ...(guard?.patterns ?? []).map((urlPattern) => ({ urlPattern, requestStage: 'Request' as const }))],
+    }),
     10_000,
     'enabling response interception',
   );
   // Fetch pauses every document response; with no visit listening, let them through.
-  const tab: VisitTab = { page, cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false };
+  const tab: VisitTab = { page, cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, guarded: guard !== null };
   cdp.on('Fetch.requestPaused', (ev) => {
+    if (guard && isRequestStage(ev)) {
+      if (guard.blocks(ev.request.url)) {
+        guard.onBlocked?.(ev.request.url);
+        cdp.send('Fetch.failRequest', { requestId: ev.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
+      } else cdp.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
+      return;
+    }
     if (!tab.intercepting) cdp.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
   });
   return tab;

@@ -163,6 +163,32 @@ export const CLI_OPTIONS = {
     help: 'on a terminal (stderr is a TTY and CI is not set), draw a live progress line: pages done / queued, pages/s, errors, elapsed',
     doc: '; see "Terminal output"',
   },
+  metrics: {
+    flag: 'metrics',
+    kind: 'string',
+    default: null,
+    value: 'HOST:PORT',
+    topic: 'terminal',
+    help: 'serve Prometheus metrics of the running crawl at http://HOST:PORT/metrics (PORT alone: 127.0.0.1)',
+    doc: '; see "Operating long crawls"',
+  },
+  logFormat: {
+    flag: 'log-format',
+    kind: 'string',
+    choices: ['human', 'json'],
+    default: 'human',
+    topic: 'terminal',
+    help: 'json: one JSON object per line on stderr for every log event (page, skip, retry, login, notice, summary) instead of the human lines',
+  },
+  /** `spacrawl login`: where the storage state goes. */
+  saveState: {
+    flag: 'save-state',
+    kind: 'string',
+    default: null,
+    value: 'FILE',
+    topic: 'browser',
+    help: 'spacrawl login: write the storage state (cookies, local storage) of the session to this file (mode 600), for --storage-state',
+  },
   /** `spacrawl robots` asks for robots.txt outside a browser, so its User-Agent is not the browser's. */
   robotsUserAgent: {
     flag: 'user-agent',

@@ -16,6 +16,9 @@ import type { CliIO, StopSignal } from './io.js';
 import { RecordsFile } from './records-file.js';
 import { DEFAULT_FAIL_ON, IssueTable, planReports, ReportFiles, type ReportingOptions } from './reporting.js';
 import { noSeedLine, SeedRecords } from './seeds.js';
+import { Writable } from 'node:stream';
+import { openObservers, type LogFormat } from './observers.js';
+import type { MetricsAddress } from '../report/metrics.js';
 import { compareWithBaseline, reportBaseline, type BaselineResult } from '../diff/baseline.js';
 import type { RecordSource as DiffRecordSource } from '../diff/source.js';
 
@@ -47,6 +50,12 @@ export interface CrawlOutput {
   reopened?: readonly string[];
   /** Reports, `--fail-on` and ignore lists; default: no reports, fail on broken links and server errors. */
   reporting?: ReportingOptions;
+  /** `--log-format`: `json` writes one JSON object per line on stderr instead of the human lines. @default 'human' */
+  logFormat?: LogFormat;
+  /** `--metrics`: serve Prometheus metrics of the crawl here while it runs. @default none */
+  metrics?: MetricsAddress | null;
+  /** Labels on every metric: `crawl_id` and `worker_id` in a Redis crawl. */
+  metricsLabels?: Record<string, string>;
   /** `--baseline`: compare with this crawl after this one; only new findings fail (see `compareWithBaseline`). */
   baseline?: BaselineRun;
 }
@@ -80,9 +89,40 @@ export interface CrawlRun {
  * @throws OptionsError, BrowserNotFoundError, OutputError, InvalidUrlError before anything is crawled
  */
 export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOutput = {}): Promise<CrawlRun> {
-  const term = new TerminalLog({ stream: io.stderr, env: io.env, quiet: output.quiet ?? false, verbose: output.verbose ?? false, progress: output.progress ?? true });
+  // With --log-format json, every line on stderr is a JSON object (from the crawl's events):
+  // the human lines go nowhere.
+  const json = output.logFormat === 'json';
+  const nowhere = new Writable({ write: (_chunk, _enc, done) => done() });
+  const term = new TerminalLog({
+    stream: json ? nowhere : io.stderr,
+    env: io.env,
+    quiet: json || (output.quiet ?? false),
+    verbose: !json && (output.verbose ?? false),
+    progress: !json && (output.progress ?? true),
+  });
   const say = (line: string): void => term.line(line);
-  let crawler: Crawler | null = new Crawler({ ...options, onNotice: (m) => say(`note: ${m}`) }); // validates options first
+  let counts: (() => Promise<{ queued: number; inFlight: number; done: number } | null>) | null = null;
+  const observers = await openObservers({
+    logFormat: output.logFormat ?? 'human',
+    metrics: output.metrics ?? null,
+    log: io.stderr,
+    counts: async () => (counts ? counts() : null),
+    ...(output.metricsLabels ? { labels: output.metricsLabels } : {}),
+  });
+  if (observers.metricsUrl) {
+    say(`metrics: ${observers.metricsUrl}`);
+    if (json) observers.onEvent({ type: 'notice', message: `metrics: ${observers.metricsUrl}` });
+  }
+  let crawler: Crawler | null;
+  try {
+    crawler = new Crawler({ ...options, onNotice: (m) => say(`note: ${m}`), onEvent: (e) => observers.onEvent(e) }); // validates options first
+  } catch (err) {
+    await observers.close();
+    throw err;
+  }
+  // The metrics read the frontier's sizes while the crawl runs (then the crawler is let go).
+  let watched: Crawler | null = crawler;
+  counts = async () => (watched ? watched.frontierCounts() : null);
   const reporting: ReportingOptions = output.reporting ?? {
     reports: [],
     outputDir: null,
@@ -106,6 +146,7 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
     return await crawlAndReport();
   } finally {
     records.remove();
+    await observers.close();
   }
 
   /**
@@ -157,6 +198,7 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
       stopListening();
       reporters.onRecordsEnd();
     }
+    watched = null;
     return { result: running.result(), fatal, signalExit };
   }
 
@@ -218,6 +260,7 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
     const t0 = Date.now();
     const { result, fatal, signalExit } = await crawlPhase(reporters, terminal, t0);
     const summary = counter.snapshot(Date.now() - t0, result.endReason, result.sitemapUrls, result.notes, result.learnedParams);
+    if (result.logins) summary.logins = result.logins;
     const base = fatal || signalExit !== null || !output.baseline ? null : await againstBaseline(output.baseline, failOn);
     const end: ReportInput = {
       records: records.source,
@@ -235,15 +278,20 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
     // No seed answered (and no earlier run or other worker did): the crawl found nothing to audit.
     const noSeed = !result.seedVisited && earlier === 0 && !output.shared;
     let exitCode: ExitCodeValue = ExitCode.Ok;
+    observers.summary(summary);
     if (fatal) {
       say(`spacrawl: crawl aborted: ${fatal.message}`);
+      observers.failure(`crawl aborted: ${fatal.message}`, ExitCode.Infrastructure);
       exitCode = ExitCode.Infrastructure;
     } else if (signalExit !== null) exitCode = signalExit;
     else if (base && 'error' in base) {
       say(`spacrawl: --baseline: ${base.error}`);
       exitCode = ExitCode.Usage;
     } else {
-      if (noSeed) say(noSeedLine(seeds.list));
+      if (noSeed) {
+        say(noSeedLine(seeds.list));
+        observers.failure(noSeedLine(seeds.list).replace(/^spacrawl: /, ''), ExitCode.Findings);
+      }
       if (!output.neverFailOnFindings && (failing.length > 0 || noSeed)) exitCode = ExitCode.Findings;
     }
     return { summary, exitCode };

@@ -23,6 +23,10 @@ import {
   parseViewport,
 } from '../cli/validate.js';
 import type { CrawlSummary } from '../model/summary.js';
+import type { LogFormat } from '../cli/observers.js';
+import { OptionsError } from '../crawl/options.js';
+import { parseMetricsAddress } from '../report/metrics.js';
+import { RedisFrontier } from '../store/redis/frontier.js';
 import { parseBudget } from '../report/budget.js';
 import type { CrawlOptions } from '../crawl/options.js';
 import { CRAWL_OPTIONS as C } from '../crawl/option-table.js';
@@ -61,15 +65,19 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
       const outputDir = flags['output-dir'] ? path.resolve(flags['output-dir']) : null;
       const shots = flags.screenshots ? path.resolve(flags.screenshots) : outputDir ? path.join(outputDir, 'screenshots') : null;
       if (shots) checkWritableDir(shots, flags.screenshots ? `screenshots to ${shots}` : `to --output-dir ${outputDir!}`);
-      const options = crawlOptionsOf(flags, seeds, shots);
+      // A login recipe reads its secrets from the command's environment.
+      const options = { ...crawlOptionsOf(flags, seeds, shots), loginEnv: this.io.env };
       checkPatterns(options);
       const reporting = reportingOf(flags, outputDir, shots);
       // --fail-on new / new:RULE need --baseline; the audit gets plain rule ids.
       reporting.failOn = parseGateFailOn(reporting.failOn, Boolean(flags.baseline)).rules;
       planReports(reporting); // bad report flags are usage errors, found before crawling
+      const metrics = flags.metrics ? parseMetricsAddress(flags.metrics) : null;
+      if (flags.metrics && !metrics) throw new OptionsError(`--metrics ${JSON.stringify(flags.metrics)}: expected PORT or HOST:PORT, e.g. 9464 or 0.0.0.0:9464`);
       const out = flags.out ? path.resolve(flags.out) : outputDir ? path.join(outputDir, 'pages.jsonl') : null;
       const baseline = flags.baseline ? await baselineOf(flags, { outputDir, outFile: out, stateFile: flags.state ? path.resolve(flags.state) : null }) : undefined;
       const opened = await openFrontier(options, frontierChoiceOf(flags), (line) => this.io.stderr.write(`${line}\n`));
+      const frontier = opened.options.frontier;
       const { summary, exitCode } = await runCrawl(opened.options, this.io, {
         ...(baseline ? { baseline } : {}),
         reporting,
@@ -78,6 +86,9 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         verbose: flags.verbose,
         progress: flags.progress,
         append: opened.durable,
+        logFormat: flags['log-format'] as LogFormat,
+        metrics,
+        ...(frontier instanceof RedisFrontier ? { metricsLabels: { crawl_id: frontier.crawlId, worker_id: frontier.workerId } } : {}),
         shared: opened.shared,
         ...(opened.earlier ? { earlier: opened.earlier, reopened: opened.reopened } : {}),
       });
@@ -142,6 +153,8 @@ export function crawlOptionsOf(flags: CrawlFlags, seeds: string[], screenshotsDi
     locale: flags.locale ?? null,
     storageState: flags['storage-state'] ? checkReadable('--storage-state', path.resolve(flags['storage-state'])) : null,
     headers: parseHeaders(flags.header ?? []),
+    login: flags.login ? checkReadable('--login', path.resolve(flags.login)) : null,
+    loggedOut: flags['logged-out'] ?? [],
     checkExternal: flags['check-external'],
     checkFragments: flags['check-fragments'],
     a11y: flags.a11y,

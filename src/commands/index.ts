@@ -2,6 +2,7 @@ import Crawl from './crawl.js';
 import Demo from './demo.js';
 import Diff from './diff.js';
 import Export from './export.js';
+import Login from './login.js';
 import Robots from './robots.js';
 import Status from './status.js';
 
@@ -11,6 +12,7 @@ export const COMMANDS = {
   demo: Demo,
   diff: Diff,
   export: Export,
+  login: Login,
   robots: Robots,
   status: Status,
 };

@@ -25,6 +25,11 @@ import { seedFromSitemaps } from './sitemap-seeds.js';
 import { SoftNotFound } from './soft404.js';
 import { TrapDetector } from './traps.js';
 import { CRAWL_LIMITS } from './option-table.js';
+import { Secrets } from '../model/secrets.js';
+import type { LoginTotals } from '../model/summary.js';
+import { CrawlLogin } from './crawl-login.js';
+import type { CrawlEvent } from './events.js';
+import type { SessionGuard } from './session-guard.js';
 import { auditSettings, type AuditSettings } from './audit-settings.js';
 
 /** Leases held back at most while their host waits (politeness, Retry-After). */
@@ -57,6 +62,8 @@ export interface CrawlResult {
   sitemapUrls: ReadonlySet<string>;
   /** Parameters learned as irrelevant to content (`--dedupe-content`), per origin (`origin: name, …`). */
   learnedParams: string[];
+  /** Logins of a crawl with a `login` recipe; absent without one. */
+  logins?: LoginTotals;
 }
 
 /**
@@ -99,6 +106,9 @@ export class Crawler {
   /** An infrastructure failure that stops the crawl (re-thrown by `records()`). */
   private fatal: unknown = null;
   private job: PageJob | null = null;
+  private guard: SessionGuard | null = null;
+  /** What a login typed (values read from the environment): removed from records and notices. */
+  private readonly secrets = new Secrets();
   /** Navigations started (first visits only), against `maxPages`. */
   private started = 0;
   private running = false;
@@ -173,17 +183,30 @@ export class Crawler {
       notes: [...this.notes],
       sitemapUrls: new Set(this.sitemapUrls),
       learnedParams: this.dust?.rules() ?? [],
+      ...(this.guard && this.options.login ? { logins: this.guard.totals() } : {}),
     };
   }
 
   private notice(msg: string): void {
-    this.input.onNotice?.(msg);
+    const m = this.secrets.redact(msg);
+    this.input.onNotice?.(m);
+    this.event({ type: 'notice', message: m });
+  }
+
+  /** Tell `onEvent` (a listener's error is its own: it never stops the crawl). */
+  private event(e: CrawlEvent): void {
+    try {
+      this.input.onEvent?.(e);
+    } catch {
+      // a listener must not throw; the crawl goes on
+    }
   }
 
   /** A notice the summary keeps too (in `notes`, once however often it recurs). */
   private remark(msg: string): void {
-    if (!this.notes.includes(msg)) this.notes.push(msg);
-    this.notice(msg);
+    const m = this.secrets.redact(msg);
+    if (!this.notes.includes(m)) this.notes.push(m);
+    this.notice(m);
   }
 
   /** Stop the crawl for an infrastructure failure (the first one is what `records()` throws). */
@@ -199,7 +222,11 @@ export class Crawler {
 
   private async run(): Promise<void> {
     const o = this.options;
-    const emit = (r: PageRecord): void => this.out.push(r);
+    const emit = (r: PageRecord): void => {
+      const record = this.secrets.redactDeep(r);
+      this.out.push(record);
+      this.event({ type: 'record', record });
+    };
     const canonical = (u: string | URL): string => normalize(u, o.normalize);
     const scope = new Scope(o.seeds, { mode: o.scope, include: o.include, exclude: o.exclude, normalize: o.normalize });
     let robots: RobotsCache | null = null;
@@ -213,15 +240,25 @@ export class Crawler {
 
     if (o.screenshotsDir) ensureWritableDir(o.screenshotsDir);
 
+    // A logged-in crawl (a login recipe, or a storage state) never requests a sign-out URL.
+    const login = await CrawlLogin.prepare(o, this.input.loginEnv, {
+      secrets: this.secrets,
+      event: (e) => this.event(e),
+      notice: (m) => this.notice(m),
+      remark: (m) => this.remark(m),
+    });
     const session = new BrowserSession(o, {
       ...(this.input.browser ? { browser: this.input.browser } : {}),
       headerScope: (url) => scope.inScope(url),
       onNotice: (m) => this.notice(m),
+      onRelaunch: () => this.event({ type: 'relaunch' }),
+      guard: login.requestGuard(),
       initScripts: this.auditing.initScripts,
     });
     await session.launch();
     try {
       await session.start();
+      this.guard = await login.start(session, async (url) => (this.job ? this.job.sessionCheck(url) : null));
       if (this.auditing.note) this.remark(this.auditing.note);
       const linkChecker = new LinkChecker(session.http, { timeoutMs: o.timeoutMs });
       if (!o.ignoreRobots) {
@@ -229,7 +266,7 @@ export class Crawler {
       }
       const traps = new TrapDetector({ maxQueryVariants: o.maxQueryVariants, maxPathSegments: CRAWL_LIMITS.maxPathSegments });
       const pipeline = new LinkPipeline(
-        { maxDepth: o.maxDepth, normalize: o.normalize, followNofollow: o.followNofollow },
+        { maxDepth: o.maxDepth, normalize: o.normalize, followNofollow: o.followNofollow, skipSignOut: login.loggedIn },
         // An origin's soft-404 probe starts with its first URL admitted for a visit.
         { scope, traps, robots, dust: this.dust, frontier: this.frontier, emit, onAdmitted: (u) => this.soft404?.ensure(new URL(u).origin) },
       );
@@ -237,6 +274,7 @@ export class Crawler {
         options: o, session, pipeline, claims, robots, linkChecker, emit, notice: (m) => this.notice(m),
         politeness: this.politeness, leases: this.leases, soft404: this.soft404, dust: this.dust, clickMemory: this.clickMemory, auditing: this.auditing,
         cancelVisits: this.cancelVisits.signal, stopping: () => this.stopReason !== null,
+        login: this.guard ? { guard: this.guard, secrets: this.secrets } : null, event: (e) => this.event(e),
       });
       // On a resumed durable crawl, pages visited in earlier runs count against --max-pages (a
       // shared frontier keeps the crawl-wide budget itself).

@@ -1,6 +1,7 @@
 import type { FoundLink } from '../browser/visit.js';
 import { blankRecord, type FragmentLink, type LinkDetail, type LinkSource, type PageRecord, type RecordError, type SkipReason } from '../model/record.js';
 import { normalize, toRequestUrl, type NormalizeOptions } from '../url/normalize.js';
+import { isLogoutText, isLogoutUrl } from '../url/logout.js';
 import type { RobotsCache } from '../url/robots.js';
 import type { Scope } from '../url/scope.js';
 import type { DustLearner } from './dust.js';
@@ -18,6 +19,8 @@ export interface Candidate {
   url: string;
   /** URL as resolved by the browser, plain fragment dropped: what will be requested. */
   requestedUrl: string;
+  /** A sign-out: its URL, or the text of a link to it, says log out / sign out / log off (see `src/url/logout.ts`). */
+  signOut?: boolean;
 }
 
 /** The links of one page, sorted by where they may go. */
@@ -56,6 +59,8 @@ export function classifyLinks(found: readonly FoundLink[], scope: Scope, norm: N
   const exSeen = new Set<string>();
   const detailSeen = new Set<string>();
   const candSeen = new Set<string>();
+  /** Canonical URLs a link names "Sign out", "Log off" …: every candidate of that URL is a sign-out. */
+  const signOutTexts = new Set<string>();
   for (const l of found) {
     let u: URL;
     try {
@@ -78,6 +83,7 @@ export function classifyLinks(found: readonly FoundLink[], scope: Scope, norm: N
       out.linkDetails.push({ url: canonical, text: l.text, source: l.source, nofollow });
     }
     if (!web) continue;
+    if (isLogoutText(l.text)) signOutTexts.add(canonical);
     if (!out.requestUrls.has(canonical)) out.requestUrls.set(canonical, toRequestUrl(u, norm));
     if (scope.inScope(canonical)) {
       if (!inSeen.has(canonical)) {
@@ -95,6 +101,7 @@ export function classifyLinks(found: readonly FoundLink[], scope: Scope, norm: N
       out.externalLinks.push(canonical);
     }
   }
+  for (const c of out.candidates) if (signOutTexts.has(c.url) || isLogoutUrl(c.requestedUrl)) c.signOut = true;
   return out;
 }
 
@@ -160,6 +167,11 @@ export interface AdmissionRules {
   normalize: NormalizeOptions;
   /** Offer `rel="nofollow"` links to the frontier too. */
   followNofollow: boolean;
+  /**
+   * The crawl is logged in (`--login`, `--storage-state`): sign-out URLs (by URL or link text)
+   * are `skipped: "logout"`, never requested. @default false
+   */
+  skipSignOut?: boolean;
 }
 
 /** What a {@link LinkPipeline} works with. */
@@ -182,7 +194,8 @@ export interface AdmissionParts {
 
 /**
  * Admission of URLs into the frontier, the asynchronous half of the link pipeline. Each
- * candidate found at `depth - 1` (or a seed at 0) is decided in this order: past `maxDepth` →
+ * candidate found at `depth - 1` (or a seed at 0) is decided in this order: a sign-out while
+ * logged in (`skipSignOut`) → `skipped: "logout"`; past `maxDepth` →
  * `skipped: "budget"`; a crawler trap → `trap`; a variant of a known URL differing only in
  * learned parameters → `duplicate`; disallowed by robots.txt → `robots` (with a
  * `robots-unavailable` error when the origin's robots.txt could not be fetched, RFC 9309
@@ -222,7 +235,8 @@ export class LinkPipeline {
       const e: FrontierEntry = { url: c.url, requestedUrl: c.requestedUrl, depth, referrer };
       // Asked for every candidate: the first URL of a family becomes its representative.
       const dup = dust?.duplicateOf(c.url) ?? null;
-      if (depth > this.rules.maxDepth) e.skip = 'budget';
+      if (this.rules.skipSignOut && (c.signOut || isLogoutUrl(c.requestedUrl))) e.skip = 'logout';
+      else if (depth > this.rules.maxDepth) e.skip = 'budget';
       else if (traps.check(c.url)) e.skip = 'trap';
       else if (dup) {
         e.skip = 'duplicate';

@@ -243,6 +243,23 @@ export const CRAWL_OPTIONS = {
     topic: 'browser',
     help: "Playwright storage state file (cookies, local storage), e.g. saved by your tests' login step",
   },
+  login: {
+    flag: 'login',
+    kind: 'string',
+    default: null,
+    value: 'FILE',
+    topic: 'browser',
+    help: 'log in before crawling with this recipe: an ES module (default export async ({ page, context, env, baseUrl }) => {}) or a Chrome DevTools Recorder JSON export; secrets come from the environment',
+    doc: '; see "Crawling behind a login"',
+  },
+  loggedOut: {
+    flag: 'logged-out',
+    kind: 'list',
+    default: [],
+    value: 'RULE',
+    topic: 'browser',
+    help: 'with --login: a visit is logged out when it matches url:REGEX (redirected there), selector:CSS (shown on the page) or status:N (repeatable; default: a redirect to the page where the login started); the login runs again and the page is visited again',
+  },
   headers: { flag: 'header', kind: 'list', default: {}, value: '"Name: value"', topic: 'browser', help: '"Name: value" request header, sent only to in-scope origins (repeatable)' },
   viewport: {
     flag: 'viewport',
@@ -335,4 +352,6 @@ export const CRAWL_LIMITS = {
   maxDialogs: 10,
   /** Path segments beyond which a URL is skipped as a trap. */
   maxPathSegments: 30,
+  /** Cap on one login (`--login`): the recipe, and reading the page it ended on (ms). */
+  loginTimeoutMs: 60_000,
 } as const;

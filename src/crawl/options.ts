@@ -5,6 +5,9 @@ import type { Frontier } from '../store/frontier.js';
 import { UsageError } from '../model/errors.js';
 import type { OptionSpec } from './option-spec.js';
 import { CRAWL_OPTIONS } from './option-table.js';
+import type { LoginFunction } from '../browser/login/recipe.js';
+import type { CrawlEvent } from './events.js';
+import { parseLoggedOutRules, type LoggedOutRule } from './logged-out.js';
 
 /** Default `--max-pages`: navigations started in all (a budget against infinite URL spaces). */
 export const DEFAULT_MAX_PAGES: number = CRAWL_OPTIONS.maxPages.default;
@@ -115,6 +118,21 @@ export interface CrawlOptions {
   storageState?: string | null;
   /** Extra request headers, sent only to in-scope origins (never to CDNs or third parties). @default none */
   headers?: Record<string, string>;
+  /**
+   * Log in before the crawl: a recipe file (an ES module whose default export is a
+   * {@link LoginFunction}, or a Chrome DevTools Recorder JSON export) or a login function. Its
+   * storage state becomes the session of every browser context; a visit found logged out (see
+   * `loggedOut`) makes it run again and the page is visited again. Sign-out URLs are never
+   * requested meanwhile (`skipped: "logout"`). See README, "Crawling behind a login".
+   * @default none
+   */
+  login?: string | LoginFunction | null;
+  /**
+   * When a visit is logged out: `url:REGEX` (redirected to a matching URL), `selector:CSS` (a
+   * rendered element matches) or `status:N` (400–599). Used with `login` or `storageState`.
+   * @default none (a redirect to the page where the login started)
+   */
+  loggedOut?: string[];
   /** Grace period for in-flight pages on cancellation (ms). @default 3000 */
   graceMs?: number;
   /**
@@ -163,6 +181,10 @@ export interface CrawlOptions {
   signal?: AbortSignal;
   /** Told about things worth a log line (robots.txt problems, browser restarts). */
   onNotice?: (message: string) => void;
+  /** Told about each event of the running crawl (records, retries, logins, relaunches …); see {@link CrawlEvent}. */
+  onEvent?: (event: CrawlEvent) => void;
+  /** The environment a login recipe reads its secrets from. @default process.env */
+  loginEnv?: Readonly<Record<string, string | undefined>>;
 }
 
 /** {@link CrawlOptions} with every default filled in. */
@@ -195,6 +217,8 @@ export interface ResolvedCrawlOptions {
   locale: string | null;
   storageState: string | null;
   headers: Record<string, string>;
+  login: string | LoginFunction | null;
+  loggedOut: LoggedOutRule[];
   maxDepth: number;
   maxPages: number;
   maxTimeSeconds: number | null;
@@ -222,7 +246,7 @@ export interface ResolvedCrawlOptions {
 }
 
 /** Options that are values, declared in {@link CRAWL_OPTIONS} (not the seeds, a browser, a store or callbacks). */
-export type DeclaredOption = Exclude<keyof CrawlOptions, 'seeds' | 'browser' | 'frontier' | 'signal' | 'onNotice'>;
+export type DeclaredOption = Exclude<keyof CrawlOptions, 'seeds' | 'browser' | 'frontier' | 'signal' | 'onNotice' | 'onEvent' | 'loginEnv'>;
 
 // The table declares exactly the value options of CrawlOptions: a missing or an extra key fails to compile.
 const everyOptionDeclared: Record<DeclaredOption, OptionSpec> = CRAWL_OPTIONS;
@@ -330,6 +354,8 @@ export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
     locale: o.locale ?? S.locale.default,
     storageState: o.storageState ?? S.storageState.default,
     headers: { ...(o.headers ?? S.headers.default) },
+    login: o.login ?? S.login.default,
+    loggedOut: parseLoggedOutRules(o.loggedOut ?? S.loggedOut.default),
     maxDepth: int(S.maxDepth, o.maxDepth),
     maxPages: int(S.maxPages, o.maxPages),
     maxTimeSeconds: maxTime ?? S.maxTimeSeconds.default,

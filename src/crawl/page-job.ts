@@ -3,7 +3,8 @@ import { CLICK_EVERYWHERE, type ClickMemory } from '../browser/click-memory.js';
 import type { ClickOptions } from '../browser/explore.js';
 import { scrollOptionsOf } from '../browser/scroll.js';
 import type { BrowserSession } from '../browser/session.js';
-import { visitPage, type VisitOptions, type VisitResult } from '../browser/visit.js';
+import { visitPage, type DocumentDecision, type DocumentResponse, type VisitOptions, type VisitResult } from '../browser/visit.js';
+import { isLogoutUrl } from '../url/logout.js';
 import type { PageRecord } from '../model/record.js';
 import { screenshotFileName } from '../browser/screenshot-name.js';
 import type { RobotsCache } from '../url/robots.js';
@@ -20,6 +21,9 @@ import { redirectRecord, type DocumentClaims } from './redirects.js';
 import { backoffMs, isRetryable, parseRetryAfter, RETRYABLE_STATUS } from './retry.js';
 import type { ProbeResult, SoftNotFound } from './soft404.js';
 import { CRAWL_LIMITS } from './option-table.js';
+import type { Secrets } from '../model/secrets.js';
+import type { CrawlEvent } from './events.js';
+import type { SessionGuard } from './session-guard.js';
 import type { AuditSettings } from './audit-settings.js';
 
 /** What became of one page job; the loop parks a lease to `park` again. */
@@ -65,6 +69,10 @@ export interface PageJobParts {
   emit: (record: PageRecord) => void;
   /** A progress note. */
   notice: (message: string) => void;
+  /** The crawl's login (`--login`, `--storage-state`): the session guard and the secrets to remove from records; `null` without one. */
+  login: { guard: SessionGuard; secrets: Secrets } | null;
+  /** Told about retries (see {@link CrawlEvent}). */
+  event: (e: CrawlEvent) => void;
 }
 
 /**
@@ -98,12 +106,21 @@ export class PageJob {
     const attempt = this.p.leases.beginAttempt(lease);
     if (await this.skipKnownDuplicate(lease, attempt)) return { kind: 'done' };
 
+    // A login under way: wait for its session rather than visit with the one that ended.
+    const guard = this.p.login?.guard ?? null;
+    if (guard) await guard.ready();
+    const generation = guard?.generation ?? 0;
     this.p.claims.visiting(e.url);
+    const launches = this.p.session.relaunches;
     const res = await this.visitLeased(e, host, attempt);
     if (res.interrupted) return this.release(lease);
 
-    const retry = await this.retryDecision(res, attempt, host);
-    if (retry) return retry;
+    if (guard && (await this.loggedOut(guard, e, res, generation, attempt)) === 'retry') return { kind: 'park', readyAt: 0 };
+    const retry = await this.retryDecision(res, attempt, host, res.contextBroken && this.p.session.relaunches !== launches);
+    if (retry) {
+      this.p.event({ type: 'retry', url: e.url, attempt, reason: this.p.session.connected ? (res.status !== null ? `status ${res.status}` : 'network error') : 'browser crash' });
+      return retry;
+    }
 
     if (e.depth === 0 && res.status !== null) this.answered = true;
     const { record, follow } = await this.record(e, res, attempt);
@@ -128,8 +145,11 @@ export class PageJob {
     const host = Politeness.key(url);
     this.p.politeness.start(host);
     try {
-      const res = await this.visit(url, host, {});
+      const guard = this.p.login?.guard ?? null;
+      const res = await this.visit(url, host, guard ? { onDocument: (doc) => guard.rules.onDocument(doc) ?? 'follow', lookFor: guard.rules.selectors } : {});
       if (res.error || res.nonHtml) return null;
+      // A probe that found the session logged out says nothing about "not found" pages.
+      if (guard && guard.rules.judge(res, url)) return null;
       return { text: res.text, status: res.status, path: new URL(url).pathname, finalUrl: res.finalUrl };
     } catch {
       return null;
@@ -158,9 +178,10 @@ export class PageJob {
       click: o.click === 'off' ? null : this.clickOptions(new URL(e.requestedUrl).origin, e.url),
       scroll: o.scroll ? scrollOptionsOf(o) : null,
       collectAnchors: o.checkFragments,
+      ...(this.p.login ? { lookFor: this.p.login.guard.rules.selectors } : {}),
+      onDocument: (doc) => this.documentDecision(e, doc),
       a11y: this.p.auditing.a11y,
       vitals: this.p.auditing.vitals,
-      onDocument: (doc) => this.p.claims.decide(e, doc),
       onMainResponse: (status, headers, at) => {
         if (!RETRYABLE_STATUS.has(status)) return false;
         // Apply Retry-After to the host at once, before other visits to it start.
@@ -171,6 +192,57 @@ export class PageJob {
     });
     if (this.storeFailure) throw this.storeFailure;
     return res;
+  }
+
+  /**
+   * Where a page's main document may go: never to a sign-out URL while logged in (`logout`), never
+   * on to the login page when the session ended (`logged-out`); else the redirect claims decide.
+   */
+  private async documentDecision(e: FrontierEntry, doc: DocumentResponse): Promise<DocumentDecision> {
+    const login = this.p.login;
+    if (login) {
+      if (doc.location && isLogoutUrl(doc.location)) return { stop: 'logout' };
+      const out = login.guard.rules.onDocument(doc);
+      if (out) return out;
+    }
+    return this.p.claims.decide(e, doc);
+  }
+
+  /**
+   * The logged-out step: a visit the rules find logged out is not recorded as the page; the
+   * session guard logs in again (once for every visit that found it) and the page is visited
+   * again, or — a page the working session is sent away from (another role's) — recorded as it is.
+   * @throws LoginError when logging in failed 3 times in a row
+   */
+  private async loggedOut(guard: SessionGuard, e: FrontierEntry, res: VisitResult, generation: number, attempt: number): Promise<'retry' | 'record'> {
+    if (res.error && res.status === null && !res.stopped) return 'record';
+    const rule = guard.rules.judge(res, e.requestedUrl);
+    if (!rule) {
+      if (res.status !== null && res.status < 400) guard.loggedIn(generation);
+      return 'record';
+    }
+    const action = await guard.loggedOut(e.url, generation, Date.now(), rule);
+    if (action === 'retry') this.p.event({ type: 'retry', url: e.url, attempt, reason: 'logged out' });
+    return action;
+  }
+
+  /**
+   * Visit `url` with the crawl's session as a page would be (no discovery, no screenshot, no
+   * record), for the session guard's check.
+   * @returns the visit, or `null` when it failed
+   */
+  async sessionCheck(url: string): Promise<VisitResult | null> {
+    const guard = this.p.login?.guard;
+    if (this.p.stopping() || !guard) return null;
+    const host = Politeness.key(url);
+    this.p.politeness.start(host);
+    try {
+      return await this.visit(url, host, { onDocument: (doc) => guard.rules.onDocument(doc) ?? 'follow', lookFor: guard.rules.selectors });
+    } catch {
+      return null;
+    } finally {
+      this.p.politeness.finish(host);
+    }
   }
 
   /**
@@ -204,9 +276,10 @@ export class PageJob {
    * for its `Retry-After` (which holds the whole host) or an exponential backoff, up to `retries`.
    * @returns where to park the lease, or `null` to record the visit as it is
    */
-  private async retryDecision(res: VisitResult, attempt: number, host: string): Promise<PageOutcome | null> {
+  private async retryDecision(res: VisitResult, attempt: number, host: string, lostBrowser = false): Promise<PageOutcome | null> {
     const o = this.p.options;
-    if (!this.p.session.connected && attempt <= o.retries + 2) {
+    // The browser died under the page (another visit may already have relaunched it).
+    if ((lostBrowser || !this.p.session.connected) && attempt <= o.retries + 2) {
       await this.p.session.ensureBrowser();
       return { kind: 'park', readyAt: Date.now() };
     }
@@ -265,6 +338,8 @@ export class PageJob {
 
   /** The complete step: the record and the links it found go to the frontier in one step (fenced by the lease), then out. */
   private async complete(lease: Lease, r: PageRecord, discovered: readonly FrontierEntry[]): Promise<PageOutcome> {
+    // Nothing a login typed is stored or written (a site may echo it into a URL or a title).
+    this.p.login?.secrets.redactDeep(r);
     const fresh = await this.p.leases.finish(lease, r, discovered);
     if (fresh) {
       this.p.emit(r);
@@ -281,16 +356,21 @@ export class PageJob {
   /** The politeness gate before a navigation; a shared store's failure is kept to stop the crawl. */
   private async beforeNavigate(host: string): Promise<void> {
     try {
+      const t0 = Date.now();
       await this.p.politeness.beforeNavigate(host);
+      const ms = Date.now() - t0;
+      if (ms >= 5) this.p.event({ type: 'politeness-wait', host, ms });
     } catch (err) {
       this.storeFailure = this.storeFailure ?? err;
       throw err;
     }
   }
 
-  /** File name of the page's screenshot inside `--screenshots`, or `null` without one. */
+  /** File name of the page's screenshot inside `--screenshots` (from the canonical URL, secrets removed), or `null` without one. */
   private screenshotName(e: FrontierEntry): string | null {
-    return this.p.options.screenshotsDir ? screenshotFileName(e.url) : null;
+    // A URL holding a typed secret (a GET form's query) names its file without it.
+    const url = this.p.login ? this.p.login.secrets.redact(e.url) : e.url;
+    return this.p.options.screenshotsDir ? screenshotFileName(url) : null;
   }
 
   /** Click discovery settings for the page `url` (canonical) on `origin`. */

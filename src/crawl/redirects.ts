@@ -115,7 +115,8 @@ export class DocumentClaims {
  * @param entry - the frontier entry that was visited
  * @param res - the visit (`finalUrl` is the target, `redirectChain` the hops to it)
  * @param attempts - navigations made for this URL
- * @param why - why the navigation stopped (`known`: the target's page is recorded elsewhere)
+ * @param why - why the navigation stopped (`known`: the target's page is recorded elsewhere;
+ *   `logged-out`: the target is the login page, which the session does not get past)
  */
 export function redirectRecord(entry: FrontierEntry, res: VisitResult, attempts: number, why: StopReason): PageRecord {
   const r = blankRecord(entry.url, entry.requestedUrl, entry.depth, entry.referrer);
@@ -126,6 +127,7 @@ export function redirectRecord(entry: FrontierEntry, res: VisitResult, attempts:
   r.settled = true;
   r.timings = res.timings;
   r.redirect = true;
-  if (why !== 'known') r.skipped = why;
+  // `logged-out`: a page the session does not reach forwards to the login page (never requested).
+  if (why !== 'known' && why !== 'logged-out') r.skipped = why;
   return r;
 }

@@ -95,8 +95,11 @@ export interface FragmentLink {
  */
 export type Soft404Reason = 'fingerprint' | 'not-found-heading' | 'not-found-title';
 
-/** Why a URL has a record but was not visited. */
-export type SkipReason = 'robots' | 'scope' | 'budget' | 'non-html' | 'trap' | 'duplicate';
+/**
+ * Why a URL has a record but was not visited. `logout`: a sign-out URL (its path, query or link
+ * text says log out / sign out / log off), never requested while the crawl is logged in.
+ */
+export type SkipReason = 'robots' | 'scope' | 'budget' | 'non-html' | 'trap' | 'duplicate' | 'logout';
 
 /**
  * The record of one URL (DESIGN.md, "PageRecord"): what its visit observed

@@ -37,6 +37,22 @@ export interface CrawlSummary {
   elapsedMs: number;
   /** Why the crawl ended. */
   endReason: EndReason;
+  /** Logins of a crawl behind a login (`--login`); absent without one. */
+  logins?: LoginTotals;
+}
+
+/** The logins of a crawl behind a login. */
+export interface LoginTotals {
+  /** Logins that succeeded, the first included. */
+  logins: number;
+  /** Logins after the session ended (re-logins). */
+  relogins: number;
+  /** Logins that failed (a step threw, or the page it ended on still looked logged out). */
+  failedLogins: number;
+  /** Visits that found the session logged out: not recorded, visited again. */
+  loggedOutVisits: number;
+  /** URLs recorded as they are although the working session is sent to the login page there (another role's pages). */
+  restricted: number;
 }
 
 /** Why a crawl ended: the frontier ran dry, a budget ran out, or it was interrupted. */

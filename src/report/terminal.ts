@@ -61,5 +61,7 @@ export function summaryLine(s: CrawlSummary): string {
   const end = s.endReason === 'done' ? '' : ` [stopped: ${s.endReason}]`;
   const soft = s.soft404 ? `, ${s.soft404} soft 404${s.soft404 === 1 ? '' : 's'}` : '';
   const redirects = s.redirects ? `, ${s.redirects} redirect${s.redirects === 1 ? '' : 's'}` : '';
-  return `${s.pages} pages, ${s.ok} ok, ${s.errors} errors${soft}${redirects}, ${s.robotsSkipped} skipped by robots.txt${extra}, ${s.uniqueUrls} unique URLs${sm}, ${secs} s${end}`;
+  const l = s.logins;
+  const logins = l ? `, ${l.logins} login${l.logins === 1 ? '' : 's'} (${l.relogins} after the session ended${l.failedLogins ? `, ${l.failedLogins} failed` : ''})` : '';
+  return `${s.pages} pages, ${s.ok} ok, ${s.errors} errors${soft}${redirects}, ${s.robotsSkipped} skipped by robots.txt${extra}, ${s.uniqueUrls} unique URLs${sm}${logins}, ${secs} s${end}`;
 }

@@ -31,7 +31,7 @@ export const RECORD_FIELDS = [
 ] as const;
 
 const LINK_SOURCES = ['anchor', 'shadow', 'frame', 'frame-src', 'popup', 'click', 'scroll', 'sitemap'];
-const SKIP_REASONS = ['robots', 'scope', 'budget', 'non-html', 'trap', 'duplicate'];
+const SKIP_REASONS = ['robots', 'scope', 'budget', 'non-html', 'trap', 'duplicate', 'logout'];
 const DIALOG_TYPES = ['alert', 'confirm', 'prompt', 'beforeunload'];
 const TIMING_KEYS = ['ttfb', 'domContentLoaded', 'load', 'settledMs', 'lastChangeMs', 'serverWaitMs', 'total'];
 const SOFT404_REASONS = ['fingerprint', 'not-found-heading', 'not-found-title'];

@@ -57,6 +57,9 @@ async function readDom(ctx: VisitContext): Promise<void> {
   result.h1 = main.h1;
   result.headings = main.headings;
   result.meta = { description: main.description, canonical: main.canonical, h1Count: main.h1Count };
+  if (opts.lookFor?.length) {
+    result.selectorsFound = await ctx.step(withTimeout(p.evaluate(findRendered, [...opts.lookFor]), 5_000, 'looking for selectors').catch(() => [] as string[]));
+  }
   if (opts.collectAnchors) {
     result.anchors = await ctx.step(withTimeout(p.evaluate(readAnchors, MAX_ANCHORS), 5_000, 'reading ids and names').catch(() => null));
   }
@@ -71,6 +74,21 @@ async function readDom(ctx: VisitContext): Promise<void> {
   if (arrived && stripFragment(main.href) !== stripFragment(arrived)) {
     result.redirectChain.push({ url: arrived, status: null, kind: 'client' });
   }
+}
+
+/** Runs in the page: the selectors that match a rendered element (a size, not `visibility: hidden`); an invalid one matches nothing. */
+function findRendered(selectors: string[]): string[] {
+  const shown = (e: Element): boolean => {
+    const r = e.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== 'hidden';
+  };
+  return selectors.filter((s) => {
+    try {
+      return [...document.querySelectorAll(s)].some(shown);
+    } catch {
+      return false;
+    }
+  });
 }
 
 function found(l: RawLink, source: FoundLink['source']): FoundLink {

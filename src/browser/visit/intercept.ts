@@ -7,6 +7,7 @@
  * responses back to the tab.
  * @module
  */
+import { isRequestStage } from '../tab.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import type { DocumentDecision, StoppedNavigation } from './types.js';
@@ -31,6 +32,8 @@ export interface PausedResponse {
   frameId: string;
   /** The response's status; absent when paused before a response. */
   responseStatusCode?: number;
+  /** Set when the request failed (paused at the response stage without a response). */
+  responseErrorReason?: string;
   /** The response's header lines as sent. */
   responseHeaders?: { name: string; value: string }[];
   /** The request, with its absolute URL. */
@@ -95,6 +98,8 @@ function stopAt(ctx: VisitContext, ev: PausedResponse, stop: StoppedNavigation):
 /** Decide one paused response (see the module comment). Never throws. */
 async function decide(ctx: VisitContext, ev: PausedResponse): Promise<void> {
   const { document: doc, result, opts, requestedUrl } = ctx;
+  // A request paused before it is sent belongs to the tab's request guard (which lets it go or refuses it).
+  if (ctx.tab.guarded && isRequestStage(ev)) return;
   const status = ev.responseStatusCode;
   if (ev.frameId !== ctx.tab.mainFrameId || status === undefined || !doc.deciding || result.stopped) return pass(ctx, ev);
   const headers = ev.responseHeaders ?? [];

@@ -58,6 +58,12 @@ export interface VisitOptions {
   signal?: AbortSignal;
   /** Read the `id`s and `name`s of the rendered document into `anchors` (`--check-fragments`). @default false */
   collectAnchors?: boolean;
+  /**
+   * CSS selectors to look for in the rendered document (`--logged-out selector:…`): those that
+   * match a rendered element (with a size, not `visibility: hidden`) go into `selectorsFound`.
+   * @default none
+   */
+  lookFor?: readonly string[];
   /** Run axe-core on the page and on each state a click revealed, into `a11y` (`--a11y`), or `null` for none. */
   a11y?: A11yOptions | null;
   /**
@@ -98,13 +104,15 @@ export interface DocumentResponse {
 /**
  * What to do with a main-frame document response: `follow` lets the browser go on; `stop`
  * ends the navigation there, and says why: `scope` (the target is outside the crawl's scope),
- * `robots` (robots.txt disallows the target) or `known` (the target's page is recorded, or
- * being recorded, under another URL).
+ * `robots` (robots.txt disallows the target), `known` (the target's page is recorded, or
+ * being recorded, under another URL), `logged-out` (the target is the login page: the
+ * crawl's session has ended, or does not reach this page) or `logout` (the target is a sign-out
+ * URL, never requested while the crawl is logged in).
  */
 export type DocumentDecision = 'follow' | { stop: StopReason };
 
 /** Why a navigation was stopped: see {@link DocumentDecision}. */
-export type StopReason = 'scope' | 'robots' | 'known';
+export type StopReason = 'scope' | 'robots' | 'known' | 'logged-out' | 'logout';
 
 /** Where a visit's navigation was stopped by {@link VisitOptions.onDocument}. */
 export interface StoppedNavigation {
@@ -151,6 +159,8 @@ export interface VisitResult extends PageObservation {
   headings: string[];
   /** `true` if the screenshot was written. */
   screenshot: boolean;
+  /** The `lookFor` selectors that matched a rendered element. */
+  selectorsFound: string[];
   /**
    * Set when `onDocument` stopped the navigation: the page only forwards to `target`. Then
    * `redirectChain` holds every hop up to and including the one stopped (a stopped hop with its
@@ -180,6 +190,7 @@ export function blankVisitResult(): VisitResult {
     h1: '',
     headings: [],
     screenshot: false,
+    selectorsFound: [],
     stopped: null,
     interrupted: false,
     contextBroken: false,
