@@ -40,6 +40,8 @@ export const PROCESS_TESTS = [
   'test/diff/cli.test.ts',
   'test/diff/in-process.test.ts',
   'test/diff/crawl-pair.test.ts',
+  'test/diff/visual-diff.test.ts',
+  'test/action/action.test.ts',
   'test/login-cli.test.ts',
 ];
 

@@ -28,7 +28,9 @@ export interface SessionOptions {
   storageState: string | null;
   /** Accept invalid TLS certificates (browser and HTTP client). */
   ignoreHttpsErrors: boolean;
-  /** A context is replaced after this many visits. */
+  /** The screenshots folder, or `null`: with one, contexts render for stable shots (see {@link contextOptionsOf}). */
+  screenshotsDir: string | null;
+  /** A context is replaced after this many visits (after each one when `screenshotsDir` is set). */
   recycleAfter: number;
   /** `--header` values, sent only to URLs for which the session's `headerScope` says yes. */
   headers: Record<string, string>;
@@ -37,6 +39,9 @@ export interface SessionOptions {
 /**
  * Playwright context options from the crawl's options: a device's settings, then `viewport`,
  * `locale` and `storageState` on top. The device's User-Agent is left out: the session sets its own.
+ * With screenshots, pages render the same way on every run: `prefers-reduced-motion: reduce`
+ * (sites drop their own motion: carousels, parallax, smooth scrolling) and, without a device,
+ * a device scale factor of 1.
  */
 export function contextOptionsOf(o: SessionOptions): BrowserContextOptions {
   const { defaultBrowserType: _ignored, userAgent: _ua, ...device } = o.device ? (devices[o.device] ?? {}) : ({} as Record<string, never>);
@@ -44,6 +49,7 @@ export function contextOptionsOf(o: SessionOptions): BrowserContextOptions {
     ...device,
     ignoreHTTPSErrors: o.ignoreHttpsErrors,
     ...(o.viewport ? { viewport: o.viewport } : {}),
+    ...(o.screenshotsDir ? { reducedMotion: 'reduce' as const, ...(o.device ? {} : { deviceScaleFactor: 1 }) } : {}),
     ...(o.locale ? { locale: o.locale } : {}),
     ...(o.storageState ? { storageState: o.storageState } : {}),
   };
@@ -122,7 +128,10 @@ export class BrowserSession {
     });
     this.contexts = new ContextPool(browser, {
       userAgent,
-      recycleAfter: o.recycleAfter,
+      // With screenshots every page starts from the same state: a fresh context (its own local
+      // storage, session storage, IndexedDB and cache), so that what a click on one page stored
+      // (a filter, a theme, a dismissed banner) cannot change how a later page renders.
+      recycleAfter: o.screenshotsDir ? 1 : o.recycleAfter,
       contextOptions: contextOptionsOf(o),
       headers: o.headers,
       headerScope: this.hooks.headerScope,

@@ -10,6 +10,7 @@ import { VERSION } from '../version.js';
 import { DEFAULT_FAIL_ON } from './reporting.js';
 import { DEFAULT_THRESHOLD_MS, DEFAULT_THRESHOLD_RATIO } from '../diff/diff.js';
 import { DEFAULT_DIFF_FAIL_ON } from '../diff/findings.js';
+import { DEFAULT_VISUAL_THRESHOLD } from '../diff/visual.js';
 
 /** Options of the commands themselves, not of the crawl library. Names carry their unit (`slowMs`). */
 export const CLI_OPTIONS = {
@@ -92,8 +93,17 @@ export const CLI_OPTIONS = {
     default: DEFAULT_FAIL_ON.join(','),
     value: 'RULES',
     topic: 'audit',
-    help: 'exit 1 when an issue of these rules is found (comma-separated rule ids, or none)',
+    help: 'exit 1 when an issue of these rules is found (comma-separated rule ids, or none; with --baseline: new, or new:RULE,... for new findings only)',
     doc: '; see "Audit and CI"',
+  },
+  baseline: {
+    flag: 'baseline',
+    kind: 'string',
+    default: null,
+    value: 'OLD',
+    topic: 'audit',
+    help: 'compare with an earlier crawl (its --out JSON Lines, --state file or --output-dir folder): known findings never fail, --fail-on counts new ones only (new, new:RULE,...); writes diff.md, diff.html, diff.json into --output-dir',
+    doc: '; see "Baselines and visual diffs"',
   },
   failOnWarnings: { flag: 'fail-on-warnings', kind: 'boolean', default: false, topic: 'audit', help: 'exit 1 on every error- and warning-level rule' },
   ignoreUrls: {
@@ -215,5 +225,43 @@ export const CLI_OPTIONS = {
     value: 'N',
     topic: 'audit',
     help: 'smallest timing change reported, in percent of the old value (both thresholds must be passed)',
+  },
+  visualThresholdPercent: {
+    flag: 'visual-threshold',
+    kind: 'number',
+    // A string flag (like --rate): its default is applied when the flag is parsed (see parseVisualThreshold).
+    default: null,
+    defaultText: String(DEFAULT_VISUAL_THRESHOLD * 100),
+    value: 'PERCENT',
+    topic: 'audit',
+    help: 'a page whose screenshot differs from the baseline in more than this percent of its pixels is a visual-change finding',
+    doc: ' (pixels count as changed beyond pixelmatch\'s colour threshold 0.1, anti-aliasing left out)',
+  },
+  oldScreenshots: {
+    flag: 'old-screenshots',
+    kind: 'string',
+    default: null,
+    defaultText: 'OLD/screenshots for a report folder',
+    value: 'DIR',
+    topic: 'audit',
+    help: "the baseline's screenshots folder (default: the screenshots/ of an --output-dir folder)",
+  },
+  newScreenshots: {
+    flag: 'new-screenshots',
+    kind: 'string',
+    default: null,
+    defaultText: 'NEW/screenshots for a report folder',
+    value: 'DIR',
+    topic: 'audit',
+    help: "the new crawl's screenshots folder (default: the screenshots/ of an --output-dir folder)",
+  },
+  visualDir: {
+    flag: 'visual-dir',
+    kind: 'string',
+    default: null,
+    defaultText: 'visual-diff/ next to the first --report file',
+    value: 'DIR',
+    topic: 'output',
+    help: 'write one diff image per visually changed page into this folder (default: visual-diff/ next to the first --report file, else none)',
   },
 } as const satisfies Record<string, OptionSpec>;

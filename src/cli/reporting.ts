@@ -92,7 +92,8 @@ export class IssueTable implements Reporter {
 
   onEnd(end: ReportInput): void {
     const { audit: result, failOn } = end;
-    const failing = failingIssues(result, failOn);
+    // With --baseline, known issues never fail.
+    const failing = failingIssues(result, failOn).filter((i) => end.isNew?.(i) ?? true);
     const rows = Object.entries(result.counts);
     const log = this.log;
     if (rows.length) {

@@ -19,6 +19,8 @@ import { noSeedLine, SeedRecords } from './seeds.js';
 import { Writable } from 'node:stream';
 import { openObservers, type LogFormat } from './observers.js';
 import type { MetricsAddress } from '../report/metrics.js';
+import { compareWithBaseline, reportBaseline, type BaselineResult } from '../diff/baseline.js';
+import type { RecordSource as DiffRecordSource } from '../diff/source.js';
 
 /** Where a CLI crawl writes, besides its {@link CliIO} streams. */
 export interface CrawlOutput {
@@ -54,6 +56,18 @@ export interface CrawlOutput {
   metrics?: MetricsAddress | null;
   /** Labels on every metric: `crawl_id` and `worker_id` in a Redis crawl. */
   metricsLabels?: Record<string, string>;
+  /** `--baseline`: compare with this crawl after this one; only new findings fail (see `compareWithBaseline`). */
+  baseline?: BaselineRun;
+}
+
+/** The baseline comparison of a run. */
+export interface BaselineRun {
+  /** The baseline, opened before the crawl. */
+  source: DiffRecordSource;
+  /** Changed-pixel ratio above which a page changed visually. */
+  visualThreshold: number;
+  /** Folder for diff images, or `null`. */
+  visualDir: string | null;
 }
 
 /** Outcome of {@link runCrawl}. */
@@ -188,6 +202,22 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
     return { result: running.result(), fatal, signalExit };
   }
 
+  /** This crawl compared with the baseline, or the one-line reason it could not be (a crawl of another site). */
+  async function againstBaseline(b: BaselineRun, failOn: readonly string[]): Promise<BaselineResult | { error: string }> {
+    try {
+      return await compareWithBaseline(b.source, records.source, {
+        failOn,
+        screenshotsDir: options.screenshotsDir ?? null,
+        slowMs: reporting.slowMs,
+        ignore: plan.ignore,
+        visualThreshold: b.visualThreshold,
+        visualDir: b.visualDir,
+      });
+    } catch (err) {
+      return { error: classifyError(err).message };
+    }
+  }
+
   async function crawlAndReport(): Promise<CrawlRun> {
     let origin: string | null = null;
     try {
@@ -231,16 +261,20 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
     const { result, fatal, signalExit } = await crawlPhase(reporters, terminal, t0);
     const summary = counter.snapshot(Date.now() - t0, result.endReason, result.sitemapUrls, result.notes, result.learnedParams);
     if (result.logins) summary.logins = result.logins;
+    const base = fatal || signalExit !== null || !output.baseline ? null : await againstBaseline(output.baseline, failOn);
     const end: ReportInput = {
       records: records.source,
       summary,
       audit: audit(records.source, { slowMs: reporting.slowMs, ignore: plan.ignore, budget: reporting.budget ?? null }),
       failOn,
       screenshotsDir: reporting.screenshotsDir,
+      ...(base && 'isNew' in base ? { isNew: base.isNew } : {}),
       budget: reporting.budget ?? null,
     };
     reporters.onEnd(end);
-    const failing = failingIssues(end.audit, failOn);
+    if (base && 'isNew' in base) reportBaseline(base, failOn, reporting.outputDir, say);
+    // With a baseline, the new findings that match --fail-on (visual changes included).
+    const failing = base && 'isNew' in base ? base.failing : failingIssues(end.audit, failOn);
     // No seed answered (and no earlier run or other worker did): the crawl found nothing to audit.
     const noSeed = !result.seedVisited && earlier === 0 && !output.shared;
     let exitCode: ExitCodeValue = ExitCode.Ok;
@@ -250,7 +284,10 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
       observers.failure(`crawl aborted: ${fatal.message}`, ExitCode.Infrastructure);
       exitCode = ExitCode.Infrastructure;
     } else if (signalExit !== null) exitCode = signalExit;
-    else {
+    else if (base && 'error' in base) {
+      say(`spacrawl: --baseline: ${base.error}`);
+      exitCode = ExitCode.Usage;
+    } else {
       if (noSeed) {
         say(noSeedLine(seeds.list));
         observers.failure(noSeedLine(seeds.list).replace(/^spacrawl: /, ''), ExitCode.Findings);

@@ -6,7 +6,9 @@ import { classifyError } from '../cli/errors.js';
 import { crawlFlags, type CrawlFlags } from '../cli/flags.js';
 import { CLI_OPTIONS as X } from '../cli/cli-options.js';
 import { openFrontier, type FrontierChoice } from '../cli/open-frontier.js';
-import { runCrawl } from '../cli/run-crawl.js';
+import { runCrawl, type BaselineRun } from '../cli/run-crawl.js';
+import { openBaseline, parseGateFailOn, type CrawlTargets } from '../diff/baseline.js';
+import { parseVisualThreshold } from '../diff/visual.js';
 import { planReports, readIgnoreFile, type ReportingOptions } from '../cli/reporting.js';
 import {
   checkAuditFlags,
@@ -67,13 +69,17 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
       const options = { ...crawlOptionsOf(flags, seeds, shots), loginEnv: this.io.env };
       checkPatterns(options);
       const reporting = reportingOf(flags, outputDir, shots);
+      // --fail-on new / new:RULE need --baseline; the audit gets plain rule ids.
+      reporting.failOn = parseGateFailOn(reporting.failOn, Boolean(flags.baseline)).rules;
       planReports(reporting); // bad report flags are usage errors, found before crawling
       const metrics = flags.metrics ? parseMetricsAddress(flags.metrics) : null;
       if (flags.metrics && !metrics) throw new OptionsError(`--metrics ${JSON.stringify(flags.metrics)}: expected PORT or HOST:PORT, e.g. 9464 or 0.0.0.0:9464`);
+      const out = flags.out ? path.resolve(flags.out) : outputDir ? path.join(outputDir, 'pages.jsonl') : null;
+      const baseline = flags.baseline ? await baselineOf(flags, { outputDir, outFile: out, stateFile: flags.state ? path.resolve(flags.state) : null }) : undefined;
       const opened = await openFrontier(options, frontierChoiceOf(flags), (line) => this.io.stderr.write(`${line}\n`));
       const frontier = opened.options.frontier;
-      const out = flags.out ? path.resolve(flags.out) : outputDir ? path.join(outputDir, 'pages.jsonl') : null;
       const { summary, exitCode } = await runCrawl(opened.options, this.io, {
+        ...(baseline ? { baseline } : {}),
         reporting,
         outFile: out,
         quiet: flags.quiet,
@@ -86,6 +92,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         shared: opened.shared,
         ...(opened.earlier ? { earlier: opened.earlier, reopened: opened.reopened } : {}),
       });
+      await baseline?.source.close();
       this.setExitCode(exitCode);
       return summary;
     } catch (err) {
@@ -107,6 +114,9 @@ export function crawlOptionsOf(flags: CrawlFlags, seeds: string[], screenshotsDi
     maxPages: flags['max-pages'],
     scope: flags.scope as ScopeMode,
     screenshotsDir,
+    screenshotMode: flags.screenshot as 'full' | 'viewport',
+    hide: flags.hide ?? [],
+    visualMask: flags['visual-mask'] ?? [],
     ignoreRobots: flags['ignore-robots'],
     userAgent: flags['user-agent'] ?? null,
     timeoutMs: flags.timeout,
@@ -155,6 +165,17 @@ export function crawlOptionsOf(flags: CrawlFlags, seeds: string[], screenshotsDi
     ...(flags['max-depth'] !== undefined ? { maxDepth: flags['max-depth'] } : {}),
     ...(flags['max-time'] !== undefined ? { maxTimeSeconds: flags['max-time'] } : {}),
   };
+}
+
+/**
+ * `--baseline` opened before the crawl, with `--visual-threshold`; diff images go to
+ * `--output-dir`'s `visual-diff/`.
+ * @throws DiffInputError for a missing baseline, one that is not a crawl or one this crawl writes, or a bad threshold
+ */
+async function baselineOf(flags: CrawlFlags, targets: CrawlTargets): Promise<BaselineRun> {
+  const visualThreshold = parseVisualThreshold(flags['visual-threshold']);
+  const source = await openBaseline(flags.baseline!, targets);
+  return { source, visualThreshold, visualDir: targets.outputDir ? path.join(targets.outputDir, 'visual-diff') : null };
 }
 
 /** Reports, `--fail-on` and the ignore lists from the flags (and `./.spacrawlignore`). */

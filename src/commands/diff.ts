@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { Args, type Interfaces } from '@oclif/core';
 import { flagsOf, variant } from '../cli/flags.js';
 import { CLI_OPTIONS as X } from '../cli/cli-options.js';
@@ -12,6 +13,7 @@ import { parseDiffReportSpec, writeDiffReport, type DiffReportInput } from '../d
 import { diffReport } from '../diff/formats/json.js';
 import { openRecordSource, type RecordSource } from '../diff/source.js';
 import { diffSummary } from '../diff/terminal.js';
+import { parseVisualThreshold } from '../diff/visual.js';
 import type { DiffReport } from '../diff/types.js';
 import { checkWritableFile, describeFsError } from '../util/files.js';
 import { compilePattern } from '../url/scope.js';
@@ -23,6 +25,16 @@ function sameFile(a: string, b: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * An existing folder given by a flag, resolved.
+ * @throws DiffInputError (`missing-input`) when it is not a folder
+ */
+function existingDir(flag: string, dir: string): string {
+  const abs = path.resolve(dir);
+  if (!fs.statSync(abs, { throwIfNoEntry: false })?.isDirectory()) throw new DiffInputError('missing-input', `${flag} ${dir}: no such folder`);
+  return abs;
 }
 
 /** `spacrawl diff OLD NEW`: what changed between two crawls of one site. */
@@ -49,6 +61,10 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
     X.thresholdPercent,
     variant(X.slowMs, { help: 'slow-page threshold of the audit of each crawl: ms a page waited for servers' }),
     variant(X.ignoreUrls, { help: 'findings for URLs matching this glob or /regex/ are reported as ignored and never fail (repeatable)' }),
+    X.visualThresholdPercent,
+    X.oldScreenshots,
+    X.newScreenshots,
+    X.visualDir,
   );
 
   async run(): Promise<DiffReport> {
@@ -76,6 +92,14 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
       }
     }
     const ignore = (flags['ignore-url'] ?? []).map(compilePattern);
+    const visualThreshold = parseVisualThreshold(flags['visual-threshold']);
+    const firstFile = specs.find((x) => x.path !== null)?.path ?? null;
+    const visual = {
+      threshold: visualThreshold,
+      diffDir: flags['visual-dir'] ? path.resolve(flags['visual-dir']) : firstFile ? path.join(path.dirname(firstFile), 'visual-diff') : null,
+      oldDir: flags['old-screenshots'] ? existingDir('--old-screenshots', flags['old-screenshots']) : null,
+      newDir: flags['new-screenshots'] ? existingDir('--new-screenshots', flags['new-screenshots']) : null,
+    };
     const opened: RecordSource[] = [];
     try {
       const older = await openRecordSource(args.old);
@@ -88,6 +112,7 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
         thresholdRatio: flags['threshold-percent'] / 100,
         slowMs: flags.slow,
         ignore,
+        visual,
       });
       for (const s of opened) {
         const n = s.skippedLines();

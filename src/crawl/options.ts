@@ -72,6 +72,12 @@ export interface CrawlOptions {
   dedupeContent?: boolean;
   /** Folder for one full-page PNG per visited page. @default none */
   screenshotsDir?: string | null;
+  /** With `screenshotsDir`: `full` shoots the whole page, `viewport` only the first screen. @default 'full' */
+  screenshotMode?: 'full' | 'viewport';
+  /** With `screenshotsDir`: CSS selectors of elements made invisible in the shot (`visibility: hidden`). @default none */
+  hide?: string[];
+  /** With `screenshotsDir`: CSS selectors of elements painted as a solid box in the shot (Playwright's `mask`). @default none */
+  visualMask?: string[];
   /** Ignore robots.txt entirely. @default false */
   ignoreRobots?: boolean;
   /** Product token matched against robots.txt `User-agent` groups. @default 'spacrawl' */
@@ -218,6 +224,9 @@ export interface ResolvedCrawlOptions {
   maxTimeSeconds: number | null;
   scope: ScopeMode;
   screenshotsDir: string | null;
+  screenshotMode: 'full' | 'viewport';
+  hide: string[];
+  visualMask: string[];
   ignoreRobots: boolean;
   userAgent: string | null;
   timeoutMs: number;
@@ -352,6 +361,9 @@ export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
     maxTimeSeconds: maxTime ?? S.maxTimeSeconds.default,
     scope: o.scope ?? S.scope.default,
     screenshotsDir: o.screenshotsDir ?? S.screenshotsDir.default,
+    screenshotMode: o.screenshotMode ?? S.screenshotMode.default,
+    hide: [...(o.hide ?? S.hide.default)],
+    visualMask: [...(o.visualMask ?? S.visualMask.default)],
     ignoreRobots: or(o.ignoreRobots, S.ignoreRobots),
     userAgent: o.userAgent ?? S.userAgent.default,
     timeoutMs: int(S.timeoutMs, o.timeoutMs),

@@ -174,6 +174,7 @@ export class PageJob {
     const shotName = this.screenshotName(e);
     const res = await this.visit(e.requestedUrl, host, {
       screenshotPath: shotName && o.screenshotsDir ? path.join(o.screenshotsDir, shotName) : null,
+      screenshot: { fullPage: o.screenshotMode === 'full', hide: o.hide, mask: o.visualMask },
       click: o.click === 'off' ? null : this.clickOptions(new URL(e.requestedUrl).origin, e.url),
       scroll: o.scroll ? scrollOptionsOf(o) : null,
       collectAnchors: o.checkFragments,

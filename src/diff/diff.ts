@@ -4,10 +4,11 @@
  */
 import { compareUrls } from './changes.js';
 import { DiffInputError } from './errors.js';
-import { auditSource, matchFindings, toFindings } from './findings.js';
+import { auditSource, compareFindings, matchFindings, toFindings } from './findings.js';
 import { indexSide, siteOrigins, type SideIndex } from './side.js';
 import type { RecordSource } from './source.js';
-import { DIFF_SCHEMA_VERSION, type CrawlDiff, type DiffSide } from './types.js';
+import { DIFF_SCHEMA_VERSION, type CrawlDiff, type DiffSide, type FindingsDiff, type VisualDiff } from './types.js';
+import { diffScreenshots, visualFindings } from './visual.js';
 
 /** Options of {@link diffCrawls}. */
 export interface DiffOptions {
@@ -21,6 +22,28 @@ export interface DiffOptions {
   slowMs?: number;
   /** Findings whose URL matches one of these are reported as ignored and never fail. */
   ignore?: readonly RegExp[];
+  /**
+   * The screenshot comparison. Each side's folder defaults to its source's `screenshotsDir`;
+   * without a folder on both sides there is none (`visual: null`).
+   */
+  visual?: {
+    /** Changed-pixel ratio above which a page changed (0.001 = 0.1 %). @default 0.001 */
+    threshold?: number;
+    /** Folder for the diff images, or `null` for none. @default none */
+    diffDir?: string | null;
+    /** The baseline's screenshots folder. @default `older.screenshotsDir` */
+    oldDir?: string | null;
+    /** The new crawl's screenshots folder. @default `newer.screenshotsDir` */
+    newDir?: string | null;
+  };
+}
+
+/** `findings` with the visual diff's `visual-change` findings added as new ones (they have no "before"). */
+function withVisualFindings(f: FindingsDiff, v: VisualDiff | null): FindingsDiff {
+  const extra = v ? visualFindings(v) : [];
+  if (!extra.length) return f;
+  const byRule = { ...f.byRule, 'visual-change': { new: extra.length, fixed: 0, unchanged: 0 } };
+  return { ...f, new: [...f.new, ...extra].sort(compareFindings), byRule };
 }
 
 /** Default of {@link DiffOptions.thresholdMs}. */
@@ -50,8 +73,10 @@ function side(label: string, idx: SideIndex): DiffSide {
 
 /**
  * Compare two crawls: pages added and removed, status, title and redirect target changes, new
- * soft 404s, lost links, timing and vitals changes (see `compareUrls`), and the audit findings
- * of both crawls matched by identity (new, fixed, unchanged; see `Finding`).
+ * soft 404s, lost links, timing and vitals changes (see `compareUrls`), the audit findings
+ * of both crawls matched by identity (new, fixed, unchanged; see `Finding`), and, when both
+ * sides have screenshots, the pages whose screenshot changed (`visual`, with a new
+ * `visual-change` finding each; see `diffScreenshots`).
  *
  * Each source is read twice, one side at a time: once into a compact index by canonical URL (a
  * few fields per URL, link strings shared), then once for its audit, whose records are released
@@ -73,12 +98,16 @@ export async function diffCrawls(older: RecordSource, newer: RecordSource, opts:
   const auditOpts = { slowMs: opts.slowMs, ignore: opts.ignore };
   const oldFindings = toFindings(await auditSource(older, auditOpts));
   const newFindings = toFindings(await auditSource(newer, auditOpts));
+  const oldDir = opts.visual?.oldDir ?? older.screenshotsDir;
+  const newDir = opts.visual?.newDir ?? newer.screenshotsDir;
+  const visual = oldDir && newDir ? await diffScreenshots(older, newer, { oldDir, newDir, threshold: opts.visual?.threshold, diffDir: opts.visual?.diffDir ?? null }) : null;
   return {
     schemaVersion: DIFF_SCHEMA_VERSION,
     old: side(older.label, a),
     new: side(newer.label, b),
     thresholds,
     ...compareUrls(a, b, thresholds),
-    findings: matchFindings(oldFindings, newFindings),
+    visual,
+    findings: withVisualFindings(matchFindings(oldFindings, newFindings), visual),
   };
 }

@@ -21,6 +21,11 @@ export interface RecordSource {
    * `kill -9`, stray text); always 0 for other sources.
    */
   skippedLines(): number;
+  /**
+   * The crawl's screenshots folder (absolute), when known: the `screenshots/` of an
+   * `--output-dir` folder (given as the folder or as its `pages.jsonl`); `null` otherwise (the diff's `--old-screenshots` / `--new-screenshots` give it).
+   */
+  readonly screenshotsDir: string | null;
   /** Release what the source holds (a state file's lock). Safe to call twice. */
   close(): Promise<void>;
 }
@@ -30,6 +35,9 @@ const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
 /** File name of the JSON Lines report inside an `--output-dir` folder. */
 export const REPORT_FOLDER_RECORDS = 'pages.jsonl';
+
+/** Folder of the screenshots inside an `--output-dir` folder. */
+export const REPORT_FOLDER_SCREENSHOTS = 'screenshots';
 
 /** Non-empty lines read at most, at open, looking for a first record. */
 const PROBE_LINES = 100;
@@ -71,6 +79,7 @@ class JsonlSource implements RecordSource {
   constructor(
     readonly label: string,
     private readonly file: string,
+    readonly screenshotsDir: string | null,
   ) {}
 
   async *records(): AsyncGenerator<PageRecord> {
@@ -139,9 +148,16 @@ export async function openRecordSource(input: string): Promise<RecordSource> {
   } catch {
     throw new DiffInputError('missing-input', `${input}: no such file or folder`);
   }
+  let screenshotsDir: string | null = null;
   if (st.isDirectory()) {
+    const shots = path.join(file, REPORT_FOLDER_SCREENSHOTS);
+    if (fs.existsSync(shots)) screenshotsDir = shots;
     file = path.join(file, REPORT_FOLDER_RECORDS);
     if (!fs.existsSync(file)) throw new DiffInputError('missing-input', `${input} is a folder without ${REPORT_FOLDER_RECORDS} (${EXPECTED})`);
+  } else if (path.basename(file) === REPORT_FOLDER_RECORDS) {
+    // The pages.jsonl of an --output-dir folder: its screenshots are next to it.
+    const shots = path.join(path.dirname(file), REPORT_FOLDER_SCREENSHOTS);
+    if (fs.statSync(shots, { throwIfNoEntry: false })?.isDirectory()) screenshotsDir = shots;
   }
   let head: Buffer;
   try {
@@ -160,6 +176,7 @@ export async function openRecordSource(input: string): Promise<RecordSource> {
     let closed = false;
     return {
       label: input,
+      screenshotsDir,
       records: () => store.records(),
       skippedLines: () => 0,
       close: async () => {
@@ -170,18 +187,20 @@ export async function openRecordSource(input: string): Promise<RecordSource> {
     };
   }
   await checkJsonl(input, file);
-  return new JsonlSource(input, file);
+  return new JsonlSource(input, file, screenshotsDir);
 }
 
 /**
  * A source over records already in memory (for the library and tests): each pass yields them
  * again, upgraded to today's schema.
  * @param label - name shown in reports
- * @param records - the crawl's records (older-schema objects are upgraded)
+ * @param records - the crawl's records, re-readable (an array, or a re-readable source: each pass iterates it again); older-schema objects are upgraded
+ * @param screenshotsDir - the crawl's screenshots folder, if any
  */
-export function memorySource(label: string, records: readonly (Partial<PageRecord> & { url: string })[]): RecordSource {
+export function memorySource(label: string, records: Iterable<Partial<PageRecord> & { url: string }>, screenshotsDir: string | null = null): RecordSource {
   return {
     label,
+    screenshotsDir,
     async *records() {
       for (const r of records) yield upgradeRecord(r);
     },

@@ -4,7 +4,7 @@
  * @module
  */
 import { failingFindings, matchesFailOn } from './findings.js';
-import { changeCountsText, countByRule, diffOrigin, failOnText, oneLine, plural, shortUrl, statusText, timingText, whereText } from './formats/words.js';
+import { changeCountsText, countByRule, diffOrigin, failOnText, oneLine, percentText, plural, shortUrl, statusText, timingText, whereText } from './formats/words.js';
 import { isEmptyDiff, type CrawlDiff } from './types.js';
 
 /** Items listed per section of the terminal summary; the rest are counted. */
@@ -39,6 +39,7 @@ export function diffSummary(d: CrawlDiff, failOn: readonly string[], maxListed =
   list(d.soft404s, (x) => `soft 404 ${short(x.url)}${x.reason ? ` (${x.reason})` : ''}`);
   list(d.lostLinks, (x) => `lost links ${short(x.url)}: ${x.links.slice(0, 5).map(short).join(', ')}${x.links.length > 5 ? ` and ${x.links.length - 5} more` : ''}`);
   list(d.timingChanges, (x) => `timing ${short(x.url)}: ${timingText(x)}`);
+  if (d.visual) list(d.visual.changes, (x) => `visual ${short(x.url)}: ${percentText(x.ratio)} of pixels changed${x.diff ? ` (diff: ${x.diff})` : ''}`);
   const failing = failingFindings(d, failOn).length;
   const rules = failOnText(failOn);
   if (isEmptyDiff(d)) out.push('no changes');

@@ -124,6 +124,39 @@ export interface Finding {
   ignored: boolean;
 }
 
+/** A page whose screenshot changed beyond the threshold (see `diffScreenshots`). */
+export interface VisualChange {
+  /** The page (canonical URL). */
+  url: string;
+  /** Changed pixels / compared pixels (0.02 = 2 %). */
+  ratio: number;
+  /** Pixels that differ beyond pixelmatch's colour threshold, anti-aliasing left out. */
+  changedPixels: number;
+  /** Size compared (px): the larger of the two shots in each direction. */
+  width: number;
+  height: number;
+  /** The two shots differ in size. */
+  sizeChanged: boolean;
+  /** Absolute path of the baseline's screenshot. */
+  old: string;
+  /** Absolute path of the new screenshot. */
+  new: string;
+  /** Absolute path of the diff image, or `null` when none was written. */
+  diff: string | null;
+}
+
+/** The screenshots of the two crawls compared (both had screenshots). */
+export interface VisualDiff {
+  /** Changed-pixel ratio above which a page changed (`--visual-threshold` / 100). */
+  threshold: number;
+  /** Pages whose two screenshots were compared. */
+  compared: number;
+  /** Pages with a screenshot named in a record but missing or unreadable on disk. */
+  missing: number;
+  /** Pages above the threshold, largest ratio first. */
+  changes: VisualChange[];
+}
+
 /** Findings of each rule, by how they changed. */
 export interface RuleCounts {
   new: number;
@@ -168,6 +201,8 @@ export interface CrawlDiff {
   lostLinks: LostLinks[];
   /** Timings and web vitals that changed beyond the thresholds; slowest-getting first. */
   timingChanges: TimingChange[];
+  /** Screenshots compared, or `null` when a side has none (no screenshots folder). */
+  visual: VisualDiff | null;
   findings: FindingsDiff;
 }
 
@@ -179,11 +214,11 @@ export interface DiffReport extends CrawlDiff {
   failing: number;
 }
 
-/** `true` when nothing changed: no page change, no new or fixed finding, no timing change. */
+/** `true` when nothing changed: no page change, no new or fixed finding, no timing or visual change. */
 export function isEmptyDiff(d: CrawlDiff): boolean {
   return (
     d.pages.added.length + d.pages.removed.length + d.statusChanges.length + d.titleChanges.length + d.redirectChanges.length +
-      d.soft404s.length + d.lostLinks.length + d.timingChanges.length + d.findings.new.length + d.findings.fixed.length ===
+      d.soft404s.length + d.lostLinks.length + d.timingChanges.length + (d.visual?.changes.length ?? 0) + d.findings.new.length + d.findings.fixed.length ===
     0
   );
 }

@@ -33,6 +33,10 @@ export const RULES = {
   },
   'mixed-content': { severity: 'error', description: 'an http: subresource on an https: page' },
   'insecure-link': { severity: 'notice', description: 'an http:// link on an https: page whose https:// form answers the same: link to that instead' },
+  'visual-change': {
+    severity: 'warning',
+    description: "the page's screenshot differs from the baseline's in more than --visual-threshold of its pixels (spacrawl diff and crawl --baseline, with screenshots on both sides)",
+  },
   'broken-fragment': { severity: 'warning', description: 'a #fragment link whose rendered target page has no element with that id, nor an <a> with that name (--check-fragments)' },
   'a11y-critical': { severity: 'warning', description: 'axe-core found a critical accessibility violation (--a11y): one finding per page, axe rule and state (the page as read, or a state a click revealed)' },
   'a11y-serious': { severity: 'warning', description: 'axe-core found a serious accessibility violation (--a11y)' },

@@ -1,6 +1,6 @@
 import type { PageRecord } from '../model/record.js';
 import type { CrawlSummary } from '../model/summary.js';
-import type { AuditResult } from './audit.js';
+import type { AuditIssue, AuditResult } from './audit.js';
 import type { Budget } from './budget.js';
 import type { RecordSource } from './record-source.js';
 
@@ -16,6 +16,11 @@ export interface ReportInput {
   failOn: readonly string[];
   /** Absolute screenshots folder when `--screenshots` was given, else `null`. */
   screenshotsDir: string | null;
+  /**
+   * With `crawl --baseline`: whether an issue is new (absent from the baseline). Reports mark
+   * new and known issues, and only new ones fail. Absent without a baseline.
+   */
+  isNew?: (issue: AuditIssue) => boolean;
   /** `--budget` limits, shown next to each vital's worst pages; absent or `null`: none. */
   budget?: Budget | null;
 }

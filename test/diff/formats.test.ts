@@ -45,7 +45,7 @@ describe('diff report formats: golden strings', () => {
         'spacrawl diff: old/pages.jsonl (7 pages) → old/pages.jsonl (7 pages)',
         '0 new findings',
         '0 fixed findings, 1 unchanged',
-        'changes: 0 pages added, 0 pages removed, 0 status changes, 0 title changes, 0 redirect changes, 0 new soft 404s, 0 pages that lost links, 0 timing changes',
+        'changes: 0 pages added, 0 pages removed, 0 status changes, 0 title changes, 0 redirect changes, 0 new soft 404s, 0 pages that lost links, 0 timing changes, 0 visual changes',
         'no changes',
         'passes under --fail-on broken-link,server-error: no new finding of those rules',
       ].join('\n'),
@@ -65,7 +65,7 @@ describe('diff report formats: properties', () => {
       testsuites: { testsuite: { failures: string; tests: string; testcase: { name: string; failure?: { type: string } }[] } };
     };
     const suite = doc.testsuites.testsuite;
-    expect([suite.tests, suite.failures]).toEqual(['7', '2']);
+    expect([suite.tests, suite.failures]).toEqual(['8', '2']);
     expect(suite.testcase.filter((c) => c.failure).map((c) => c.name)).toEqual([
       'broken-link https://site.test/guide on https://site.test/about',
       'broken-link https://site.test/promo on https://site.test/',
@@ -86,7 +86,7 @@ describe('diff report formats: properties', () => {
     const d = sampleDiff();
     const many = (i: number): Finding => ({ rule: 'broken-link', severity: 'error', url: `https://site.test/gone/${i}`, page: `https://site.test/list/${i}`, text: `Link ${i}`, message: 'HTTP 404', count: 1, ignored: false });
     const big: CrawlDiff = { ...d, findings: { ...d.findings, new: Array.from({ length: 3000 }, (_, i) => many(i)) } };
-    const all = 3000 + d.findings.fixed.length + 1 + 2 + 2 + 1 + 1 + 1 + 1 + 2;
+    const all = 3000 + d.findings.fixed.length + 1 + 2 + 2 + 1 + 1 + 1 + 1 + 2 + 1;
     const md = renderDiffMarkdown({ diff: big, failOn: FAIL_ON });
     expect(md.length).toBeLessThanOrEqual(GITHUB_COMMENT_MAX_CHARS);
     expect(md.length).toBeGreaterThan(GITHUB_COMMENT_MAX_CHARS - 500);

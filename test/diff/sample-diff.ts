@@ -37,11 +37,20 @@ export function sampleDiff(): CrawlDiff {
       { url: u('/slow'), metric: 'total', old: 300, new: 1800, delta: 1500 },
       { url: u('/shift'), metric: 'vitals.cls', old: 0.05, new: 0.3, delta: 0.25 },
     ],
+    visual: {
+      threshold: 0.001,
+      compared: 6,
+      missing: 0,
+      changes: [
+        { url: u('/docs/a'), ratio: 0.0231, changedPixels: 23_654, width: 1280, height: 800, sizeChanged: false, old: '/shots/old/docs-a.png', new: '/shots/new/docs-a.png', diff: '/shots/diff/docs-a.png' },
+      ],
+    },
     findings: {
       new: [
         finding({ rule: 'broken-link', severity: 'error', url: u('/guide'), page: u('/about'), text: 'Guide', message: 'HTTP 404' }),
         finding({ rule: 'broken-link', severity: 'error', url: u('/promo'), page: u('/'), text: 'Summer <promo>', message: 'soft 404: answers 200 but renders a "not found" screen' }),
         finding({ rule: 'js-error', severity: 'error', url: u('/app'), message: 'TypeError: x is undefined\n    at app.js:1:2' }),
+        finding({ rule: 'visual-change', severity: 'warning', url: u('/docs/a'), message: '2.31 % of pixels changed (23,654 of 1,024,000)' }),
         finding({ rule: 'missing-description', severity: 'notice', url: u('/news'), message: 'no <meta name="description">' }),
         finding({ rule: 'broken-link', severity: 'error', url: u('/ads'), page: u('/'), text: 'Ads', message: 'HTTP 410', ignored: true }),
       ],
@@ -52,6 +61,7 @@ export function sampleDiff(): CrawlDiff {
         'js-error': { new: 1, fixed: 0, unchanged: 0 },
         'missing-description': { new: 1, fixed: 0, unchanged: 1 },
         'missing-h1': { new: 0, fixed: 1, unchanged: 0 },
+        'visual-change': { new: 1, fixed: 0, unchanged: 0 },
       },
     },
   };
@@ -70,6 +80,7 @@ export function emptyDiff(): CrawlDiff {
     soft404s: [],
     lostLinks: [],
     timingChanges: [],
+    visual: { threshold: 0.001, compared: 7, missing: 0, changes: [] },
     findings: { new: [], fixed: [], unchanged: d.findings.unchanged, byRule: { 'missing-description': { new: 0, fixed: 0, unchanged: 1 } } },
   };
 }

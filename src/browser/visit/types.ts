@@ -26,6 +26,8 @@ export interface VisitOptions {
   quietMs: number;
   /** Absolute path of the full-page PNG to write, or `null` for none. */
   screenshotPath: string | null;
+  /** How the screenshot is taken (with `screenshotPath`). @default the whole page, nothing hidden or masked */
+  screenshot?: ScreenshotSettings;
   /** More dialogs than this in one visit end it with `too-many-dialogs`. @default 10 */
   maxDialogs: number;
   /**
@@ -75,6 +77,16 @@ export interface VisitOptions {
    * (with or without `vitals`) holds it for work. Absent = no gate.
    */
   measureGate?: MeasureGate | null;
+}
+
+/** How a visit's screenshot is taken (`--screenshot`, `--hide`, `--visual-mask`). */
+export interface ScreenshotSettings {
+  /** `true`: the whole scrollable page; `false`: the viewport, scrolled to the top. */
+  fullPage: boolean;
+  /** CSS selectors of elements made invisible during the shot (their space is kept). */
+  hide: readonly string[];
+  /** Selectors of elements painted as solid magenta boxes in the shot (`MASK_COLOR` of the screenshot stage). */
+  mask: readonly string[];
 }
 
 /** A main-frame document response, as {@link VisitOptions.onDocument} sees it. */

@@ -1,9 +1,11 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { RULES, type RuleId } from '../../report/audit.js';
 import { escapeHtml as esc } from '../../report/formats/html.js';
 import { failingFindings, matchesFailOn } from '../findings.js';
 import { isEmptyDiff, type Finding } from '../types.js';
 import type { DiffReportInput } from './input.js';
-import { changeCounts, failOnText, plural, statusText, timingText } from './words.js';
+import { changeCounts, failOnText, percentText, plural, statusText, timingText } from './words.js';
 
 const CSS = `
 :root{--fg:#1d2125;--muted:#5f6b76;--bg:#fff;--panel:#f5f7f9;--line:#dde2e7;--err:#c62828;--ok:#2e7d32;--link:#0b57d0;--add:#e6f4ea;--del:#fdecea}
@@ -15,7 +17,9 @@ a{color:var(--link)}h1{font-size:1.5rem;margin:0 0 .25rem}h2{font-size:1.15rem;m
 .stat dt{color:var(--muted);font-size:12px}.stat dd{margin:0;font-size:1.3rem;font-weight:600}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:.3rem .5rem;border-bottom:1px solid var(--line);overflow-wrap:anywhere}
 th{background:var(--panel);white-space:nowrap}td.rule,td.sev{white-space:nowrap}td.num,th.num{text-align:right}
-tr.new-finding{background:var(--del)}tr.fixed-finding{background:var(--add)}tr.failing td.rule{color:var(--err);font-weight:600}
+tr.new-finding{background:var(--del)}
+.shots{display:grid;grid-template-columns:repeat(3,1fr);gap:.5rem}.shots figure{margin:0}.shots img{width:100%;border:1px solid var(--line)}.shots figcaption{color:var(--muted);font-size:12px}
+tr.fixed-finding{background:var(--add)}tr.failing td.rule{color:var(--err);font-weight:600}
 `;
 
 /** A link to a crawled URL, or plain text when it is not http(s) (never a `javascript:` href). */
@@ -40,12 +44,19 @@ function findingRow(f: Finding, kind: 'new' | 'fixed', failing: boolean): string
   return `<tr class="${cls}"><td class="rule">${failing ? '✗ ' : ''}${esc(f.rule)}</td><td class="sev">${esc(f.severity)}</td><td>${link(f.url)}</td><td>${where}</td><td>${esc(f.message)}${f.ignored ? ' <span class="muted">(ignored)</span>' : ''}</td></tr>`;
 }
 
+/** An image's `src`: relative to the report's folder, or a `file:` URL when the report goes to stdout. */
+function imageHref(file: string, outPath: string | null): string {
+  if (outPath === null) return pathToFileURL(file).href;
+  return path.relative(path.dirname(outPath), file).split(path.sep).map(encodeURIComponent).join('/');
+}
+
 const SEVERITY_ORDER = { error: 0, warning: 1, notice: 2 } as const;
 
 /**
- * `html`: one self-contained page (no script, no network): the verdict under `--fail-on`, the
+ * `html`: one page (no script, no network; screenshots are linked files): the verdict under `--fail-on`, the
  * counts, findings per rule, then one table per kind of change, new findings first (failing
- * ones marked ✗). Every text from pages is escaped.
+ * ones marked ✗), and, for pages whose screenshot changed, before / after / difference side by
+ * side (images linked relative to the report's folder). Every text from pages is escaped.
  */
 export function renderDiffHtml(input: DiffReportInput): string {
   const { diff: d, failOn } = input;
@@ -89,6 +100,16 @@ export function renderDiffHtml(input: DiffReportInput): string {
   parts.push(
     table(`Timing changes (at least ${d.thresholds.ms} ms and ${Math.round(d.thresholds.ratio * 100)} %)`, 'timings', d.timingChanges, ['URL', 'change'], (x) => `<tr><td>${link(x.url)}</td><td>${esc(timingText(x))}</td></tr>`),
   );
+  if (d.visual) {
+    const v = d.visual;
+    parts.push(
+      table(`Visual changes (above ${percentText(v.threshold)} of pixels; ${plural(v.compared, 'page')} compared)`, 'visual', v.changes, ['page', 'before / after / difference'], (x) => {
+        const fig = (file: string | null, caption: string): string =>
+          file === null ? `<figure><figcaption>${caption}: not written (no --visual-dir)</figcaption></figure>` : `<figure><a href="${esc(imageHref(file, input.outPath ?? null))}"><img src="${esc(imageHref(file, input.outPath ?? null))}" loading="lazy" alt="${caption} of ${esc(x.url)}"></a><figcaption>${caption}</figcaption></figure>`;
+        return `<tr><td>${link(x.url)}<br>${esc(percentText(x.ratio))} of pixels changed${x.sizeChanged ? ', and the page size' : ''}</td><td><div class="shots">${fig(x.old, 'before')}${fig(x.new, 'after')}${fig(x.diff, 'difference')}</div></td></tr>`;
+      }),
+    );
+  }
   const title = `spacrawl diff: ${d.old.source} → ${d.new.source}`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">

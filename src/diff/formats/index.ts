@@ -47,7 +47,7 @@ export function parseDiffReportSpec(spec: string): DiffReportSpec {
  * @throws DiffInputError (`bad-option`) when the file cannot be written, with the fs error code
  */
 export function writeDiffReport(spec: DiffReportSpec, input: DiffReportInput, stdout: { write(text: string): unknown } = process.stdout): void {
-  const text = DIFF_FORMATTERS[spec.format]!(input);
+  const text = DIFF_FORMATTERS[spec.format]!({ ...input, outPath: spec.path });
   if (spec.path === null) {
     stdout.write(text);
     return;

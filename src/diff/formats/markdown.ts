@@ -3,7 +3,7 @@ import { mdText, mdUrl } from '../../report/formats/markdown.js';
 import { failingFindings, matchesFailOn } from '../findings.js';
 import { isEmptyDiff, type Finding } from '../types.js';
 import type { DiffReportInput } from './input.js';
-import { changeCounts, diffOrigin, failOnText, plural, shortUrl, statusText, timingText } from './words.js';
+import { changeCounts, diffOrigin, failOnText, percentText, plural, shortUrl, statusText, timingText } from './words.js';
 
 /** GitHub's limit on a pull-request comment body, in characters. */
 export const GITHUB_COMMENT_MAX_CHARS = 65_536;
@@ -97,6 +97,9 @@ function lines(input: DiffReportInput): Line[] {
     return `- ${link(x.url)} no longer links to ${x.links.slice(0, MAX_LOST_LINKS).map(link).join(', ')}${more}`;
   });
   section('Timing changes', d.timingChanges, (x) => `- ${link(x.url)} ${mdText(timingText(x))}`, `_Changes of at least ${d.thresholds.ms} ms and ${Math.round(d.thresholds.ratio * 100)} % of the old value._`);
+  if (d.visual) {
+    section('Visual changes', d.visual.changes, (x) => `- ${link(x.url)}: ${percentText(x.ratio)} of pixels changed${x.sizeChanged ? ', and the page size' : ''}`, `_Pages whose screenshot changed in more than ${percentText(d.visual.threshold)} of its pixels (${plural(d.visual.compared, 'page')} compared); the html report shows before, after and the difference._`);
+  }
   return out;
 }
 
@@ -104,7 +107,7 @@ function lines(input: DiffReportInput): Line[] {
  * `markdown`: the diff for a pull-request comment or `GITHUB_STEP_SUMMARY`: the verdict under
  * `--fail-on`, findings per rule (new, fixed, unchanged), URL changes per kind, then the lists:
  * new findings first (failing ones marked ❌), fixed findings, pages added and removed, status,
- * title and redirect changes, new soft 404s, lost links, timing changes.
+ * title and redirect changes, new soft 404s, lost links, timing changes, visual changes.
  *
  * At most `maxChars` characters (GitHub's comment limit by default): when the lists do not
  * fit, whole lines are kept from the top and a last line says how many items were left out.

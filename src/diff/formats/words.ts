@@ -37,7 +37,7 @@ export interface ChangeCount {
   count: number;
 }
 
-/** One count per kind of URL change, in report order. */
+/** One count per kind of URL change, in report order (visual changes when screenshots were compared). */
 export function changeCounts(d: CrawlDiff): ChangeCount[] {
   return [
     { label: 'pages added', one: 'page added', count: d.pages.added.length },
@@ -48,6 +48,8 @@ export function changeCounts(d: CrawlDiff): ChangeCount[] {
     { label: 'new soft 404s', one: 'new soft 404', count: d.soft404s.length },
     { label: 'pages that lost links', one: 'page that lost links', count: d.lostLinks.length },
     { label: 'timing changes', one: 'timing change', count: d.timingChanges.length },
+    // Only when screenshots were compared: a diff without them says nothing about pixels.
+    ...(d.visual ? [{ label: 'visual changes', one: 'visual change', count: d.visual.changes.length }] : []),
   ];
 }
 
@@ -107,4 +109,10 @@ export function diffOrigin(d: CrawlDiff): string | null {
   } catch {
     return null;
   }
+}
+
+/** `2.31 %` of a changed-pixel ratio; below 0.01 % with three significant digits. */
+export function percentText(ratio: number): string {
+  const p = ratio * 100;
+  return `${p >= 0.01 || p === 0 ? p.toFixed(2) : p.toPrecision(3)} %`;
 }

@@ -29,6 +29,7 @@ code{font:12px/1.3 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 .tag{display:inline-block;font-size:11px;border:1px solid var(--line);border-radius:3px;padding:0 .3rem;margin:0 .15rem .1rem 0;white-space:nowrap}
 .tag.ignored{text-decoration:line-through;color:var(--muted)}
 .tag.failing{border-color:var(--err);color:var(--err)}
+.tag.new{background:var(--err);border-color:var(--err);color:#fff}.tag.known{color:var(--muted)}
 .controls{display:flex;flex-wrap:wrap;gap:1rem;align-items:center;margin-bottom:.5rem}
 #filter{font:inherit;padding:.35rem .6rem;min-width:22rem;border:1px solid var(--line);border-radius:4px;background:var(--bg);color:var(--fg)}
 table{border-collapse:collapse;width:100%}

@@ -41,10 +41,11 @@ function stat(key: string, label: string, value: number | string, bad = false): 
   return `<div class="stat${bad ? ' bad' : ''}"><dt>${esc(label)}</dt><dd data-count="${esc(key)}">${esc(String(value))}</dd></div>`;
 }
 
-function issueItem(i: AuditIssue, failing: boolean): string {
+function issueItem(i: AuditIssue, failing: boolean, isNew: ((i: AuditIssue) => boolean) | undefined): string {
   const refs = i.referrers.slice(0, HTML_MAX_REFERRERS).map((r) => `<li>from ${urlLink(r.url)}${r.text ? ` “<span class="anchor">${esc(r.text)}</span>”` : ' <span class="none">(no anchor text)</span>'}</li>`);
   if (i.referrers.length > HTML_MAX_REFERRERS) refs.push(`<li class="more">and ${i.referrers.length - HTML_MAX_REFERRERS} more (report.json lists them all)</li>`);
-  const tags = `${i.ignored ? ' <span class="tag ignored" title="matched --ignore-url or .spacrawlignore">ignored</span>' : ''}${failing ? ' <span class="tag failing">fails the build</span>' : ''}`;
+  const fresh = isNew ? (isNew(i) ? ' <span class="tag new" title="not in the --baseline crawl">new</span>' : ' <span class="tag known" title="also in the --baseline crawl: never fails">known</span>') : '';
+  const tags = `${fresh}${i.ignored ? ' <span class="tag ignored" title="matched --ignore-url or .spacrawlignore">ignored</span>' : ''}${failing ? ' <span class="tag failing">fails the build</span>' : ''}`;
   return `<li class="issue${i.ignored ? ' ignored' : ''}" data-url="${esc(i.url)}"${i.ignored ? ' data-ignored="true"' : ''}>${urlLink(i.url)}${tags} <span class="msg">${esc(i.message)}</span>${refs.length ? `<ul class="refs">${refs.join('')}</ul>` : ''}</li>`;
 }
 
@@ -75,7 +76,7 @@ function writeIssueGroups(sink: ReportSink, input: ReportInput, failing: Readonl
         `<summary><span class="sev ${sev}">${sev}</span> <code>${esc(rule)}</code> — <span class="n">${active}</span>${ignored ? ` <span class="muted">(+${ignored} ignored)</span>` : ''}${failingRules.has(rule) ? ' <span class="tag failing">fails the build</span>' : ''}</summary>` +
         `<p class="desc muted">${esc(RULES[rule].description)}</p><ul class="issues">`,
     );
-    for (const i of list) sink.write(issueItem(i, failing.has(i)));
+    for (const i of list) sink.write(issueItem(i, failing.has(i), input.isNew));
     sink.write('</ul></details>');
   });
 }
@@ -163,7 +164,7 @@ function skippedRow(r: PageRecord): string {
  */
 export function writeHtml(input: ReportInput, sink: ReportSink, outPath: string | null): void {
   const { summary, audit } = input;
-  const failingList = failingIssues(audit, input.failOn);
+  const failingList = failingIssues(audit, input.failOn).filter((i) => input.isNew?.(i) ?? true);
   const failing = new Set(failingList);
   const t = tally(input.records);
   const activeIssues = audit.issues.filter((i) => !i.ignored).length;

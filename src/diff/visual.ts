@@ -1,0 +1,110 @@
+/**
+ * The visual part of a diff: each page's screenshot in the new crawl compared with the
+ * baseline's (see `compareImages`), a `visual-change` finding for pages whose changed-pixel
+ * ratio is above the threshold, and a diff image for each of them.
+ * @module
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { isPage } from '../model/record.js';
+import { RULES } from '../report/audit.js';
+import { DiffInputError } from './errors.js';
+import { compareImages } from './image-diff.js';
+import type { RecordSource } from './source.js';
+import type { Finding, VisualChange, VisualDiff } from './types.js';
+
+/** Default `--visual-threshold`: changed pixels above 0.1 % of a page's make a `visual-change`. */
+export const DEFAULT_VISUAL_THRESHOLD = 0.001;
+
+/** Where each side's screenshots are and how to judge them. */
+export interface VisualOptions {
+  /** The baseline's screenshots folder (its records' `screenshot` names are inside). */
+  oldDir: string;
+  /** The new crawl's screenshots folder. */
+  newDir: string;
+  /** Changed-pixel ratio above which a page changed (0.001 = 0.1 %). @default 0.001 */
+  threshold?: number;
+  /** Folder to write one diff PNG per changed page into (created), or `null` for none. */
+  diffDir?: string | null;
+}
+
+/** Screenshot file names of a crawl's pages, by canonical URL. */
+async function shotsOf(source: RecordSource): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for await (const r of source.records()) {
+    if (isPage(r) && r.screenshot) out.set(r.url, r.screenshot);
+    else out.delete(r.url);
+  }
+  return out;
+}
+
+/** `1.93 % of pixels changed (19,800 of 1,024,000)`. */
+export function visualMessage(c: Pick<VisualChange, 'ratio' | 'changedPixels' | 'width' | 'height' | 'sizeChanged'>): string {
+  const pct = (c.ratio * 100).toFixed(2);
+  return `${pct} % of pixels changed (${c.changedPixels.toLocaleString('en-US')} of ${(c.width * c.height).toLocaleString('en-US')})${c.sizeChanged ? ', and the page size' : ''}`;
+}
+
+/**
+ * Compare the screenshots of the pages both crawls shot. A page whose ratio of changed pixels
+ * is above `threshold` is a {@link VisualChange} (largest ratio first); its diff image is
+ * written to `diffDir` under the new screenshot's name. Files named by a record but missing
+ * on disk (or not PNGs) are counted in `missing` and skipped.
+ */
+export async function diffScreenshots(older: RecordSource, newer: RecordSource, opts: VisualOptions): Promise<VisualDiff> {
+  const threshold = opts.threshold ?? DEFAULT_VISUAL_THRESHOLD;
+  const a = await shotsOf(older);
+  const b = await shotsOf(newer);
+  const changes: VisualChange[] = [];
+  let compared = 0;
+  let missing = 0;
+  if (opts.diffDir) fs.mkdirSync(opts.diffDir, { recursive: true });
+  for (const [url, newName] of b) {
+    const oldName = a.get(url);
+    if (!oldName) continue;
+    const oldFile = path.join(opts.oldDir, oldName);
+    const newFile = path.join(opts.newDir, newName);
+    let c: ReturnType<typeof compareImages>;
+    try {
+      c = compareImages(oldFile, newFile, Boolean(opts.diffDir));
+    } catch {
+      missing++;
+      continue;
+    }
+    compared++;
+    if (c.ratio <= threshold) continue;
+    let diff: string | null = null;
+    if (opts.diffDir && c.diffPng) {
+      diff = path.join(opts.diffDir, newName);
+      fs.writeFileSync(diff, c.diffPng);
+    }
+    const { diffPng: _png, ...cmp } = c;
+    changes.push({ url, ...cmp, old: oldFile, new: newFile, diff });
+  }
+  changes.sort((x, y) => y.ratio - x.ratio || x.url.localeCompare(y.url));
+  return { threshold, compared, missing, changes };
+}
+
+/** The `visual-change` findings of a visual diff: one per changed page, all new. */
+export function visualFindings(v: VisualDiff): Finding[] {
+  return v.changes.map((c) => ({
+    rule: 'visual-change',
+    severity: RULES['visual-change'].severity,
+    url: c.url,
+    page: c.url,
+    text: '',
+    message: visualMessage(c),
+    count: 1,
+    ignored: false,
+  }));
+}
+
+/**
+ * Parse `--visual-threshold PERCENT` (0 to 100) into a ratio; absent = {@link DEFAULT_VISUAL_THRESHOLD}.
+ * @throws DiffInputError (`bad-option`) otherwise
+ */
+export function parseVisualThreshold(v: string | undefined): number {
+  if (v === undefined) return DEFAULT_VISUAL_THRESHOLD;
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0 || n > 100) throw new DiffInputError('bad-option', `--visual-threshold must be a percent from 0 to 100, got ${JSON.stringify(v)}`);
+  return n / 100;
+}
