@@ -25,12 +25,11 @@ import { seedFromSitemaps } from './sitemap-seeds.js';
 import { SoftNotFound } from './soft404.js';
 import { TrapDetector } from './traps.js';
 import { CRAWL_LIMITS } from './option-table.js';
-import { Secrets } from '../model/secrets.js';
 import type { LoginTotals } from '../model/summary.js';
 import { CrawlLogin } from './crawl-login.js';
-import type { CrawlEvent } from './events.js';
 import type { SessionGuard } from './session-guard.js';
 import { auditSettings, type AuditSettings } from './audit-settings.js';
+import { CrawlSignals } from './signals.js';
 
 /** Leases held back at most while their host waits (politeness, Retry-After). */
 const PARK_LIMIT = 256;
@@ -99,7 +98,6 @@ export class Crawler {
   private readonly clickMemory = new ClickMemory();
   /** The accessibility check, vitals and measure gate of every visit. */
   private readonly auditing: AuditSettings;
-  private readonly notes: string[] = [];
   private readonly sitemapUrls = new Set<string>();
   private stopReason: EndReason | null = null;
   private endReason: EndReason = 'done';
@@ -107,8 +105,8 @@ export class Crawler {
   private fatal: unknown = null;
   private job: PageJob | null = null;
   private guard: SessionGuard | null = null;
-  /** What a login typed (values read from the environment): removed from records and notices. */
-  private readonly secrets = new Secrets();
+  /** Notices, kept notes, events; redacted of what a login typed. */
+  private readonly signals: CrawlSignals;
   /** Navigations started (first visits only), against `maxPages`. */
   private started = 0;
   private running = false;
@@ -117,13 +115,14 @@ export class Crawler {
   /** @throws OptionsError for nonsensical options (checked here, before anything starts) */
   constructor(options: CrawlOptions) {
     this.input = options;
+    this.signals = new CrawlSignals(options);
     this.options = resolveOptions(options);
     this.frontier = options.frontier ?? new MemoryFrontier();
     this.shared = isShared(this.frontier) ? this.frontier : null;
     // Every visit in flight listens for cancellation (and removes its listener when it ends):
     // more than 10 at once is expected, not a leak.
     setMaxListeners(0, this.cancelVisits.signal);
-    this.leases = new LeaseKeeper(this.frontier, { onNotice: (m) => this.notice(m), onFailure: (err) => this.fail(err) });
+    this.leases = new LeaseKeeper(this.frontier, { onNotice: (m) => this.signals.notice(m), onFailure: (err) => this.fail(err) });
     this.politeness = new Politeness(
       { ratePerSecond: this.options.rate, perHostConcurrency: this.options.perHostConcurrency },
       this.shared?.politeness ?? null,
@@ -134,7 +133,7 @@ export class Crawler {
           // A probe started ahead of the pages waits its turn; one a page waits for runs at once
           // (the waiting page holds a concurrency slot but no tab).
           (url, queued) => (queued ? this.limit(() => this.probe(url)) : this.probe(url)),
-          (note) => this.remark(note),
+          (note) => this.signals.remark(note),
         )
       : null;
     this.dust = this.options.dedupeContent ? new DustLearner() : null;
@@ -180,33 +179,11 @@ export class Crawler {
     return {
       endReason: this.endReason,
       seedVisited: this.job?.seedVisited ?? false,
-      notes: [...this.notes],
+      notes: this.signals.keptNotes(),
       sitemapUrls: new Set(this.sitemapUrls),
       learnedParams: this.dust?.rules() ?? [],
       ...(this.guard && this.options.login ? { logins: this.guard.totals() } : {}),
     };
-  }
-
-  private notice(msg: string): void {
-    const m = this.secrets.redact(msg);
-    this.input.onNotice?.(m);
-    this.event({ type: 'notice', message: m });
-  }
-
-  /** Tell `onEvent` (a listener's error is its own: it never stops the crawl). */
-  private event(e: CrawlEvent): void {
-    try {
-      this.input.onEvent?.(e);
-    } catch {
-      // a listener must not throw; the crawl goes on
-    }
-  }
-
-  /** A notice the summary keeps too (in `notes`, once however often it recurs). */
-  private remark(msg: string): void {
-    const m = this.secrets.redact(msg);
-    if (!this.notes.includes(m)) this.notes.push(m);
-    this.notice(m);
   }
 
   /** Stop the crawl for an infrastructure failure (the first one is what `records()` throws). */
@@ -222,11 +199,7 @@ export class Crawler {
 
   private async run(): Promise<void> {
     const o = this.options;
-    const emit = (r: PageRecord): void => {
-      const record = this.secrets.redactDeep(r);
-      this.out.push(record);
-      this.event({ type: 'record', record });
-    };
+    const emit = (r: PageRecord): void => void this.out.push(this.signals.record(r));
     const canonical = (u: string | URL): string => normalize(u, o.normalize);
     const scope = new Scope(o.seeds, { mode: o.scope, include: o.include, exclude: o.exclude, normalize: o.normalize });
     let robots: RobotsCache | null = null;
@@ -242,16 +215,16 @@ export class Crawler {
 
     // A logged-in crawl (a login recipe, or a storage state) never requests a sign-out URL.
     const login = await CrawlLogin.prepare(o, this.input.loginEnv, {
-      secrets: this.secrets,
-      event: (e) => this.event(e),
-      notice: (m) => this.notice(m),
-      remark: (m) => this.remark(m),
+      secrets: this.signals.secrets,
+      event: (e) => this.signals.event(e),
+      notice: (m) => this.signals.notice(m),
+      remark: (m) => this.signals.remark(m),
     });
     const session = new BrowserSession(o, {
       ...(this.input.browser ? { browser: this.input.browser } : {}),
       headerScope: (url) => scope.inScope(url),
-      onNotice: (m) => this.notice(m),
-      onRelaunch: () => this.event({ type: 'relaunch' }),
+      onNotice: (m) => this.signals.notice(m),
+      onRelaunch: () => this.signals.event({ type: 'relaunch' }),
       guard: login.requestGuard(),
       initScripts: this.auditing.initScripts,
     });
@@ -259,10 +232,10 @@ export class Crawler {
     try {
       await session.start();
       this.guard = await login.start(session, async (url) => (this.job ? this.job.sessionCheck(url) : null));
-      if (this.auditing.note) this.remark(this.auditing.note);
+      if (this.auditing.note) this.signals.remark(this.auditing.note);
       const linkChecker = new LinkChecker(session.http, { timeoutMs: o.timeoutMs });
       if (!o.ignoreRobots) {
-        robots = robotsForCrawl({ http: session.http, agent: o.robotsAgent, shared: this.shared?.robots ?? null, politeness: this.politeness, remark: (n) => this.remark(n) });
+        robots = robotsForCrawl({ http: session.http, agent: o.robotsAgent, shared: this.shared?.robots ?? null, politeness: this.politeness, remark: (n) => this.signals.remark(n) });
       }
       const traps = new TrapDetector({ maxQueryVariants: o.maxQueryVariants, maxPathSegments: CRAWL_LIMITS.maxPathSegments });
       const pipeline = new LinkPipeline(
@@ -271,16 +244,16 @@ export class Crawler {
         { scope, traps, robots, dust: this.dust, frontier: this.frontier, emit, onAdmitted: (u) => this.soft404?.ensure(new URL(u).origin) },
       );
       this.job = new PageJob({
-        options: o, session, pipeline, claims, robots, linkChecker, emit, notice: (m) => this.notice(m),
+        options: o, session, pipeline, claims, robots, linkChecker, emit, notice: (m) => this.signals.notice(m),
         politeness: this.politeness, leases: this.leases, soft404: this.soft404, dust: this.dust, clickMemory: this.clickMemory, auditing: this.auditing,
         cancelVisits: this.cancelVisits.signal, stopping: () => this.stopReason !== null,
-        login: this.guard ? { guard: this.guard, secrets: this.secrets } : null, event: (e) => this.event(e),
+        login: this.guard ? { guard: this.guard, secrets: this.signals.secrets } : null, event: (e) => this.signals.event(e),
       });
       // On a resumed durable crawl, pages visited in earlier runs count against --max-pages (a
       // shared frontier keeps the crawl-wide budget itself).
       if (!this.shared) this.started = (await this.frontier.visited?.()) ?? 0;
       await pipeline.offer(seeds, 0, null);
-      if (o.sitemap) await seedFromSitemaps(session.http, robots, seeds, pipeline, (m) => this.notice(m), this.sitemapUrls);
+      if (o.sitemap) await seedFromSitemaps(session.http, robots, seeds, pipeline, (m) => this.signals.notice(m), this.sitemapUrls);
       await this.loop(this.job, emit);
     } finally {
       if (maxTimer) clearTimeout(maxTimer);

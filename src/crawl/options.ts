@@ -1,3 +1,9 @@
+/**
+ * The library's crawl options: `CrawlOptions` (one TSDoc per option, checked against the declarations in
+ * option-table.ts by test/unit/options.test.ts) and `resolveOptions`. Longer than ~400 lines on purpose: the type
+ * is the library's documented surface and reads best as one piece; the declarations and checks live elsewhere.
+ * @module
+ */
 import { devices, type Browser } from 'playwright';
 import type { HashRouteMode, NormalizeOptions } from '../url/normalize.js';
 import type { ScopeMode } from '../url/scope.js';
