@@ -251,7 +251,9 @@ describe('a crawl of the tree', () => {
     slow.server.reset();
     const out = path.join(tmp, 'maxtime.jsonl');
     const r = await run(['crawl', slow.url('/'), '--max-time', '2', '--json', '--out', out, '--concurrency', '2']);
-    expect(r.ms).toBeLessThan(9000);
+    // The bound tells "stopped at the budget" from "crawled the slow tree": it allows Chromium's start
+    // and the pages in flight on a busy machine (9.3 s was seen under load 25); the page count below is the sharp check.
+    expect(r.ms).toBeLessThan(15_000);
     const summary = JSON.parse(r.stdout) as Record<string, unknown>;
     expect(summary.endReason).toBe('max-time');
     const records = readJsonl(out);
