@@ -121,7 +121,7 @@ export async function compareWithBaseline(baseline: RecordSource, records: Itera
   });
   const fresh = new Set(diff.findings.new.map(findingKey));
   const isNew = (i: AuditIssue): boolean => {
-    if (!LINK_RULES.has(i.rule)) return fresh.has(findingKey({ rule: i.rule, page: i.url, url: i.url }));
+    if (!LINK_RULES.has(i.rule)) return fresh.has(findingKey({ rule: i.rule, page: i.url, url: i.url, subject: i.subject }));
     if (i.referrers.length === 0) return fresh.has(findingKey({ rule: i.rule, page: null, url: i.url }));
     return i.referrers.some((r) => fresh.has(findingKey({ rule: i.rule, page: r.url, url: i.url })));
   };

@@ -37,9 +37,12 @@ export async function auditSource(source: RecordSource, opts: SideAuditOptions =
   return audit(records, { slowMs: opts.slowMs, ignore: opts.ignore });
 }
 
-/** The identity of a finding: rule, page and target, never its message. */
-export function findingKey(f: Pick<Finding, 'rule' | 'page' | 'url'>): string {
-  return `${f.rule}\u0000${f.page ?? ''}\u0000${f.url}`;
+/**
+ * The identity of a finding: rule, page, target and, for rules with several findings per page, its subject
+ * (`a11y-*`: the axe rule and state); never its message.
+ */
+export function findingKey(f: Pick<Finding, 'rule' | 'page' | 'url'> & { subject?: string | undefined }): string {
+  return `${f.rule}\u0000${f.page ?? ''}\u0000${f.url}\u0000${f.subject ?? ''}`;
 }
 
 /**
@@ -51,6 +54,7 @@ export function toFindings(result: AuditResult): Map<string, Finding> {
   const out = new Map<string, Finding>();
   const put = (i: AuditIssue, page: string | null, text: string): void => {
     const f: Finding = { rule: i.rule, severity: i.severity, url: i.url, page, text, message: i.message, count: 1, ignored: i.ignored };
+    if (i.subject !== undefined) f.subject = i.subject;
     const key = findingKey(f);
     const known = out.get(key);
     if (known) {

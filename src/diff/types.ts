@@ -122,6 +122,8 @@ export interface Finding {
   count: number;
   /** Matched an ignore pattern: reported, never fails the build. */
   ignored: boolean;
+  /** For rules with several findings per page (`a11y-*`: the axe rule and state): part of the identity. */
+  subject?: string;
 }
 
 /** A page whose screenshot changed beyond the threshold (see `diffScreenshots`). */

@@ -75,6 +75,12 @@ export interface AuditIssue {
   referrers: Referrer[];
   /** Matched an `--ignore-url` pattern or `.spacrawlignore`: reported, never fails the build. */
   ignored: boolean;
+  /**
+   * What on the page the issue is about when a rule gives several issues per page, part of the finding's
+   * identity in a diff (`a11y-*`: the axe rule and the revealed state, e.g. `color-contrast` or
+   * `label after clicking "Pricing" (button) on /`); absent when the rule gives one issue per page or target.
+   */
+  subject?: string;
 }
 
 /** Options of {@link audit}. */
@@ -97,7 +103,7 @@ export interface AuditResult {
 const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, notice: 2 };
 
 /** Adds one issue: `refs` is the (shared, maybe still filling) referrer list of `url`. */
-type AddIssue = (rule: RuleId, url: string, message: string, refs?: Referrer[]) => void;
+type AddIssue = (rule: RuleId, url: string, message: string, refs?: Referrer[], subject?: string) => void;
 
 /**
  * Referrer lists of the URLs that need them, filled in one pass over every record's links: a
@@ -216,7 +222,7 @@ function recordIssues(r: PageRecord, add: AddIssue, refs: ReferrerLists, slowMs:
     add('canonical-mismatch', r.url, `canonical is ${r.meta.canonical}, page is ${r.finalUrl}`);
   }
   if (r.noindex) add('noindex', r.url, 'noindex');
-  pageRuleIssues(r, add, budget);
+  pageRuleIssues(r, (rule, url, message, subject) => add(rule, url, message, undefined, subject), budget);
   // What the servers did, not when the page went quiet: settle time mostly measures the
   // crawler's own CPU contention at high concurrency. Records from before serverWaitMs have none.
   const wait = r.timings.serverWaitMs ?? null;
@@ -243,8 +249,10 @@ export function audit(records: Iterable<PageRecord>, opts: AuditOptions = {}): A
   const ignore = opts.ignore ?? [];
   const issues: AuditIssue[] = [];
   const refs = new ReferrerLists();
-  const add: AddIssue = (rule, url, message, list) => {
-    issues.push({ rule, severity: RULES[rule].severity, url, message, referrers: list ?? [], ignored: ignore.some((re) => re.test(url)) });
+  const add: AddIssue = (rule, url, message, list, subject) => {
+    const issue: AuditIssue = { rule, severity: RULES[rule].severity, url, message, referrers: list ?? [], ignored: ignore.some((re) => re.test(url)) };
+    if (subject !== undefined) issue.subject = subject;
+    issues.push(issue);
   };
   const titles = new DuplicateTitles();
   const checks = new LinkCheckIssues();

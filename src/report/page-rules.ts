@@ -26,7 +26,7 @@ export type PageRuleId =
   | 'js-only-content';
 
 /** Adds one issue about `url`. */
-export type AddIssue = (rule: PageRuleId, url: string, message: string) => void;
+export type AddIssue = (rule: PageRuleId, url: string, message: string, subject?: string) => void;
 
 /** The `a11y-*` rule of an axe-core impact (no impact counts as minor). */
 export function a11yRule(impact: A11yImpact | null): PageRuleId {
@@ -59,7 +59,8 @@ function quote(s: string): string {
 export function pageRuleIssues(r: PageRecord, add: AddIssue, budget: Budget | null): void {
   for (const v of r.a11y?.violations ?? []) {
     const targets = v.targets.join(', ') + (v.nodes > v.targets.length ? ', …' : '');
-    add(a11yRule(v.impact), r.url, `${v.rule}: ${v.help} — ${v.nodes} element${v.nodes === 1 ? '' : 's'} (${targets})${v.state ? `; ${v.state}` : ''}`);
+    const message = `${v.rule}: ${v.help} — ${v.nodes} element${v.nodes === 1 ? '' : 's'} (${targets})${v.state ? `; ${v.state}` : ''}`;
+    add(a11yRule(v.impact), r.url, message, v.state ? `${v.rule} ${v.state}` : v.rule);
   }
   if (budget && r.vitals) {
     const over = overruns(r.vitals, budget);

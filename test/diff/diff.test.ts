@@ -5,6 +5,7 @@ import { failingFindings, parseFailOn } from '../../src/diff/findings.js';
 import { memorySource } from '../../src/diff/source.js';
 import { isEmptyDiff } from '../../src/diff/types.js';
 import type { PageRecord } from '../../src/model/record.js';
+import type { A11yAudit, A11yViolation } from '../../src/model/observation.js';
 import { crawlA, crawlB, EXPECTED_NEW_FINDINGS, EXPECTED_UNCHANGED_FINDINGS, expectedUrlChanges, O, page, redirect, u } from './fixture-records.js';
 import { identity, urlChanges } from './helpers.js';
 
@@ -77,6 +78,22 @@ describe('finding identity: rule + page + target, never the message', () => {
     expect(d.findings.new).toEqual([]);
     expect(d.findings.fixed).toEqual([]);
     expect(d.findings.unchanged.map((f) => [identity(f), f.count, f.message])).toEqual([['js-error / → /', 2, 'TypeError: x is undefined\n    at app.js:12:7']]);
+  });
+
+  it('a11y findings are one per axe rule and state: a new failing axe rule on a page that already fails another rule of the same impact is new', async () => {
+    const v = (rule: string, state: string | null = null): A11yViolation => ({ rule, impact: 'serious', help: `${rule} help`, helpUrl: '', nodes: 1, targets: ['#x'], state });
+    const a11y = (violations: A11yViolation[]): A11yAudit => ({ engine: 'axe-core 4.13.0', tags: ['wcag2a'], violations, states: [], error: null });
+    const a = [page('/', 'Home', [], { a11y: a11y([v('nested-interactive')]) })];
+    const b = [page('/', 'Home', [], { a11y: a11y([v('nested-interactive'), v('target-size'), v('target-size', 'after clicking "Menu" (button) on /')]) })];
+    const d = await diff(a, b);
+    expect(d.findings.new.map((f) => [f.rule, f.subject])).toEqual([
+      ['a11y-serious', 'target-size'],
+      ['a11y-serious', 'target-size after clicking "Menu" (button) on /'],
+    ]);
+    expect(d.findings.unchanged.map((f) => [f.rule, f.subject])).toEqual([['a11y-serious', 'nested-interactive']]);
+    expect(failingFindings(d, parseFailOn('a11y-serious')).length).toBe(2);
+    const back = await diff(b, a);
+    expect(back.findings.fixed.map((f) => f.subject).sort()).toEqual(['target-size', 'target-size after clicking "Menu" (button) on /']);
   });
 
   it('a broken link is one finding per referrer page: a new page linking to a known broken target is one new finding', async () => {
