@@ -96,6 +96,44 @@ export function checkReadable(flag: string, file: string): string {
 }
 
 /**
+ * Check a Playwright storage-state file (`--storage-state`) before the browser starts: readable, JSON, and of the
+ * shape Playwright reads (`{cookies?: {name, value, …}[], origins?: {origin, localStorage: {name, value}[]}[]}`,
+ * as `browserContext.storageState()` writes it and `spacrawl login --save-state` saves it).
+ * @returns the file's absolute path
+ * @throws OptionsError with a one-line reason when the file is missing, not JSON or not a storage state
+ */
+export function checkStorageState(flag: string, file: string): string {
+  checkReadable(flag, file);
+  let data: unknown;
+  try {
+    data = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    const why = err instanceof SyntaxError ? `not JSON (${err.message.replace(/\s+/g, ' ')})` : describeFsError(err);
+    throw new OptionsError(`${flag} ${file}: ${why}`);
+  }
+  const problem = storageStateProblem(data);
+  if (problem) throw new OptionsError(`${flag} ${file}: not a Playwright storage state (${problem})`);
+  return file;
+}
+
+function storageStateProblem(data: unknown): string | null {
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const named = (v: unknown): boolean => isObj(v) && typeof v.name === 'string' && typeof v.value === 'string';
+  if (!isObj(data)) return 'expected a JSON object with "cookies" and "origins"';
+  if (data.cookies !== undefined) {
+    if (!Array.isArray(data.cookies)) return '"cookies" is not an array';
+    const bad = data.cookies.findIndex((c) => !named(c));
+    if (bad >= 0) return `cookie ${bad} has no string "name" and "value"`;
+  }
+  if (data.origins !== undefined) {
+    if (!Array.isArray(data.origins)) return '"origins" is not an array';
+    const bad = data.origins.findIndex((o) => !isObj(o) || typeof o.origin !== 'string' || !Array.isArray(o.localStorage) || !o.localStorage.every(named));
+    if (bad >= 0) return `origin ${bad} needs a string "origin" and a "localStorage" array of {name, value}`;
+  }
+  return null;
+}
+
+/**
  * Check a regex flag value.
  * @throws OptionsError with a one-line message when it does not compile
  */

@@ -1,5 +1,8 @@
 // The crawl command's flag checks (src/cli/validate.ts): values oclif cannot check, each refused
 // with one line before anything is crawled.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OptionsError } from '../../src/crawl/options.js';
 import { UsageError } from '../../src/model/errors.js';
@@ -10,6 +13,7 @@ import {
   checkRegex,
   checkSeed,
   checkSharedFlags,
+  checkStorageState,
   parseHeaders,
   parseRate,
   parseViewport,
@@ -53,6 +57,24 @@ describe('flag checks', () => {
     expect(refusal(() => checkPatterns({ include: ['/docs/**'], clickExclude: ['['] }))).toMatch(/^--click-exclude "\[" is not a valid/);
     expect(refusal(() => checkPatterns({ exclude: ['/(/'] }))).toMatch(/Invalid pattern "\/\(\/"/);
     expect(refusal(() => checkReadable('--storage-state', '/nonexistent/state.json'))).toBe('--storage-state /nonexistent/state.json: no such readable file');
+  });
+
+  it('--storage-state: a file Playwright can read, or one line saying why not, before the browser starts', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-state-'));
+    const file = (name: string, text: string): string => {
+      fs.writeFileSync(path.join(dir, name), text);
+      return path.join(dir, name);
+    };
+    const good = file('good.json', JSON.stringify({ cookies: [{ name: 'sid', value: '1', domain: 'a.test', path: '/' }], origins: [{ origin: 'https://a.test', localStorage: [{ name: 'k', value: 'v' }] }] }));
+    expect(checkStorageState('--storage-state', good)).toBe(good);
+    expect(checkStorageState('--storage-state', file('empty.json', '{}'))).toBe(path.join(dir, 'empty.json'));
+    const bad = (name: string, text: string): string => refusal(() => checkStorageState('--storage-state', file(name, text)));
+    expect(bad('text.txt', 'hello\nworld')).toMatch(/^--storage-state .*text\.txt: not JSON \(/);
+    expect(bad('cookies.json', '{"cookies":5}')).toBe(`--storage-state ${path.join(dir, 'cookies.json')}: not a Playwright storage state ("cookies" is not an array)`);
+    expect(bad('cookie.json', '{"cookies":[{"name":"a"}]}')).toMatch(/cookie 0 has no string "name" and "value"\)$/);
+    expect(bad('origins.json', '{"origins":[{"origin":"x"}]}')).toMatch(/origin 0 needs a string "origin"/);
+    expect(bad('array.json', '[]')).toMatch(/expected a JSON object/);
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('shared-crawl flags against each other and the seeds', () => {
