@@ -78,7 +78,13 @@ export async function openBaseline(input: string, targets: CrawlTargets): Promis
   const b = real(input);
   const ours = [targets.outputDir, targets.outFile, targets.stateFile, targets.outputDir && path.join(targets.outputDir, 'pages.jsonl')].map(real);
   if (b && ours.includes(b)) throw new DiffInputError('bad-option', `--baseline ${input} is written by this crawl: copy the baseline elsewhere first`);
-  return openRecordSource(input);
+  try {
+    return await openRecordSource(input);
+  } catch (err) {
+    // Name the flag, as every other file flag's message does.
+    if (err instanceof DiffInputError) throw new DiffInputError(err.code, `--baseline ${err.message}`, { cause: err });
+    throw err;
+  }
 }
 
 /** The crawl compared with its baseline. */

@@ -123,7 +123,7 @@ describe('crawl --baseline', () => {
     const r1 = await runCli(['crawl', `${site.server.origin}/`, '--fail-on', 'new'], tmp);
     expect([r1.code, r1.stderr]).toEqual([2, 'spacrawl: --fail-on new: "new" needs --baseline (the crawl to compare with)\n']);
     const r2 = await runCli(['crawl', `${site.server.origin}/`, '--baseline', 'nowhere.jsonl'], tmp);
-    expect([r2.code, r2.stderr]).toEqual([2, 'spacrawl: nowhere.jsonl: no such file or folder\n']);
+    expect([r2.code, r2.stderr]).toEqual([2, 'spacrawl: --baseline nowhere.jsonl: no such file or folder\n']);
     const r3 = await runCli(['crawl', `${site.server.origin}/`, '--baseline', 'a', '--output-dir', 'a'], tmp);
     expect([r3.code, r3.stderr]).toEqual([2, 'spacrawl: --baseline a is written by this crawl: copy the baseline elsewhere first\n']);
   }, 60_000);
