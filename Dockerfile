@@ -1,6 +1,6 @@
 # spacrawl in a container, for CI systems other than GitHub Actions:
 #   docker build -t spacrawl .
-#   docker run --rm -v "$PWD/out:/work" spacrawl crawl https://example.com/ --output-dir /work/report
+#   docker run --rm -v "$PWD/out:/data" spacrawl crawl https://example.com/ --output-dir /data/report
 # Debian's own chromium (no browser download), a non-root user, the spacrawl CLI as entrypoint.
 
 # Build stage: the TypeScript compiler is a dev dependency.
@@ -35,8 +35,8 @@ COPY --from=build /opt/spacrawl/bin /opt/spacrawl/bin
 COPY --from=build /opt/spacrawl/dist /opt/spacrawl/dist
 RUN ln -s /opt/spacrawl/bin/run.js /usr/local/bin/spacrawl \
  && useradd --create-home --uid 10001 --shell /usr/sbin/nologin spacrawl \
- && mkdir /work && chown spacrawl:spacrawl /work
+ && mkdir /data && chown spacrawl:spacrawl /data
 USER spacrawl
-WORKDIR /work
+WORKDIR /data
 ENTRYPOINT ["/usr/bin/dumb-init", "--", "node", "/opt/spacrawl/bin/run.js"]
 CMD ["--help"]
