@@ -31,6 +31,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pct, sampler, treeStats } from './sampling.mjs';
 // `npm run bench -- --sites`: the real-site benchmark against Crawlee (bench/sites.mjs).
 if (process.argv.includes('--sites')) { await import('./sites.mjs'); process.exit(); }
 
@@ -98,115 +99,7 @@ function startSite(shape, n) {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, origin: `http://127.0.0.1:${server.address().port}`, counts, size: n })));
 }
 
-// ------------------------------------------------------------------ process-tree sampling
-function treePids(root) {
-  const children = new Map();
-  for (const d of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push(Number(d));
-    } catch { /* gone */ }
-  }
-  const out = [root];
-  for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]) ?? []));
-  return out;
-}
-/** How often the exact PSS of the tree is read (ms): `smaps_rollup` costs ~6 ms per Chromium process. */
-const PSS_EVERY_MS = 5000;
-
-/**
- * Memory and CPU of the process tree under `root`. `mem` is read from /proc/PID/status, cheap
- * enough for every 100 ms: each process's private anonymous and shared-memory pages, plus the
- * file-backed pages (the Chromium binary, shared by every process) once, from the process with
- * the most. `pss` (proportional set size, from smaps_rollup) is exact but costs ~150 ms of
- * kernel time for a tree of 25 processes, so it is read only when asked.
- */
-/** The kind of a process of the tree: `node`, `browser`, `renderer`, `gpu`, `network`, `zygote`, `utility`. */
-function kindOf(pid) {
-  if (pid === process.pid) return 'node';
-  try {
-    const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    const type = /--type=([a-z-]+)/.exec(cmd)?.[1];
-    if (!type) return /chrom/i.test(cmd) ? 'browser' : 'other';
-    if (type === 'gpu-process') return 'gpu';
-    if (type === 'utility') return /NetworkService/.test(cmd) ? 'network' : 'utility';
-    return type;
-  } catch {
-    return 'other';
-  }
-}
-
-function treeStats(root, withPss = false, perProcess = null) {
-  let anon = 0;
-  let file = 0;
-  let pss = 0;
-  let cpu = 0;
-  const hz = 100;
-  for (const pid of treePids(root)) {
-    try {
-      const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-      const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0) * 1024;
-      anon += kb('RssAnon') + kb('RssShmem');
-      file = Math.max(file, kb('RssFile'));
-      if (withPss) {
-        const roll = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-        const m = /^Pss:\s+(\d+) kB/m.exec(roll);
-        pss += m ? Number(m[1]) * 1024 : 0;
-      }
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      cpu += (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / hz; // utime stime cutime cstime
-      if (perProcess) {
-        const own = (Number(f[11]) + Number(f[12])) / hz;
-        const known = perProcess.get(pid);
-        if (known) known.cpu = own;
-        else perProcess.set(pid, { kind: kindOf(pid), cpu: own, base: perProcess.started ? 0 : own });
-      }
-    } catch { /* gone */ }
-  }
-  return { mem: anon + file, pss, cpu };
-}
-/**
- * Samples the tree every 100 ms until `stop()`: peak memory, CPU seconds, and CPU seconds by
- * kind of process (where the time goes; a process that ends loses at most its last 100 ms).
- */
-function sampler() {
-  let peak = 0;
-  let peakPss = 0;
-  let lastCpu = 0;
-  let lastPss = Date.now();
-  const perProcess = new Map();
-  treeStats(process.pid, false, perProcess);
-  perProcess.started = true;
-  const t = setInterval(() => {
-    const withPss = Date.now() - lastPss >= PSS_EVERY_MS;
-    if (withPss) lastPss = Date.now();
-    const s = treeStats(process.pid, withPss, perProcess);
-    peak = Math.max(peak, s.mem);
-    peakPss = Math.max(peakPss, s.pss);
-    lastCpu = Math.max(lastCpu, s.cpu);
-  }, 100);
-  const cpu0 = treeStats(process.pid).cpu;
-  return {
-    stop() {
-      clearInterval(t);
-      const s = treeStats(process.pid, true, perProcess);
-      const mb = (b) => Math.round(b / 1048576);
-      const cpuByKind = {};
-      for (const p of perProcess.values()) cpuByKind[p.kind] = (cpuByKind[p.kind] ?? 0) + p.cpu - p.base;
-      return { peakMb: mb(Math.max(peak, s.mem)), peakPssMb: mb(Math.max(peakPss, s.pss)), cpuS: Math.max(lastCpu, s.cpu) - cpu0, cpuByKind };
-    },
-  };
-}
-
-const pct = (xs, p) => {
-  if (!xs.length) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
+// Process-tree sampling (memory, CPU by kind of process, percentiles): bench/sampling.mjs, shared with --sites.
 
 // ------------------------------------------------------------------ the two crawlers
 async function runSpacrawl(site, conc, store) {
