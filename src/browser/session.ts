@@ -7,6 +7,9 @@ import type { StorageState } from './login/perform.js';
 import { ContextPool, type PoolSlot } from './pool.js';
 import type { RequestGuard } from './tab.js';
 
+/** Tries a visit gets to open a context and its tab before the crawl stops (see {@link BrowserSession.acquire}). */
+export const OPEN_ATTEMPTS = 3;
+
 /** A borrowed context with its tab, as the pool hands it out. */
 export type SessionSlot = Awaited<ReturnType<ContextPool['acquire']>>;
 
@@ -202,21 +205,25 @@ export class BrowserSession {
   }
 
   /**
-   * Borrow a context and its tab for one visit (relaunching a crashed browser first, and once more
-   * when it died while the context was opened). Give it back with {@link BrowserSession.release}.
+   * Borrow a context and its tab for one visit (relaunching a crashed browser first, and again
+   * when it died while the context was opened; a connected browser that does not open one in time
+   * is asked {@link OPEN_ATTEMPTS} times in all). Give it back with {@link BrowserSession.release}.
    * @throws InfrastructureError as {@link BrowserSession.ensureBrowser}; the pool's error when a
    * connected browser cannot open a context
    */
   async acquire(): Promise<SessionSlot> {
     const pool = this.pool();
-    await this.ensureBrowser();
-    try {
-      return await pool.acquire();
-    } catch (err) {
-      // The browser may have died between the check and the new context.
-      if (this.connected) throw err;
+    for (let attempt = 1; ; attempt++) {
       await this.ensureBrowser();
-      return pool.acquire();
+      try {
+        return await pool.acquire();
+      } catch (err) {
+        // The browser may have died between the check and the new context: relaunch it and try
+        // again. A connected browser that did not open a context or tab in time (starved, or
+        // busy closing others) gets OPEN_ATTEMPTS tries in all, each in a new context.
+        if (attempt >= OPEN_ATTEMPTS) throw err;
+        if (this.connected) this.hooks.onNotice(`the browser did not open a tab (${err instanceof Error ? err.message.split('\n')[0] : String(err)}): trying again in a new context`);
+      }
     }
   }
 

@@ -118,7 +118,7 @@ export class PageJob {
     if (guard && (await this.loggedOut(guard, e, res, generation, attempt)) === 'retry') return { kind: 'park', readyAt: 0 };
     const retry = await this.retryDecision(res, attempt, host, res.contextBroken && this.p.session.relaunches !== launches);
     if (retry) {
-      this.p.event({ type: 'retry', url: e.url, attempt, reason: this.p.session.connected ? (res.status !== null ? `status ${res.status}` : 'network error') : 'browser crash' });
+      this.p.event({ type: 'retry', url: e.url, attempt, reason: !this.p.session.connected ? 'browser crash' : res.error?.code === 'unresponsive' ? 'browser unresponsive' : res.status !== null ? `status ${res.status}` : 'network error' });
       return retry;
     }
 
@@ -283,7 +283,7 @@ export class PageJob {
       await this.p.session.ensureBrowser();
       return { kind: 'park', readyAt: Date.now() };
     }
-    if (!isRetryable(res) || attempt > o.retries) return null;
+    if (!isRetryable(res, attempt) || attempt > o.retries) return null;
     const now = Date.now();
     const retryAfter = parseRetryAfter(res.retryAfter, res.respondedAt ?? now);
     if (retryAfter === null) return { kind: 'park', readyAt: now + backoffMs(attempt, o.retryBaseMs) };

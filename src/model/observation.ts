@@ -225,6 +225,7 @@ export type ErrorCode =
   | 'too-many-dialogs'
   | 'page-crashed'
   | 'browser-crashed'
+  | 'unresponsive'
   | 'navigation-failed';
 
 /**

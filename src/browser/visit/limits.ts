@@ -6,6 +6,7 @@
  */
 import { A11Y_PAGE_TIMEOUT_MS } from '../a11y.js';
 import type { GateClock } from '../measure-gate.js';
+import { armTimer, type ArmedTimer } from '../timeout.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import type { VisitOptions } from './types.js';
@@ -35,7 +36,7 @@ export function hardDeadlineMs(opts: VisitOptions): number {
  * @param clock - time the visit waited at the measure gate, added to the deadline as it grows
  */
 export function limits(clock: GateClock = { waitedMs: 0 }): Stage<VisitContext> {
-  let timer: NodeJS.Timeout | undefined;
+  let timer: ArmedTimer | undefined;
   let onCancel: (() => void) | undefined;
   return {
     name: 'limits',
@@ -43,7 +44,8 @@ export function limits(clock: GateClock = { waitedMs: 0 }): Stage<VisitContext> 
       const deadline = hardDeadlineMs(ctx.opts);
       let credited = clock.waitedMs;
       const arm = (ms: number): void => {
-        timer = setTimeout(() => {
+        // Stall-tolerant (see armTimer): a stall of the crawler is not the page's time.
+        timer = armTimer(() => {
           const waited = clock.waitedMs - credited;
           credited = clock.waitedMs;
           if (waited > 0) arm(waited);
@@ -57,7 +59,7 @@ export function limits(clock: GateClock = { waitedMs: 0 }): Stage<VisitContext> 
       ctx.opts.signal?.addEventListener('abort', cancel, { once: true });
     },
     cleanup(ctx) {
-      clearTimeout(timer);
+      timer?.clear();
       if (onCancel) ctx.opts.signal?.removeEventListener('abort', onCancel);
       ctx.result.timings.total = Date.now() - ctx.startedAt;
     },

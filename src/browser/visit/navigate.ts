@@ -5,16 +5,22 @@
  * @module
  */
 import type { RecordError } from '../../model/record.js';
-import { withTimeout } from '../timeout.js';
+import { CallTimeoutError, withTimeout } from '../timeout.js';
 import { readAnswer } from './answer.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import { VisitAbort } from './types.js';
 import { sameDocument } from './urls.js';
 
-/** Classify a Playwright navigation error into a record error. */
+/**
+ * Classify a failed visit step into a record error: a Playwright navigation error, or
+ * `unresponsive` when one of the visit's own browser calls (reading the DOM, a screenshot, a
+ * script in the page) did not answer in time (`CallTimeoutError`): the page's main thread hung, or
+ * the browser was starved; a retry tells the two apart (see `isRetryable`).
+ */
 export function navigationError(err: unknown, timeoutMs: number): RecordError {
   const msg = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+  if (err instanceof CallTimeoutError) return { code: 'unresponsive', message: `the browser did not answer: ${msg}` };
   if (/Timeout .*exceeded|timed? ?out/i.test(msg)) return { code: 'timeout', message: `navigation timed out after ${timeoutMs} ms` };
   const net = /net::(ERR_[A-Z_]+)/.exec(msg);
   if (net) return { code: 'network', message: net[1]! };

@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright';
+import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
+import { launchBrowser } from '../src/browser/launch.js';
+import { crawl } from '../src/crawl/crawler.js';
+import type { PageRecord } from '../src/model/record.js';
+
+let browser: Browser;
+let server: FixtureServer;
+
+beforeAll(async () => {
+  browser = (await launchBrowser()).browser;
+  server = await startFixtureServer((_req, url) => {
+    if (url.pathname === '/') return { body: html('Home', '<a href="/hang">h</a> <a href="/fine">f</a>') };
+    // Its document arrives and loads; then its main thread never returns, so the crawler's calls
+    // into the page (the settle state, reading the DOM) get no answer.
+    if (url.pathname === '/hang') return { body: html('Hang', '<a href="/never">n</a><script>addEventListener("load", () => setTimeout(() => { for (;;) {} }, 20))</script>') };
+    if (url.pathname === '/fine') return { body: html('Fine', '') };
+    return { status: 404, body: html('Not found', '') };
+  });
+});
+afterAll(async () => {
+  await browser.close();
+  await server.close();
+});
+
+describe('a page whose main thread hangs after it loaded', () => {
+  it('is recorded as unresponsive after one retry, and the crawl goes on', async () => {
+    const recs: PageRecord[] = [];
+    for await (const r of crawl({ seeds: [`${server.origin}/`], browser, concurrency: 2, settleTimeoutMs: 1000, retryBaseMs: 100 })) recs.push(r);
+    const byPath = new Map(recs.map((r) => [new URL(r.url).pathname, r]));
+    expect([...byPath.keys()].sort()).toEqual(['/', '/fine', '/hang']);
+    const hang = byPath.get('/hang')!;
+    // The answer arrived: its status is kept; the failure is the crawler's calls going unanswered,
+    // not a navigation failure, and it was tried twice (a starved browser answers the second time).
+    expect(hang.status).toBe(200);
+    expect(hang.error?.code).toBe('unresponsive');
+    expect(hang.error?.message).toMatch(/^the browser did not answer: .+ did not finish within \d+ ms$/);
+    expect(hang.attempts).toBe(2);
+    expect(server.count('/hang')).toBe(2);
+    expect(server.count('/never')).toBe(0);
+    expect(byPath.get('/fine')).toMatchObject({ status: 200, title: 'Fine', error: null, attempts: 1 });
+  });
+});
