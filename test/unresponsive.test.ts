@@ -16,6 +16,8 @@ beforeAll(async () => {
     // into the page (the settle state, reading the DOM) get no answer.
     if (url.pathname === '/hang') return { body: html('Hang', '<a href="/never">n</a><script>addEventListener("load", () => setTimeout(() => { for (;;) {} }, 20))</script>') };
     if (url.pathname === '/fine') return { body: html('Fine', '') };
+    if (url.pathname === '/slow-home') return { body: html('Slow home', '<a href="/silent">s</a>') };
+    if (url.pathname === '/silent') return { hang: true };
     return { status: 404, body: html('Not found', '') };
   });
 });
@@ -35,10 +37,20 @@ describe('a page whose main thread hangs after it loaded', () => {
     // not a navigation failure, and it was tried twice (a starved browser answers the second time).
     expect(hang.status).toBe(200);
     expect(hang.error?.code).toBe('unresponsive');
-    expect(hang.error?.message).toMatch(/^the browser did not answer: .+ did not finish within \d+ ms$/);
+    expect(hang.error?.message).toMatch(/^the browser did not answer \(\w+\): .+ did not finish within \d+ ms$/);
     expect(hang.attempts).toBe(2);
     expect(server.count('/hang')).toBe(2);
     expect(server.count('/never')).toBe(0);
     expect(byPath.get('/fine')).toMatchObject({ status: 200, title: 'Fine', error: null, attempts: 1 });
+  });
+});
+
+describe('a document that never answers', () => {
+  it('is a navigation timeout, retried as --retries says', async () => {
+    const recs: PageRecord[] = [];
+    for await (const r of crawl({ seeds: [`${server.origin}/slow-home`], browser, timeoutMs: 1500, retries: 1, retryBaseMs: 100 })) recs.push(r);
+    const silent = recs.find((r) => new URL(r.url).pathname === '/silent');
+    expect(silent).toMatchObject({ status: null, error: { code: 'timeout', message: 'navigation timed out after 1500 ms' }, attempts: 2 });
+    expect(server.count('/silent')).toBe(2);
   });
 });

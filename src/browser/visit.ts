@@ -15,7 +15,7 @@ import { inspectStages } from './visit/inspect.js';
 import { intercept } from './visit/intercept.js';
 import { leave } from './visit/leave.js';
 import { limits } from './visit/limits.js';
-import { navigate, navigationError } from './visit/navigate.js';
+import { navigate, stageError } from './visit/navigate.js';
 import { observe } from './visit/observe.js';
 import { runStages, type Stage } from './visit/pipeline.js';
 import { screenshot } from './visit/screenshot.js';
@@ -72,13 +72,13 @@ function visitStages(opts: VisitOptions, clock: GateClock): Stage<VisitContext>[
 export async function visitPage(tab: VisitTab, requestedUrl: string, opts: VisitOptions): Promise<VisitResult> {
   const ctx = newVisitContext(tab, requestedUrl, opts);
   const result = ctx.result;
-  await runStages(ctx, visitStages(opts, { waitedMs: 0 }), ({ phase, error }) => {
+  await runStages(ctx, visitStages(opts, { waitedMs: 0 }), ({ stage, phase, error }) => {
     if (phase === 'action') {
       if (error instanceof VisitAbort) {
         result.error = error.recordError;
         if (error.recordError.code === 'interrupted') result.interrupted = true;
       } else {
-        result.error = navigationError(error, opts.navigationTimeoutMs);
+        result.error = stageError(stage, error, opts.navigationTimeoutMs);
       }
     }
     // A stage that failed, or could not undo what it set up, leaves the tab in an unknown state.

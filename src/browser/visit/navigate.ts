@@ -4,6 +4,7 @@
  * navigation is stopped); then reads what answered (see `readAnswer`).
  * @module
  */
+import { errors } from 'playwright';
 import type { RecordError } from '../../model/record.js';
 import { CallTimeoutError, withTimeout } from '../timeout.js';
 import { readAnswer } from './answer.js';
@@ -12,21 +13,31 @@ import type { Stage } from './pipeline.js';
 import { VisitAbort } from './types.js';
 import { sameDocument } from './urls.js';
 
-/**
- * Classify a failed visit step into a record error: a Playwright navigation error, or
- * `unresponsive` when one of the visit's own browser calls (reading the DOM, a screenshot, a
- * script in the page) did not answer in time (`CallTimeoutError`): the page's main thread hung, or
- * the browser was starved; a retry tells the two apart (see `isRetryable`).
- */
+/** Classify a Playwright navigation error into a record error. */
 export function navigationError(err: unknown, timeoutMs: number): RecordError {
   const msg = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-  if (err instanceof CallTimeoutError) return { code: 'unresponsive', message: `the browser did not answer: ${msg}` };
-  if (/Timeout .*exceeded|timed? ?out/i.test(msg)) return { code: 'timeout', message: `navigation timed out after ${timeoutMs} ms` };
+  if (err instanceof CallTimeoutError || /Timeout .*exceeded|timed? ?out/i.test(msg)) return { code: 'timeout', message: `navigation timed out after ${timeoutMs} ms` };
   const net = /net::(ERR_[A-Z_]+)/.exec(msg);
   if (net) return { code: 'network', message: net[1]! };
   if (/crash/i.test(msg)) return { code: 'page-crashed', message: 'the page crashed' };
   if (/closed|disconnected/i.test(msg)) return { code: 'browser-crashed', message: msg };
   return { code: 'navigation-failed', message: msg };
+}
+
+/**
+ * Classify the failure of a visit stage into a record error. The navigate stage's own failure
+ * is a navigation error (see {@link navigationError}). After it, a timeout of one of the visit's
+ * calls into the browser (reading the DOM, a screenshot, a script in the page: a
+ * `CallTimeoutError`, or Playwright's `TimeoutError`) is `unresponsive`: the page's main thread
+ * hung, or the browser was starved; a retry tells the two apart (see `isRetryable`). Never a
+ * "navigation timed out": the page had answered.
+ */
+export function stageError(stage: string, err: unknown, timeoutMs: number): RecordError {
+  if (stage !== 'navigate' && (err instanceof CallTimeoutError || err instanceof errors.TimeoutError)) {
+    const msg = err.message.split('\n')[0]!;
+    return { code: 'unresponsive', message: `the browser did not answer (${stage}): ${msg}` };
+  }
+  return navigationError(err, timeoutMs);
 }
 
 /** The navigate stage (one per visit). Ends the visit (`'done'`) when there is nothing to settle or read. */
@@ -47,7 +58,10 @@ export function navigate(): Stage<VisitContext> {
       try {
         // A script that forwards during parsing (location.replace in the head) leaves the first
         // document before DOMContentLoaded: once that navigation is stopped, nothing more will come.
-        const navigation = p.goto(requestedUrl, { waitUntil: 'domcontentloaded', timeout: opts.navigationTimeoutMs });
+        // Timed by spacrawl's own stall-tolerant timer (see withTimeout), not Playwright's: a stall
+        // of the crawler is not the server's slowness. The navigation goes on in the browser
+        // either way; the next navigation of the tab replaces it.
+        const navigation = withTimeout(p.goto(requestedUrl, { waitUntil: 'domcontentloaded', timeout: 0 }), opts.navigationTimeoutMs, 'the navigation');
         navigation.catch(() => {});
         await ctx.step(Promise.race([navigation, ctx.document.clientStopped]));
       } catch (err) {

@@ -60,7 +60,8 @@ export function screenshot(): Stage<VisitContext> {
         style: shotStyle(s.hide),
         mask: s.mask.map((sel) => ctx.page.locator(sel)),
         maskColor: MASK_COLOR,
-        timeout: 15_000,
+        // Timed by withTimeout below (stall-tolerant), not by Playwright's own timer.
+        timeout: 0,
       });
       await ctx.step(withTimeout(shot, 20_000, 'taking a screenshot'));
       ctx.result.screenshot = true;
