@@ -20,3 +20,9 @@ export interface FoundLink {
 
 /** `true` once the page's network and DOM have been quiet for `quietMs` (ms). */
 export type QuietProbe = (quietMs: number) => Promise<boolean>;
+
+/**
+ * Wait until the page has done what the last step (a click, going back) started, by the same
+ * settle rule as the page's load (see `judgeSettle`), at most `capMs` (ms). Never throws.
+ */
+export type SettleWait = (capMs: number) => Promise<void>;

@@ -4,7 +4,7 @@ import { clickCandidate, historyLength, lastMutation, recordNavigations, replace
 import type { ClickPolicy } from './click-memory.js';
 import { extractPage } from './page-scripts.js';
 import { sleep, withTimeout } from './timeout.js';
-import type { FoundLink, QuietProbe } from './discovery.js';
+import type { FoundLink, SettleWait } from './discovery.js';
 
 export { scrollForLinks, type ScrollOptions } from './scroll.js';
 
@@ -13,6 +13,8 @@ export const DESTRUCTIVE_NAMES: readonly string[] = ['log ?out', 'sign ?out', 'l
 
 /** Longest wait (ms) for another page that is learning a clickable (see `ClickMemory`) before clicking it anyway. */
 export const CLAIM_WAIT_MS = 5_000;
+/** Least wait (ms) after a click before its effects are judged: its handler's requests and timers must show first. */
+export const CLICK_REACTION_MS = 50;
 
 /** One click that led to a state of the page: the clickable's accessible name and its role (or tag). */
 export interface ClickStep {
@@ -65,7 +67,7 @@ export interface ExploreResult {
   blocked: number;
 }
 
-export type { QuietProbe } from './discovery.js';
+export type { QuietProbe, SettleWait } from './discovery.js';
 
 /** A clickable waiting for its turn. */
 interface Turn {
@@ -119,7 +121,7 @@ function identity(u: string): string {
  * server state) and every document navigation of the main frame is recorded and aborted.
  * @param known - hrefs already found on the page (updated; not reported again)
  */
-export async function exploreClicks(page: Page, known: Set<string>, opts: ClickOptions, quiet: QuietProbe): Promise<ExploreResult> {
+export async function exploreClicks(page: Page, known: Set<string>, opts: ClickOptions, settleWait: SettleWait): Promise<ExploreResult> {
   const result: ExploreResult = { links: [], clicks: 0, blocked: 0 };
   const deadline = Date.now() + opts.budgetMs;
   const navigations: string[] = [];
@@ -144,7 +146,12 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
   const find = (cands: ClickCandidate[], sig: string): ClickCandidate | undefined => cands.find((c) => c.signature === sig);
   const clickAt = async (index: number): Promise<boolean> => withTimeout(page.evaluate(clickCandidate, index), 5_000, 'clicking').catch(() => false);
   const takeNavs = async (): Promise<string[]> => withTimeout(page.evaluate(takeNavigations), 5_000, 'reading navigations').catch(() => [] as string[]);
-  const settle = (): Promise<void> => waitQuiet(quiet, 200, Math.min(opts.clickWaitMs, Math.max(0, deadline - Date.now())));
+  // After a click, what it started (a fetch, a render, a timeout due soon) is waited for by the
+  // page load's settle rule, at most clickWaitMs.
+  const settle = async (): Promise<void> => {
+    await sleep(CLICK_REACTION_MS);
+    await settleWait(Math.min(opts.clickWaitMs, Math.max(0, deadline - Date.now())));
+  };
   const addLink = (href: string, text: string, rel = ''): boolean => {
     if (known.has(href)) return false;
     known.add(href);
@@ -180,7 +187,8 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
         const grew = (await withTimeout(page.evaluate(historyLength), 2_000, 'reading history').catch(() => historyBefore)) > historyBefore;
         if (grew) await withTimeout(page.goBack({ waitUntil: 'commit', timeout: 3_000 }), 4_000, 'restoring the page').catch(() => null);
         else await withTimeout(page.evaluate(replaceUrlBack, origin), 2_000, 'restoring the URL').catch(() => null);
-        await waitQuiet(quiet, 200, 1_000);
+        await sleep(CLICK_REACTION_MS);
+        await settleWait(Math.min(1_000, Math.max(0, deadline - Date.now())));
       }
       await takeNavs();
       navigations.length = 0;
@@ -325,13 +333,4 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
     await page.unroute('**/*', guard).catch(() => {});
   }
   return result;
-}
-
-async function waitQuiet(quiet: QuietProbe, quietMs: number, capMs: number): Promise<void> {
-  const end = Date.now() + capMs;
-  await sleep(50);
-  while (Date.now() < end) {
-    if (await quiet(quietMs)) return;
-    await sleep(50);
-  }
 }

@@ -96,7 +96,9 @@ describe('the audit site', () => {
   });
 
   it('gives exactly the planted findings of the new rules, none on the twins', () => {
-    const budget = parseBudget(`bytes=${HEAVY_SCRIPT_BYTES / 1024 / 2}KB,cls=0.1,tbt=100`);
+    // Bytes and layout shift only: blocking time grows with the machine's load, and a light twin
+    // on a busy machine may block for 100 ms (the tbt budget is checked below, against a heavy page).
+    const budget = parseBudget(`bytes=${HEAVY_SCRIPT_BYTES / 1024 / 2}KB,cls=0.1`);
     const found = audit([...records.values()], { budget })
       .issues.filter((i) => NEW_RULES.has(i.rule))
       .map((i) => `${i.rule} ${path(i.url)}`)
@@ -194,11 +196,13 @@ describe('the audit site', () => {
   });
 
   it('budget: names each metric over its limit, with units', () => {
-    const budget = parseBudget('bytes=100KB,cls=0.1,tbt=100,requests=5');
+    // tbt=199: the heavy page blocks for at least 200 ms (asserted above); the light one, a few
+    // lines of HTML, stays under it even on a busy machine.
+    const budget = parseBudget('bytes=100KB,cls=0.1,tbt=199,requests=5');
     const issues = audit([rec('/vitals/heavy'), rec('/vitals/light')], { budget }).issues.filter((i) => i.rule === 'budget');
     expect(issues).toHaveLength(1);
     expect(issues[0]!.severity).toBe(RULES.budget.severity);
-    expect(issues[0]!.message).toMatch(/^cls [\d.]+ > 0\.1, tbt \d+ ms > 100 ms, bytes [\d.]+ KB > 100 KB$/);
+    expect(issues[0]!.message).toMatch(/^cls [\d.]+ > 0\.1, tbt \d+ ms > 199 ms, bytes [\d.]+ KB > 100 KB$/);
     // No budget, no budget issue.
     expect(audit([rec('/vitals/heavy')]).issues.filter((i) => i.rule === 'budget')).toEqual([]);
   });

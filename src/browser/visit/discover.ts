@@ -1,7 +1,8 @@
 /**
  * Stage: discover. Finds what a person reaches beyond the page's anchors: scrolling (`scroll`,
- * see `scrollForLinks`) and clicking (`click`, see `exploreClicks`), each waiting for the page
- * to go quiet between steps.
+ * see `scrollForLinks`) and clicking (`click`, see `exploreClicks`). After each scroll step the
+ * page must go quiet; after each click it must settle by the page load's own rule
+ * (`waitForSettle`, capped at the click wait).
  * @module
  */
 import type { QuietProbe } from '../discovery.js';
@@ -10,6 +11,7 @@ import { settleState } from '../settle-scripts.js';
 import { withTimeout } from '../timeout.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
+import { waitForSettle } from './settle.js';
 
 /**
  * The discover stage (one per visit). Adds the links found (sources `scroll`, `click`) and the
@@ -32,7 +34,8 @@ export function discover(revealed: (ctx: VisitContext) => RevealedHook | null = 
       if (opts.click) {
         const onRevealed = revealed(ctx);
         const click = onRevealed ? { ...opts.click, onRevealed } : opts.click;
-        const ex = await ctx.step(exploreClicks(p, known, click, quiet));
+        const settleWait = async (capMs: number): Promise<void> => void (await waitForSettle(ctx, capMs).catch(() => false));
+        const ex = await ctx.step(exploreClicks(p, known, click, settleWait));
         result.links.push(...ex.links);
         result.clicks = ex.clicks;
       }

@@ -86,8 +86,12 @@ async function readLastChange(ctx: VisitContext): Promise<number | null> {
   return at === null ? null : Math.max(0, Math.round(at - ctx.startedAt));
 }
 
-/** Wait for the settle rule (see `judgeSettle`) or the cap; `true` when the page settled. */
-async function waitForSettle(ctx: VisitContext): Promise<boolean> {
+/**
+ * Wait for the settle rule (see `judgeSettle`) or the cap; `true` when the page settled. The
+ * discover stage waits by the same rule after each click.
+ * @param capMs - the cap (ms); the visit's `settleTimeoutMs` unless given
+ */
+export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTimeoutMs): Promise<boolean> {
   const { page: p, opts, activity: act } = ctx;
   const start = Date.now();
   const windows = { quietMs: opts.quietMs, earlyMs: Math.min(opts.quietMs, EARLY_QUIET_MS), idleEarlyMs: Math.min(opts.quietMs, IDLE_QUIET_MS) };
@@ -95,7 +99,7 @@ async function waitForSettle(ctx: VisitContext): Promise<boolean> {
   let fastForwards = 0;
   for (;;) {
     const now = Date.now();
-    const left = opts.settleTimeoutMs - (now - start);
+    const left = capMs - (now - start);
     if (left <= 0) return false;
     // A client-side navigation was stopped: the page only forwards, nothing here is read.
     if (ctx.result.stopped) return false;
