@@ -68,9 +68,9 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
   };
   // An anchor with a destination of its own (another document, this document by its URL, as a
   // navigation's "you are here" link, a hash route, an in-page target, or a `javascript:` URL,
-  // which is never run) is read as a link and never clicked. One without (no href, `href=""`,
-  // `href="#"`, a fragment naming no element) is a button in disguise: its click handler is the
-  // only way on.
+  // which is never run) is read as a link and never clicked. One without (no href, `href="#"`,
+  // `href=""` with an `onclick`, a fragment naming no element) is a button in disguise: its click
+  // handler is the only way on.
   const here = location.href.split('#')[0];
   const hasDestination = (el: Element): boolean => {
     const raw = el.getAttribute('href');
@@ -83,9 +83,10 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
       return false;
     }
     if (u.protocol === 'javascript:' || u.href.split('#')[0] !== here) return true;
-    // This document, named by a path or URL of its own (not only a fragment, not empty): reloading
-    // the page is where it leads.
-    if (written !== '' && !written.startsWith('#') && u.hash === '') return true;
+    // This document, named by a path or URL of its own, or by `href=""` without an inline click
+    // handler (TypeDoc's links to the page itself): reloading the page is where it leads.
+    if (written === '') return !el.hasAttribute('onclick');
+    if (!written.startsWith('#') && u.hash === '') return true;
     let fragment = u.hash.slice(1);
     try {
       fragment = decodeURIComponent(fragment);

@@ -171,10 +171,13 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
     return { all, fresh };
   };
 
-  // Most pages have nothing to click: then the guard and the history hooks are not installed
+  // Most pages have nothing to click, or only what the site memory already knows (site-wide
+  // chrome), or what is on already (an open <details>, a selected tab: what it shows has been
+  // read; a click would only close it): then the guard and the history hooks are not installed
   // (routing every request of the page through the crawler costs CPU on every page).
-  const initial = await scan();
-  if (!initial.length) return result;
+  const scanned = await scan();
+  const initial = new Set(scanned.filter((c) => !c.on && opts.policy.peek(c.signature) !== 'skip').map((c) => c.signature));
+  if (!initial.size) return result;
   await page.route('**/*', guard);
   const claimed = new Set<string>();
   try {
@@ -234,7 +237,9 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
       return true;
     };
 
-    const queue: Turn[] = fresh(initial, 0, []);
+    // Every clickable on the page is seen (one that a later click turns off is not "revealed");
+    // those to click are queued.
+    const queue: Turn[] = fresh(scanned, 0, []).filter((t) => initial.has(t.sig));
     while (queue.length && result.clicks < opts.limit && Date.now() < deadline) {
       // Only clickables that another page is learning are left: give it time.
       if (queue.every((q) => q.waitingSince !== null)) await sleep(100);

@@ -49,17 +49,18 @@ describe('zoo: links', () => {
     expect(site.documents().map((d) => d.target)).toEqual(['/z21/', '/z21/next']);
   });
 
-  it('Z22 anchors without a destination of their own (no href, href="#") whose click navigates lead to their pages; links to the page itself are not clicked', async () => {
+  it('Z22 anchors without a destination of their own (no href, href="#", href="" with onclick) whose click navigates lead to their pages; links to the page itself are not clicked', async () => {
     const records = await run('/z22/');
     expect(summary(records)).toEqual([
       { path: '/z22/', status: 200, title: 'Z22 index', skipped: null, error: null },
+      { path: '/z22/from-empty', status: 200, title: 'Fourth item', skipped: null, error: null },
       { path: '/z22/from-hash', status: 200, title: 'Second item', skipped: null, error: null },
       { path: '/z22/from-listener', status: 200, title: 'Third item', skipped: null, error: null },
       { path: '/z22/from-no-href', status: 200, title: 'First item', skipped: null, error: null },
     ]);
     const index = records.find((r) => pathOf(r.url) === '/z22/')!;
-    expect(index.linkDetails.filter((l) => l.source === 'click').map((l) => pathOf(l.url)).sort()).toEqual(['/z22/from-hash', '/z22/from-listener', '/z22/from-no-href']);
-    // The two links to the page itself were never clicked (their handler would have asked for this).
+    expect(index.linkDetails.filter((l) => l.source === 'click').map((l) => pathOf(l.url)).sort()).toEqual(['/z22/from-empty', '/z22/from-hash', '/z22/from-listener', '/z22/from-no-href']);
+    // The three links to the page itself were never clicked (the nav's handler would have asked for this).
     expect(site.count('/z22/clicked')).toBe(0);
   });
 
