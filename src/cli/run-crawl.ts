@@ -255,8 +255,8 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
         }
       }
       if (earlier) say(`resuming: ${earlier} URLs already decided in earlier runs${caughtUp ? ` (${caughtUp} written to --out now)` : ''}`);
-      if (reopened.size) say(`resuming: ${reopened.size} URLs skipped for the budget before are queued again`);
     }
+    if (reopened.size) say(`resuming: ${reopened.size} URLs skipped for the budget before are queued again`);
     const t0 = Date.now();
     const { result, fatal, signalExit } = await crawlPhase(reporters, terminal, t0);
     const summary = counter.snapshot(Date.now() - t0, result.endReason, result.sitemapUrls, result.notes, result.learnedParams);

@@ -91,7 +91,8 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         metrics,
         ...(frontier instanceof RedisFrontier ? { metricsLabels: { crawl_id: frontier.crawlId, worker_id: frontier.workerId } } : {}),
         shared: opened.shared,
-        ...(opened.earlier ? { earlier: opened.earlier, reopened: opened.reopened } : {}),
+        ...(opened.earlier ? { earlier: opened.earlier } : {}),
+        reopened: opened.reopened,
       });
       await baseline?.source.close();
       this.setExitCode(exitCode);

@@ -8,6 +8,7 @@
 import type { PageRecord, RecordError, SkipReason } from '../model/record.js';
 import type { EndReason } from '../model/summary.js';
 import type { RobotsStore } from '../url/robots.js';
+import type { ResumeBudget } from './policy.js';
 
 /** A URL the crawl knows about, as it enters the frontier. */
 export interface FrontierEntry {
@@ -35,6 +36,11 @@ export interface Lease {
   entry: FrontierEntry;
   /** Fencing token: only the holder of the current token may complete the lease. */
   token: string;
+  /**
+   * `true` when the URL was taken over from a lease whose holder let it expire (a dead or stuck
+   * worker's): the crawl counts it as a recovered lease. Absent for a URL claimed from the queue.
+   */
+  recovered?: boolean;
 }
 
 /** Sizes of the frontier's states. */
@@ -104,8 +110,14 @@ export interface Frontier {
    * `--max-pages` count starts. Stores without earlier runs leave it out (0).
    */
   visited?(): Promise<number>;
-  /** Durable stores: keep why this run ended (the last run's reason is what `export` reports). */
+  /** Durable and shared stores: keep why this run ended (the last run's reason is what `export` reports). */
   recordEnd?(reason: EndReason): Promise<void>;
+  /**
+   * Durable and shared stores, on a resume with a larger budget: queue again the URLs earlier runs
+   * skipped for their budget, as `reopenDepth` (store policy) says, and take back their skip records.
+   * @returns the canonical URLs queued again
+   */
+  reopenBudget?(budget: ResumeBudget): Promise<string[]>;
   close(): Promise<void>;
 }
 
