@@ -309,3 +309,54 @@ describe.skipIf(skip)('spacrawl crawl --redis: politeness and failures', () => {
     }
   });
 });
+
+describe.skipIf(skip)('spacrawl crawl --redis: recovered leases', () => {
+  it('a worker killed while holding a lease: another worker takes it over after expiry, and its spacrawl_leases_recovered_total says 1', async () => {
+    const { startFixtureServer, html } = await import('../fixtures/server.js');
+    const links = [1, 2, 3, 4, 5].map((i) => `<a href="/p/${i}">${i}</a>`).join(' ');
+    const site = await startFixtureServer((_req, url) => {
+      if (url.pathname === '/robots.txt') return { status: 404, body: '' };
+      // The seed answers slowly, so the first worker is killed while it holds the seed's lease.
+      if (url.pathname === '/') return { body: html('Home', links), delayMs: 3000 };
+      const m = /^\/p\/(\d)$/.exec(url.pathname);
+      if (m) return { body: html(`Page ${m[1]}`, '<p>ok</p>') };
+      return { status: 404, body: html('Not found', '') };
+    });
+    try {
+      const id = newCrawlId();
+      const victim = worker([`${site.origin}/`, '--redis', redis.url, '--crawl-id', id, '--concurrency', '1', '--lease-ttl', '2']);
+      const victimDone = exited(victim);
+      await until(() => site.documents().some((d) => d.path === '/'), 60_000);
+      process.kill(-victim.pid!, 'SIGKILL');
+      expect((await victimDone).code).toBeNull();
+
+      // The rescuer joins without seeds, with the default lease expiry (its own leases never lapse here).
+      const rescuer = spawn(
+        process.execPath,
+        [BIN, 'crawl', '--no-soft404', '--click', 'off', '--no-progress', '--redis', redis.url, '--crawl-id', id, '--metrics', '127.0.0.1:0', '--metrics-linger', '120'],
+        { cwd: tmp, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stderr = '';
+      rescuer.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      const rescuerDone = exited(rescuer);
+      await until(() => /serving the final values/.test(stderr), 90_000);
+      const url = /metrics: (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(stderr)![1]!;
+      const text = await (await fetch(url)).text();
+      const recovered = /^spacrawl_leases_recovered_total\{([^}]*)\} (\S+)$/m.exec(text);
+      expect(recovered, text).not.toBeNull();
+      expect(Number(recovered![2])).toBe(1);
+      expect(recovered![1]).toContain(`crawl_id="${id}"`);
+      process.kill(-rescuer.pid!, 'SIGINT');
+      const r = await rescuerDone;
+      expect(r.code, r.stderr).toBe(0);
+
+      // The seed was requested by both workers; every URL has one record.
+      expect(site.documents().filter((d) => d.path === '/')).toHaveLength(2);
+      const all = exported(id);
+      expect(all.map((x) => pathOf(x.url)).sort()).toEqual(['/', '/p/1', '/p/2', '/p/3', '/p/4', '/p/5']);
+      expect(all.find((x) => pathOf(x.url) === '/')?.title).toBe('Home');
+    } finally {
+      await site.close();
+    }
+  });
+});

@@ -89,6 +89,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         append: opened.durable,
         logFormat: flags['log-format'] as LogFormat,
         metrics,
+        metricsLingerMs: toLibraryUnit(X.metricsLingerMs, flags['metrics-linger']),
         ...(frontier instanceof RedisFrontier ? { metricsLabels: { crawl_id: frontier.crawlId, worker_id: frontier.workerId } } : {}),
         shared: opened.shared,
         ...(opened.earlier ? { earlier: opened.earlier } : {}),

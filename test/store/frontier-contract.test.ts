@@ -244,6 +244,9 @@ describe.each(STORES)('$name frontier: the Frontier contract', (s) => {
     const again = (await other.next())!;
     expect(again.entry.url).toBe('http://site.test/a');
     expect(again.token).not.toBe(lease.token);
+    // Taken over from an expired lease: marked recovered (spacrawl_leases_recovered_total); a claim from the queue is not.
+    expect(again.recovered).toBe(true);
+    expect(lease.recovered).toBeUndefined();
     await expect(f.complete(lease, pageRecord(lease.entry), [])).rejects.toBeInstanceOf(StaleLeaseError);
     await expect(f.renew(lease)).rejects.toBeInstanceOf(StaleLeaseError);
     expect(await other.complete(again, pageRecord(again.entry), [entry('/x', 1)])).toEqual([entry('/x', 1)]);

@@ -75,6 +75,7 @@ export class SqliteFrontier implements Frontier {
   private readonly completeTx: (lease: Lease, record: PageRecord, discovered: readonly FrontierEntry[]) => FrontierEntry[];
   private readonly drainTx: (reason: SkipReason) => FrontierEntry[];
   private readonly reopenTx: (maxDepth: number) => string[];
+  private readonly claimTx: (now: number, token: string) => Lease | null;
 
   private constructor(
     private readonly db: Database.Database,
@@ -106,6 +107,14 @@ export class SqliteFrontier implements Frontier {
         out.push(toEntry(r));
       }
       return out;
+    });
+    this.claimTx = db.transaction((now: number, token: string) => {
+      const pick = this.stmts.claimable.get({ now });
+      if (!pick) return null;
+      const row = this.stmts.claim.get({ url: pick.url, token, expires: now + this.leaseTtlMs })!;
+      const lease: Lease = { entry: toEntry(row), token };
+      if (pick.state === 'leased') lease.recovered = true;
+      return lease;
     });
     this.reopenTx = db.transaction((maxDepth: number) => {
       const urls = this.stmts.budgetSkipped.all({ maxDepth }).map((r) => r.url);
@@ -184,19 +193,15 @@ export class SqliteFrontier implements Frontier {
   }
 
   /**
-   * Claim the next URL in one atomic statement that commits before it returns: the queued URL
+   * Claim the next URL in one transaction that commits before it returns: the queued URL
    * of lowest depth, first-come within a depth — or a leased one whose lease expired — gets a
    * fresh random token and expires `leaseTtlMs` from now.
-   * @returns the lease, or `null` when nothing is claimable right now (URLs may be in flight)
+   * @returns the lease (`recovered` when it was taken over from an expired lease), or `null`
+   * when nothing is claimable right now (URLs may be in flight)
    * @throws StateStoreError on a database error
    */
   async next(): Promise<Lease | null> {
-    return this.guard(() => {
-      const now = Date.now();
-      const token = randomUUID();
-      const row = this.stmts.claim.get({ token, now, expires: now + this.leaseTtlMs });
-      return row ? { entry: toEntry(row), token } : null;
-    });
+    return this.guard(() => this.claimTx(Date.now(), randomUUID()));
   }
 
   /**
