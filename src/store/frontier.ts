@@ -8,7 +8,6 @@
 import type { PageRecord, RecordError, SkipReason } from '../model/record.js';
 import type { EndReason } from '../model/summary.js';
 import type { RobotsStore } from '../url/robots.js';
-import type { ResumeBudget } from './policy.js';
 
 /** A URL the crawl knows about, as it enters the frontier. */
 export interface FrontierEntry {
@@ -41,6 +40,14 @@ export interface Lease {
    * worker's): the crawl counts it as a recovered lease. Absent for a URL claimed from the queue.
    */
   recovered?: boolean;
+}
+
+/** The budget a resumed crawl runs with (`--max-pages`, `--max-depth`). */
+export interface ResumeBudget {
+  /** Navigations in all, earlier runs (or every worker) included. */
+  maxPages: number;
+  /** Deepest link distance visited; `Infinity` for none. */
+  maxDepth: number;
 }
 
 /** Sizes of the frontier's states. */

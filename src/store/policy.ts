@@ -13,7 +13,9 @@
 import { InfrastructureError, UsageError } from '../model/errors.js';
 import { blankRecord, isErrorPage, upgradeRecord, type PageRecord, type SkipReason } from '../model/record.js';
 import type { EndReason } from '../model/summary.js';
-import { StaleLeaseError, type FrontierEntry } from './frontier.js';
+import { StaleLeaseError, type FrontierEntry, type ResumeBudget } from './frontier.js';
+
+export type { ResumeBudget } from './frontier.js';
 
 // --- crawl identity ------------------------------------------------------------------------------
 
@@ -363,14 +365,6 @@ export function storedEndReason(stored: string | null | undefined, queued: numbe
   const reason = known.includes(stored as EndReason) ? (stored as EndReason) : undefined;
   if (queued > 0 && (reason === undefined || reason === 'done')) return 'interrupted';
   return reason ?? 'done';
-}
-
-/** The budget a resumed crawl runs with (`--max-pages`, `--max-depth`). */
-export interface ResumeBudget {
-  /** Navigations in all, earlier runs (or every worker) included. */
-  maxPages: number;
-  /** Deepest link distance visited; `Infinity` for none. */
-  maxDepth: number;
 }
 
 /**
