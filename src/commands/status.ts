@@ -22,7 +22,7 @@ export function humanDuration(ms: number): string {
 function progressLines(p: CrawlProgress, skippedBy?: Record<string, number>): string[] {
   const reasons = skippedBy && Object.keys(skippedBy).length ? ` (${Object.entries(skippedBy).sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} ${n}`).join(', ')})` : '';
   const when = p.running
-    ? `running since ${p.startedAt ?? 'an unknown time'}; ${humanDuration(p.elapsedMs)} of crawling so far`
+    ? `running; started ${p.startedAt ?? 'at an unknown time'}; ${humanDuration(p.elapsedMs)} of crawling so far`
     : `ended${p.endReason ? ` (${p.endReason})` : ''}${p.endedAt ? ` at ${p.endedAt}` : ''}; started ${p.startedAt ?? 'at an unknown time'}; ${humanDuration(p.elapsedMs)} of crawling`;
   return [
     `  ${when}`,
