@@ -32,8 +32,12 @@ import { crawlStatus, WorkerHeartbeat, type CrawlStatus } from './workers.js';
 export { DEFAULT_REDIS_RETRY_MS, RedisStoreError, RedisTargetError, redisTargetProblem } from './connection.js';
 export { WORKER_LIVE_MS, type CrawlStatus } from './workers.js';
 
-/** Version of the crawl's key layout in Redis; a crawl stored with a higher version is refused. */
-export const REDIS_SCHEMA_VERSION = 1;
+/**
+ * Version of the crawl's key layout in Redis; a crawl stored with a higher version is refused.
+ * 2: records may hold blanked skip records (`{"$gone":1}`, left by a resume with a larger budget),
+ * which version 1 cannot read; a crawl is marked 2 when it is created, or when a resume blanks one.
+ */
+export const REDIS_SCHEMA_VERSION = 2;
 
 /** Default lease expiry (ms). Workers renew every third of it. */
 export const DEFAULT_LEASE_TTL_MS = 60_000;

@@ -19,6 +19,9 @@ export const FRONTIER_KEYS = ['entries', 'state', 'queue', 'leases', 'tokens', '
 /** What stands in `records` for a skip record taken back by a resume (records keep their places). */
 export const GONE_RECORD = '{"$gone":1}';
 
+/** The first key layout (`REDIS_SCHEMA_VERSION`) whose readers skip {@link GONE_RECORD}s: a crawl that gets one is marked with it. */
+export const GONE_RECORD_LAYOUT = 2;
+
 const PRELUDE = `${NOW_MS}
 local function score(depth, seq)
   return string.format('%.0f', depth * 1e9 + seq)
@@ -212,6 +215,7 @@ for i = 1, #all, 2 do
   end
 end
 table.sort(picked, function(a, b) return a.idx < b.idx end)
+if #picked > 0 then redis.call('HSET', KEYS[11], 'schema', '${GONE_RECORD_LAYOUT}') end
 local out = {}
 for _, p in ipairs(picked) do
   redis.call('LSET', KEYS[6], p.idx, '${GONE_RECORD}')
