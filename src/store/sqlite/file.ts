@@ -124,7 +124,7 @@ export function openStateFile<T>(file: string, opts: StateFileOptions, use: (db:
         setMeta.run('schema', String(STATE_SCHEMA_VERSION));
         setMeta.run('created_at', new Date().toISOString());
       }
-      // A write on every open: proves the file is writable and takes the exclusive lock.
+      // A write on every open: proves the file is writable (the owner lock keeps other writers out).
       setMeta.run('opened_at', new Date().toISOString());
       // Whoever held these leases is gone (we hold the lock): back to the queue at once.
       db.exec("UPDATE urls SET state = 'queued', token = NULL, lease_expires = NULL WHERE state = 'leased'");
