@@ -20,7 +20,7 @@ let tmp: string;
 
 beforeAll(async () => {
   assertBuilt(); // spawned runs execute dist/: built beforehand, never here
-  site = await startPagedSite(SIZE, 150);
+  site = await startPagedSite(SIZE, 400); // slow enough that a crawl outlives a status run started mid-crawl
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-status-'));
 });
 afterAll(async () => {
