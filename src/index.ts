@@ -28,9 +28,11 @@ export {
   type FrontierCounts,
   type Lease,
   type PolitenessStore,
+  type ResumeBudget,
 } from './store/frontier.js';
-export { CrawlMismatchError, StoreError } from './store/policy.js';
+export { CrawlMismatchError, StoreError, type CrawlProgress } from './store/policy.js';
 export { SqliteFrontier, StateFileError, StateLockedError, StateStoreError, type SqliteFrontierOptions } from './store/sqlite/frontier.js';
+export { readStateFile, type StateFileStatus } from './store/sqlite/reader.js';
 export {
   RedisFrontier,
   RedisStoreError,

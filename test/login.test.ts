@@ -111,6 +111,30 @@ describe('--login: a crawl that stays logged in', () => {
     }, 180_000);
   }
 
+  for (const concurrency of [1, 8]) {
+    it(`concurrency ${concurrency}: a session that expires after a time (not a request count): re-login per expiry, every private page with its real title`, async () => {
+      // Sessions live 2.5 s after their login; --rate 2 spreads the ~16 page requests over 8 s or
+      // more, so the session runs out by time at least twice, whatever the machine's speed.
+      const app = await startLoginApp({ expireAfterMs: 2_500 });
+      try {
+        const { records, crawler, error, events } = await run(app, { concurrency, rate: 2 });
+        expect(error).toBeNull();
+        expect(titles(records)).toEqual(EXPECTED_TITLES);
+        expect(records.length).toBe(new Set(records.map((r) => r.url)).size);
+        expect(app.signOuts()).toBe(0);
+        expect(app.expiries()).toBeGreaterThanOrEqual(2);
+        expect(app.logins()).toBe(app.expiries() + 1);
+        expect(crawler.result().logins).toMatchObject({ logins: app.logins(), relogins: app.expiries(), failedLogins: 0 });
+        expect(events.filter((e) => e.type === 'login' && e.ok && e.relogin).length).toBe(app.expiries());
+        // Every private page was served logged in; none was recorded as the login page.
+        expect(sorted(new Set(app.privateServed()))).toEqual(sorted(Object.keys(PRIVATE_PAGES)));
+        expect(records.filter((r) => r.title === 'Sign in').map((r) => pathOf(r.url))).toEqual(['/login']);
+      } finally {
+        await app.close();
+      }
+    }, 180_000);
+  }
+
   for (const [as, rule] of [
     ['form', 'selector:form#login'],
     ['401', 'status:401'],

@@ -90,3 +90,52 @@ describe('--metrics', () => {
     }
   }, 180_000);
 });
+
+describe('--metrics-linger (CLI)', () => {
+  it('after the end the endpoint serves the final values (crawl_running 0, every page counted) until the linger ends or a signal comes', async () => {
+    const { spawn } = await import('node:child_process');
+    const { startPagedSite } = await import('../fixtures/sites/paged.js');
+    const { assertBuilt, BIN } = await import('./helpers/cli.js');
+    assertBuilt();
+    const site = await startPagedSite(7, 20);
+    try {
+      const run = (linger: string[]): { child: ReturnType<typeof spawn>; stderr: () => string; exit: Promise<number | null> } => {
+        const child = spawn(process.execPath, [BIN, 'crawl', `${site.origin}/`, '--no-soft404', '--click', 'off', '--no-progress', '--metrics', '127.0.0.1:0', ...linger], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let err = '';
+        child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+        return { child, stderr: () => err, exit: new Promise((r) => child.on('close', (code) => r(code))) };
+      };
+      const until = async (cond: () => boolean): Promise<void> => {
+        const end = Date.now() + 90_000;
+        while (!cond()) {
+          if (Date.now() > end) throw new Error('timed out waiting');
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+
+      const lingering = run(['--metrics-linger', '120']);
+      await until(() => /serving the final values/.test(lingering.stderr()));
+      const url = /metrics: (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(lingering.stderr())![1]!;
+      expect(lingering.stderr()).toContain(`metrics: serving the final values at ${url} for 120 s`);
+      const m = samples(await (await fetch(url)).text());
+      expect(m.get('spacrawl_crawl_running')).toBe(0);
+      expect(m.get('spacrawl_pages_total{outcome="ok"}')).toBe(7);
+      expect(m.get('spacrawl_frontier_urls{state="done"}')).toBe(7);
+      expect(m.get('spacrawl_frontier_urls{state="queued"}')).toBe(0);
+      expect(m.get('spacrawl_frontier_urls{state="in_flight"}')).toBe(0);
+      expect(lingering.child.exitCode).toBeNull(); // still serving
+      const t0 = Date.now();
+      lingering.child.kill('SIGINT');
+      expect(await lingering.exit).toBe(0); // the crawl's own exit code: the signal only ended the wait
+      expect(Date.now() - t0).toBeLessThan(60_000);
+      await expect(fetch(url)).rejects.toThrow();
+
+      // Without --metrics-linger the endpoint closes with the crawl, as before.
+      const plain = run([]);
+      expect(await plain.exit).toBe(0);
+      expect(plain.stderr()).not.toContain('serving the final values');
+    } finally {
+      await site.close();
+    }
+  });
+});

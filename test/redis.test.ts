@@ -167,6 +167,75 @@ describe.skipIf(skip)('spacrawl crawl --redis: several workers, one crawl', () =
     expect(all.filter((r) => r.skipped !== null).every((r) => r.skipped === 'budget')).toBe(true);
     expect(all.length).toBeGreaterThan(50);
   });
+  it('export and status give the crawl\'s time and end reason: from the first start to the last clean end, max-pages then done', async () => {
+    site.reset();
+    const id = newCrawlId();
+    const common = ['--redis', redis.url, '--crawl-id', id, '--concurrency', '2'];
+    const t0 = Date.now();
+    const r1 = await exited(worker([`${site.origin}/`, ...common, '--max-pages', '5']));
+    const wall = Date.now() - t0;
+    expect(r1.code, r1.stderr).toBe(0);
+    type Summary = { endReason: string; elapsedMs: number; pages: number };
+    const exportJson = (): { summary: Summary; stderr: string } => {
+      const r = cli(['export', '--redis', redis.url, '--crawl-id', id, '--report', `json:${id}.json`, '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      return { summary: JSON.parse(r.stdout) as Summary, stderr: r.stderr };
+    };
+    const e1 = exportJson();
+    expect(e1.summary.endReason).toBe('max-pages');
+    expect(e1.summary.pages).toBe(5);
+    expect(e1.summary.elapsedMs).toBeGreaterThan(0);
+    expect(e1.summary.elapsedMs).toBeLessThanOrEqual(wall);
+    expect(e1.stderr).toMatch(/crawl started \d{4}-\d\d-\d\dT[^,]+, ended \d{4}-\d\d-\d\dT\S+ \(max-pages\); [\d.]+ s of crawling/);
+    type St = { running: boolean; endReason: string | null; startedAt: string; endedAt: string; elapsedMs: number; seeds: string[] };
+    const st = (): St => JSON.parse(cli(['status', '--redis', redis.url, '--crawl-id', id, '--json']).stdout) as St;
+    const s1 = st();
+    expect(s1).toMatchObject({ running: false, endReason: 'max-pages', seeds: [`${site.origin}/`], elapsedMs: e1.summary.elapsedMs });
+    expect(Date.parse(s1.endedAt) - Date.parse(s1.startedAt)).toBeGreaterThanOrEqual(e1.summary.elapsedMs - 1000);
+
+    // A second run with no budget: the time adds up, the start stays, the end reason is the last run's.
+    const r2 = await exited(worker([...common]));
+    expect(r2.code, r2.stderr).toBe(0);
+    const s2 = st();
+    expect(s2).toMatchObject({ running: false, endReason: 'done', startedAt: s1.startedAt });
+    expect(s2.elapsedMs).toBeGreaterThan(s1.elapsedMs);
+    expect(Date.parse(s2.endedAt)).toBeGreaterThan(Date.parse(s1.endedAt));
+    expect(exportJson().summary).toMatchObject({ endReason: 'done', pages: 100, elapsedMs: s2.elapsedMs });
+  });
+
+  it('resuming with a larger --max-pages reopens the budget-skipped URLs: no page twice, one record per URL', async () => {
+    site.reset();
+    const id = newCrawlId();
+    const common = ['--redis', redis.url, '--crawl-id', id, '--concurrency', '2'];
+    const r1 = await exited(worker([`${site.origin}/`, ...common, '--max-pages', '10']));
+    expect(r1.code, r1.stderr).toBe(0);
+    expect(site.documents()).toHaveLength(10);
+    const budget1 = exported(id).filter((r) => r.skipped === 'budget').length;
+    expect(budget1).toBeGreaterThan(0);
+
+    const r2 = await exited(worker([...common, '--max-pages', '30']));
+    expect(r2.code, r2.stderr).toBe(0);
+    expect(r2.stderr).toContain(`resuming: ${budget1} URLs skipped for the budget before are queued again`);
+    expect(site.documents()).toHaveLength(30);
+    expect(new Set(site.documents().map((d) => d.path)).size).toBe(30);
+    const all2 = exported(id);
+    expect(all2.filter((r) => r.skipped === null)).toHaveLength(30);
+    expect(new Set(all2.map((r) => r.url)).size).toBe(all2.length);
+    // The same budget again reopens nothing: the crawl-wide claims already reach it.
+    const r3 = await exited(worker([...common, '--max-pages', '30']));
+    expect(r3.code, r3.stderr).toBe(0);
+    expect(r3.stderr).not.toContain('queued again');
+    expect(site.documents()).toHaveLength(30);
+
+    const r4 = await exited(worker([...common]));
+    expect(r4.code, r4.stderr).toBe(0);
+    expect(site.documents().map((d) => d.path).sort()).toEqual(paths(100)); // each page once
+    const all = exported(id);
+    expect(all.map((r) => pathOf(r.url)).sort()).toEqual(paths(100));
+    expect(all.every((r) => r.skipped === null)).toBe(true);
+    const st = JSON.parse(cli(['status', '--redis', redis.url, '--crawl-id', id, '--json']).stdout) as Record<string, unknown>;
+    expect(st).toMatchObject({ queued: 0, inFlight: 0, done: 100, skipped: 0, claimed: 100, records: 100, endReason: 'done' });
+  });
 });
 
 describe.skipIf(skip)('spacrawl crawl --redis: politeness and failures', () => {
@@ -237,6 +306,57 @@ describe.skipIf(skip)('spacrawl crawl --redis: politeness and failures', () => {
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(msg);
+    }
+  });
+});
+
+describe.skipIf(skip)('spacrawl crawl --redis: recovered leases', () => {
+  it('a worker killed while holding a lease: another worker takes it over after expiry, and its spacrawl_leases_recovered_total says 1', async () => {
+    const { startFixtureServer, html } = await import('../fixtures/server.js');
+    const links = [1, 2, 3, 4, 5].map((i) => `<a href="/p/${i}">${i}</a>`).join(' ');
+    const site = await startFixtureServer((_req, url) => {
+      if (url.pathname === '/robots.txt') return { status: 404, body: '' };
+      // The seed answers slowly, so the first worker is killed while it holds the seed's lease.
+      if (url.pathname === '/') return { body: html('Home', links), delayMs: 3000 };
+      const m = /^\/p\/(\d)$/.exec(url.pathname);
+      if (m) return { body: html(`Page ${m[1]}`, '<p>ok</p>') };
+      return { status: 404, body: html('Not found', '') };
+    });
+    try {
+      const id = newCrawlId();
+      const victim = worker([`${site.origin}/`, '--redis', redis.url, '--crawl-id', id, '--concurrency', '1', '--lease-ttl', '2']);
+      const victimDone = exited(victim);
+      await until(() => site.documents().some((d) => d.path === '/'), 60_000);
+      process.kill(-victim.pid!, 'SIGKILL');
+      expect((await victimDone).code).toBeNull();
+
+      // The rescuer joins without seeds, with the default lease expiry (its own leases never lapse here).
+      const rescuer = spawn(
+        process.execPath,
+        [BIN, 'crawl', '--no-soft404', '--click', 'off', '--no-progress', '--redis', redis.url, '--crawl-id', id, '--metrics', '127.0.0.1:0', '--metrics-linger', '120'],
+        { cwd: tmp, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stderr = '';
+      rescuer.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+      const rescuerDone = exited(rescuer);
+      await until(() => /serving the final values/.test(stderr), 90_000);
+      const url = /metrics: (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(stderr)![1]!;
+      const text = await (await fetch(url)).text();
+      const recovered = /^spacrawl_leases_recovered_total\{([^}]*)\} (\S+)$/m.exec(text);
+      expect(recovered, text).not.toBeNull();
+      expect(Number(recovered![2])).toBe(1);
+      expect(recovered![1]).toContain(`crawl_id="${id}"`);
+      process.kill(-rescuer.pid!, 'SIGINT');
+      const r = await rescuerDone;
+      expect(r.code, r.stderr).toBe(0);
+
+      // The seed was requested by both workers; every URL has one record.
+      expect(site.documents().filter((d) => d.path === '/')).toHaveLength(2);
+      const all = exported(id);
+      expect(all.map((x) => pathOf(x.url)).sort()).toEqual(['/', '/p/1', '/p/2', '/p/3', '/p/4', '/p/5']);
+      expect(all.find((x) => pathOf(x.url) === '/')?.title).toBe('Home');
+    } finally {
+      await site.close();
     }
   });
 });

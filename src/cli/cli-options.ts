@@ -172,6 +172,17 @@ export const CLI_OPTIONS = {
     help: 'serve Prometheus metrics of the running crawl at http://HOST:PORT/metrics (PORT alone: 127.0.0.1)',
     doc: '; see "Operating long crawls"',
   },
+  metricsLingerMs: {
+    flag: 'metrics-linger',
+    kind: 'integer',
+    unit: 'ms',
+    flagUnit: 's',
+    min: 0,
+    default: 0,
+    value: 'S',
+    topic: 'terminal',
+    help: 'with --metrics: after the crawl ends, keep serving its final values for S seconds (a scrape interval or more) before exiting; a signal ends the wait',
+  },
   logFormat: {
     flag: 'log-format',
     kind: 'string',

@@ -186,6 +186,7 @@ export const crawlFlags = flagsOf(
   X.progress,
   X.logFormat,
   X.metrics,
+  X.metricsLingerMs,
   C.checkExternal,
   C.checkFragments,
   C.a11y,

@@ -35,7 +35,7 @@ export interface OpenedFrontier {
   options: CrawlOptions;
   /** A durable (`--state`) crawl: records of its earlier runs. */
   earlier?: AsyncIterable<PageRecord>;
-  /** A durable crawl resumed with a larger budget: URLs queued again (their old records are replaced). */
+  /** A durable or shared crawl resumed with a larger budget: URLs queued again (their old records are replaced). */
   reopened: string[];
   /** The records go on from earlier runs (`--state`): append to `--out`. */
   durable: boolean;
@@ -78,8 +78,9 @@ export async function openFrontier(options: CrawlOptions, choice: FrontierChoice
     }
     opts.frontier = store;
   }
-  // A resume with a larger --max-pages or --max-depth goes on where the budget stopped (runCrawl
-  // takes the reopened URLs' old records out of --out).
-  const reopened = durable ? await durable.reopenBudget({ maxPages: opts.maxPages ?? DEFAULT_MAX_PAGES, maxDepth: opts.maxDepth ?? Infinity }) : [];
+  // A resume with a larger --max-pages or --max-depth goes on where the budget stopped, for a
+  // state file and a shared crawl alike (runCrawl takes the reopened URLs' old records out of --out).
+  const budget = { maxPages: opts.maxPages ?? DEFAULT_MAX_PAGES, maxDepth: opts.maxDepth ?? Infinity };
+  const reopened = (await opts.frontier?.reopenBudget?.(budget)) ?? [];
   return { options: opts, ...(earlier ? { earlier } : {}), reopened, durable: durable !== null, shared: choice.redis !== null };
 }

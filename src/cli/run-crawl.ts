@@ -19,6 +19,7 @@ import { noSeedLine, SeedRecords } from './seeds.js';
 import { Writable } from 'node:stream';
 import { openObservers, type LogFormat } from './observers.js';
 import type { MetricsAddress } from '../report/metrics.js';
+import type { FrontierCounts } from '../store/frontier.js';
 import { compareWithBaseline, reportBaseline, type BaselineResult } from '../diff/baseline.js';
 import type { RecordSource as DiffRecordSource } from '../diff/source.js';
 
@@ -56,6 +57,12 @@ export interface CrawlOutput {
   metrics?: MetricsAddress | null;
   /** Labels on every metric: `crawl_id` and `worker_id` in a Redis crawl. */
   metricsLabels?: Record<string, string>;
+  /**
+   * `--metrics-linger`: after the crawl ends (not when a signal stopped it), keep serving the
+   * final values this long (ms) before returning, so a scrape after the end sees it; a signal
+   * ends the wait at once. @default 0
+   */
+  metricsLingerMs?: number;
   /** `--baseline`: compare with this crawl after this one; only new findings fail (see `compareWithBaseline`). */
   baseline?: BaselineRun;
 }
@@ -120,9 +127,15 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
     await observers.close();
     throw err;
   }
-  // The metrics read the frontier's sizes while the crawl runs (then the crawler is let go).
+  // The metrics read the frontier's sizes while the crawl runs; then the last sizes read stay
+  // (the crawler is let go).
   let watched: Crawler | null = crawler;
-  counts = async () => (watched ? watched.frontierCounts() : null);
+  let lastCounts: FrontierCounts | null = null;
+  counts = async () => {
+    if (!watched) return lastCounts;
+    lastCounts = await watched.frontierCounts().catch(() => lastCounts);
+    return lastCounts;
+  };
   const reporting: ReportingOptions = output.reporting ?? {
     reports: [],
     outputDir: null,
@@ -198,8 +211,28 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
       stopListening();
       reporters.onRecordsEnd();
     }
+    await counts?.();
     watched = null;
     return { result: running.result(), fatal, signalExit };
+  }
+
+  /** `--metrics-linger`: the endpoint says the crawl ended and serves its final values for a while. */
+  async function lingerForScrapes(): Promise<void> {
+    const ms = output.metricsLingerMs ?? 0;
+    if (!observers.metrics) return;
+    observers.metrics.ended();
+    if (ms <= 0) return;
+    const line = `metrics: serving the final values at ${observers.metricsUrl} for ${Math.round(ms / 100) / 10} s (a signal ends the wait)`;
+    say(line);
+    if (json) observers.onEvent({ type: 'notice', message: line });
+    let stopListening: () => void = () => {};
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+      stopListening = io.onSignal(() => resolve());
+    });
+    clearTimeout(timer);
+    stopListening();
   }
 
   /** This crawl compared with the baseline, or the one-line reason it could not be (a crawl of another site). */
@@ -255,8 +288,8 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
         }
       }
       if (earlier) say(`resuming: ${earlier} URLs already decided in earlier runs${caughtUp ? ` (${caughtUp} written to --out now)` : ''}`);
-      if (reopened.size) say(`resuming: ${reopened.size} URLs skipped for the budget before are queued again`);
     }
+    if (reopened.size) say(`resuming: ${reopened.size} URLs skipped for the budget before are queued again`);
     const t0 = Date.now();
     const { result, fatal, signalExit } = await crawlPhase(reporters, terminal, t0);
     const summary = counter.snapshot(Date.now() - t0, result.endReason, result.sitemapUrls, result.notes, result.learnedParams);
@@ -294,6 +327,7 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
       }
       if (!output.neverFailOnFindings && (failing.length > 0 || noSeed)) exitCode = ExitCode.Findings;
     }
+    if (signalExit === null) await lingerForScrapes();
     return { summary, exitCode };
   }
 }

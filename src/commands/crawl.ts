@@ -89,9 +89,11 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         append: opened.durable,
         logFormat: flags['log-format'] as LogFormat,
         metrics,
+        metricsLingerMs: toLibraryUnit(X.metricsLingerMs, flags['metrics-linger']),
         ...(frontier instanceof RedisFrontier ? { metricsLabels: { crawl_id: frontier.crawlId, worker_id: frontier.workerId } } : {}),
         shared: opened.shared,
-        ...(opened.earlier ? { earlier: opened.earlier, reopened: opened.reopened } : {}),
+        ...(opened.earlier ? { earlier: opened.earlier } : {}),
+        reopened: opened.reopened,
       });
       await baseline?.source.close();
       this.setExitCode(exitCode);

@@ -17,12 +17,21 @@ import { parseReportSpec, writeReport, type ReportInput } from '../report/format
 import { SummaryCounter, type CrawlSummary, type EndReason } from '../report/summary.js';
 import { audit } from '../report/audit.js';
 import { parseBudget } from '../report/budget.js';
+import { readStateFile } from '../store/sqlite/reader.js';
+import { storedEndReason, type CrawlProgress } from '../store/policy.js';
+import { humanDuration } from './status.js';
+
+/** The crawl's time and end as `export` tells them: start, end, crawl time, end reason. */
+export function crawlTimeLine(p: CrawlProgress): string {
+  const end = p.running ? 'still running' : `ended ${p.endedAt ?? 'at an unknown time'} (${p.endReason ?? 'done'})`;
+  return `crawl started ${p.startedAt ?? 'at an unknown time'}, ${end}; ${humanDuration(p.elapsedMs)} of crawling`;
+}
 
 /** `spacrawl export --state FILE --report FORMAT:PATH`: reports from a stored crawl, without crawling. */
 export default class Export extends SpacrawlCommand {
   static override summary = 'Write reports from a stored crawl (--state or --redis) without crawling';
   static override description =
-    'Reads every record of a durable crawl (--state, refused while a crawl holds the file) or of a shared crawl (--redis with --crawl-id: the records of every worker, also while they run), finished or cut short, and writes the requested reports.';
+    "Reads every record of a durable crawl (--state, refused while a crawl holds the file) or of a shared crawl (--redis with --crawl-id: the records of every worker, also while they run), finished or cut short, and writes the requested reports. The summary carries the crawl's time (runs summed) and end reason; stderr also says when it started and ended.";
   static override examples = [
     '<%= config.bin %> export --state crawl.db --report jsonl:pages.jsonl --report json:report.json',
     '<%= config.bin %> export --redis redis://127.0.0.1:6379 --crawl-id docs --report html:report.html',
@@ -46,22 +55,28 @@ export default class Export extends SpacrawlCommand {
       if (this.jsonEnabled() && specs.some((s) => s.path === null)) throw new OptionsError('--json prints the summary on stdout: give every --report a PATH');
       let store: Frontier;
       let source: string;
-      // Crawl time and end reason are kept by state files only (0 and `done` for a shared crawl).
-      let elapsedMs = 0;
-      let endReason: EndReason = 'done';
+      let progress: CrawlProgress;
       if (flags.redis) {
         checkRedisTarget(flags.redis, flags['crawl-id']!);
-        store = await RedisFrontier.open(flags.redis, { crawlId: flags['crawl-id']!, crawlKey: null, heartbeat: false, retryMs: toLibraryUnit(X.redisRetryMs, flags['redis-timeout']) });
+        const shared = await RedisFrontier.open(flags.redis, { crawlId: flags['crawl-id']!, crawlKey: null, heartbeat: false, retryMs: toLibraryUnit(X.redisRetryMs, flags['redis-timeout']) });
+        store = shared;
+        progress = await shared.status().catch(async (err: unknown) => {
+          await shared.close();
+          throw err;
+        });
         source = `crawl ${flags['crawl-id']!}`;
       } else {
         const file = path.resolve(flags.state!);
         if (!fs.existsSync(file)) throw new OptionsError(`no state file at ${file}`);
-        const sqlite = SqliteFrontier.open(file, { crawlKey: { seeds: [], scope: '' }, keepKey: true });
-        elapsedMs = sqlite.crawlTimeMs();
-        endReason = await sqlite.endReason();
-        store = sqlite;
+        // Read before opening: the reader sees the file as the last run left it.
+        progress = readStateFile(file);
+        store = SqliteFrontier.open(file, { crawlKey: { seeds: [], scope: '' }, keepKey: true });
         source = file;
       }
+      // A shared crawl may be exported while its workers run: its end reason is then what it
+      // would be if they stopped now.
+      const elapsedMs = progress.elapsedMs;
+      const endReason: EndReason = progress.endReason ?? storedEndReason(null, progress.queued + progress.inFlight);
       // The store's records are copied to a spool file as they are read, then read back from it
       // by the audit and each report: the process never holds them all.
       const spooled = RecordsFile.open(null, specs);
@@ -81,7 +96,7 @@ export default class Export extends SpacrawlCommand {
         const summary = counter.snapshot(elapsedMs, endReason);
         const input: ReportInput = { records: spooled.source, summary, audit: audit(spooled.source, { budget }), failOn: DEFAULT_FAIL_ON, screenshotsDir: null, budget };
         for (const s of specs) writeReport(s, input, this.io.stdout);
-        this.io.stderr.write(`exported ${n} records (${summary.pages} pages) from ${source}\n`);
+        this.io.stderr.write(`exported ${n} records (${summary.pages} pages) from ${source}\n${crawlTimeLine(progress)}\n`);
         return summary;
       } finally {
         spooled.remove();

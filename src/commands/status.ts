@@ -1,12 +1,38 @@
+import path from 'node:path';
 import { SpacrawlCommand } from '../cli/base-command.js';
 import { classifyError } from '../cli/errors.js';
 import { flagsOf, variant } from '../cli/flags.js';
 import { CLI_OPTIONS as X } from '../cli/cli-options.js';
 import { toLibraryUnit } from '../crawl/option-spec.js';
 import { RedisFrontier, type CrawlStatus } from '../store/redis/frontier.js';
+import { readStateFile, type StateFileStatus } from '../store/sqlite/reader.js';
+import type { CrawlProgress } from '../store/policy.js';
 import { checkRedisTarget } from '../cli/redis-target.js';
 
-/** One line describing a shared crawl's progress. */
+/** A duration for people: `42.1 s`, `12 min 5 s`, `3 h 2 min`. */
+export function humanDuration(ms: number): string {
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(1)} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${Math.floor(s % 60)} s`;
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+/** The lines of a stored crawl's progress shared by `status --redis` and `status --state`. */
+function progressLines(p: CrawlProgress, skippedBy?: Record<string, number>): string[] {
+  const reasons = skippedBy && Object.keys(skippedBy).length ? ` (${Object.entries(skippedBy).sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} ${n}`).join(', ')})` : '';
+  const when = p.running
+    ? `running; started ${p.startedAt ?? 'at an unknown time'}; ${humanDuration(p.elapsedMs)} of crawling so far`
+    : `ended${p.endReason ? ` (${p.endReason})` : ''}${p.endedAt ? ` at ${p.endedAt}` : ''}; started ${p.startedAt ?? 'at an unknown time'}; ${humanDuration(p.elapsedMs)} of crawling`;
+  return [
+    `  ${when}`,
+    `  pages: ${p.done} done, ${p.failed} failed; ${p.skipped} skipped${reasons}`,
+    `  frontier: ${p.queued} queued, ${p.inFlight} in flight`,
+    `  seeds: ${p.seeds.length ? p.seeds.join(' ') : '(none stored)'}`,
+  ];
+}
+
+/** What `status --redis` prints: a one-line summary, then the shared lines. */
 export function statusLine(s: CrawlStatus): string {
   return (
     `crawl ${s.crawlId}: ${s.queued} queued, ${s.inFlight} in flight, ${s.done} done, ${s.failed} failed, ${s.skipped} skipped` +
@@ -14,35 +40,55 @@ export function statusLine(s: CrawlStatus): string {
   );
 }
 
-/** `spacrawl status --redis URL --crawl-id NAME`: progress of a shared crawl. */
+/** What `status --redis` prints. */
+export function redisStatusText(s: CrawlStatus): string {
+  return [statusLine(s), ...progressLines(s)].join('\n');
+}
+
+/** What `status --state` prints. */
+export function stateStatusText(s: StateFileStatus): string {
+  const head =
+    `state file ${s.file}: ${s.queued} queued, ${s.inFlight} in flight, ${s.done} done, ${s.failed} failed, ${s.skipped} skipped; ` +
+    `${s.visited} pages visited; ${s.running ? 'a crawl is running on it' : 'no crawl is running on it'}`;
+  return [head, ...progressLines(s, s.skippedBy)].join('\n');
+}
+
+/** `spacrawl status --redis URL --crawl-id NAME` or `spacrawl status --state FILE`: progress of a stored crawl. */
 export default class Status extends SpacrawlCommand {
-  static override summary = 'Show the progress of a shared (--redis) crawl';
+  static override summary = 'Show the progress of a shared (--redis) or durable (--state) crawl';
   static override description =
-    'Reads the shared frontier of a crawl run by several workers: URLs queued, in flight, done, failed and skipped; pages per second over the last minute; workers alive (a heartbeat within the last 10 s). Exit codes: 0 shown; 2 bad usage or no such crawl; 3 Redis cannot be reached.';
+    'Reads the frontier of a crawl, also while it runs: URLs queued, in flight, done, failed and skipped (by reason for a state file); when it started, how long it has crawled, and, once it ended, why. For --redis also pages per second over the last minute and workers alive (a heartbeat within the last 10 s). A state file is opened read-only, never changed, and read while a crawl in another process writes it. Exit codes: 0 shown; 2 bad usage, no such crawl, or a file that is missing, not a spacrawl state file or newer; 3 Redis cannot be reached.';
   static override examples = [
     '<%= config.bin %> status --redis redis://127.0.0.1:6379 --crawl-id docs',
     '<%= config.bin %> status --redis redis://127.0.0.1:6379 --crawl-id docs --json',
+    '<%= config.bin %> status --state crawl.db',
   ];
   static override enableJsonFlag = true;
   static override flags = flagsOf(
-    variant(X.redis, { help: 'the Redis of the crawl (redis://[:password@]host:port[/db])', required: true }),
-    variant(X.crawlId, { help: 'the name of the shared crawl', required: true }),
-    variant(X.redisRetryMs, { help: 'seconds to keep trying to reach Redis before exiting 3' }),
+    variant(X.state, { help: 'the SQLite state file of a crawl (read-only, also while it runs)', exactlyOne: ['state', 'redis'] }),
+    variant(X.redis, { help: 'the Redis of a shared crawl (with --crawl-id)', dependsOn: ['crawl-id'] }),
+    variant(X.crawlId, { help: 'with --redis: the name of the shared crawl' }),
+    variant(X.redisRetryMs, { help: 'with --redis: seconds to keep trying to reach Redis before exiting 3' }),
   );
 
-  async run(): Promise<CrawlStatus> {
+  async run(): Promise<CrawlStatus | StateFileStatus> {
     const { flags } = await this.parse(Status);
     try {
-      checkRedisTarget(flags.redis, flags['crawl-id']);
-      const store = await RedisFrontier.open(flags.redis, {
-        crawlId: flags['crawl-id'],
+      if (flags.state !== undefined) {
+        const s = readStateFile(path.resolve(flags.state));
+        if (!this.jsonEnabled()) this.io.stdout.write(`${stateStatusText(s)}\n`);
+        return s;
+      }
+      checkRedisTarget(flags.redis!, flags['crawl-id']!);
+      const store = await RedisFrontier.open(flags.redis!, {
+        crawlId: flags['crawl-id']!,
         crawlKey: null,
         heartbeat: false,
         retryMs: toLibraryUnit(X.redisRetryMs, flags['redis-timeout']),
       });
       try {
         const s = await store.status();
-        if (!this.jsonEnabled()) this.io.stdout.write(`${statusLine(s)}\n`);
+        if (!this.jsonEnabled()) this.io.stdout.write(`${redisStatusText(s)}\n`);
         return s;
       } finally {
         await store.close();

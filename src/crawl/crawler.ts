@@ -118,6 +118,8 @@ export class Crawler {
   private started = 0;
   private running = false;
   private ended = false;
+  /** The frontier's sizes when the crawl closed it. */
+  private closedCounts: FrontierCounts | null = null;
 
   /** @throws OptionsError for nonsensical options (checked here, before anything starts) */
   constructor(options: CrawlOptions) {
@@ -147,9 +149,9 @@ export class Crawler {
     this.auditing = auditSettings(this.options);
   }
 
-  /** Sizes of the frontier (queued, in flight, done), for progress displays. May reject once the crawl has ended. */
+  /** Sizes of the frontier (queued, in flight, done), for progress displays; once the crawl closed it, the sizes it had then (may reject if they could not be read). */
   frontierCounts(): Promise<FrontierCounts> {
-    return this.frontier.counts();
+    return this.closedCounts ? Promise.resolve(this.closedCounts) : this.frontier.counts();
   }
 
   /** Ask the crawl to end: no new pages start; in-flight pages get the grace period. */
@@ -268,6 +270,8 @@ export class Crawler {
       await session.close();
       // Durable stores keep why the run ended, for export (a store failure has its own error).
       await this.frontier.recordEnd?.(this.endReason).catch(() => {});
+      // The sizes at the end stay readable (the metrics' last scrapes) once the store is closed.
+      this.closedCounts = await this.frontier.counts().catch(() => null);
       await this.frontier.close();
     }
   }
@@ -347,6 +351,7 @@ export class Crawler {
         if ((!budgetSpent || this.shared) && !frontierDry && this.parked.length < parkLimit) {
           const lease = await this.frontier.next();
           if (lease) {
+            if (lease.recovered) this.signals.event({ type: 'lease-recovered', url: lease.entry.url });
             this.leases.hold(lease);
             const host = Politeness.key(lease.entry.requestedUrl);
             if (this.politeness.waitMs(host) <= 0) launch(lease, host);

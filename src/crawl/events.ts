@@ -19,6 +19,8 @@ export type CrawlEvent =
   | { type: 'logged-out'; url: string; rule: string }
   /** The browser crashed and was relaunched. */
   | { type: 'relaunch' }
+  /** A URL was claimed by taking over a lease whose holder let it expire (a dead or stuck worker's). */
+  | { type: 'lease-recovered'; url: string }
   /** A navigation waited `ms` (at least 5) for its host's politeness gap or pause (`host` is `host:port`). */
   | { type: 'politeness-wait'; host: string; ms: number }
   /** The browser refused a request to a sign-out URL (`url` as requested). */

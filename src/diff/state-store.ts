@@ -12,7 +12,7 @@ import { DiffInputError } from './errors.js';
 export interface StoredRecords {
   /** Every stored record, oldest first, each call from the start. */
   records(): AsyncIterable<PageRecord>;
-  /** Release the file (the store holds an exclusive lock while open). */
+  /** Release the file (the store holds its owner lock while open). */
   close(): Promise<void>;
 }
 

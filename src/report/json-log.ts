@@ -50,6 +50,8 @@ export function logObjectOf(e: CrawlEvent, at: Date = new Date()): LogObject | n
       return { time, level: 'info', event: 'logged-out', url: e.url, rule: e.rule };
     case 'relaunch':
       return { time, level: 'warn', event: 'relaunch' };
+    case 'lease-recovered':
+      return { time, level: 'info', event: 'lease-recovered', url: e.url };
     case 'logout-blocked':
       return { time, level: 'info', event: 'logout-blocked', url: e.url };
     case 'notice':

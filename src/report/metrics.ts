@@ -71,6 +71,7 @@ export class CrawlMetrics {
   private readonly logins: Counter<'kind' | 'result'>;
   private readonly loggedOut: Counter;
   private readonly relaunches: Counter;
+  private readonly leasesRecovered: Counter;
   private readonly logoutBlocked: Counter;
   private readonly waits: Counter<'host'>;
   private readonly waitSeconds: Counter<'host'>;
@@ -78,9 +79,10 @@ export class CrawlMetrics {
   /** End times (ms since epoch) of the pages of the last {@link RATE_WINDOW_MS}. */
   private readonly recent: number[] = [];
   private server: http.Server | null = null;
+  private readonly running: Gauge;
 
   /**
-   * @param o.counts - the frontier's sizes at scrape time (`null` when unknown, e.g. after the end)
+   * @param o.counts - the frontier's sizes at scrape time (`null` when unknown: the gauge keeps its last values)
    * @param o.labels - labels on every series (`crawl_id`, `worker_id` in a Redis crawl)
    */
   constructor(o: { counts: () => Promise<FrontierCounts | null>; labels?: Record<string, string> }) {
@@ -93,6 +95,7 @@ export class CrawlMetrics {
     this.logins = counter('spacrawl_logins_total', 'Logins run (--login): kind first or relogin, result ok or failed', ['kind', 'result']);
     this.loggedOut = counter('spacrawl_logged_out_visits_total', 'Visits that found the session logged out (not recorded; visited again)');
     this.relaunches = counter('spacrawl_browser_relaunches_total', 'Browser relaunches after a crash');
+    this.leasesRecovered = counter('spacrawl_leases_recovered_total', 'URLs this worker claimed by taking over a lease whose holder let it expire (a dead or stuck worker)');
     this.logoutBlocked = counter('spacrawl_logout_requests_blocked_total', 'Requests to sign-out URLs the browser refused while logged in');
     this.waits = counter('spacrawl_politeness_waits_total', 'Navigations that waited for their host (rate, Crawl-delay, Retry-After), by host:port', ['host']);
     this.waitSeconds = counter('spacrawl_politeness_wait_seconds_total', 'Seconds navigations waited for their host, by host:port', ['host']);
@@ -108,6 +111,12 @@ export class CrawlMetrics {
         this.set(recent.length / (RATE_WINDOW_MS / 1000));
       },
     });
+    this.running = new Gauge({
+      name: 'spacrawl_crawl_running',
+      help: '1 while the crawl runs, 0 once it ended (served during --metrics-linger)',
+      registers: [r],
+    });
+    this.running.set(1);
     new Gauge({
       name: 'spacrawl_frontier_urls',
       help: 'URLs in the frontier by state: queued, in_flight, done (crawl-wide in a Redis crawl)',
@@ -145,6 +154,9 @@ export class CrawlMetrics {
       case 'relaunch':
         this.relaunches.inc();
         return;
+      case 'lease-recovered':
+        this.leasesRecovered.inc();
+        return;
       case 'logout-blocked':
         this.logoutBlocked.inc();
         return;
@@ -156,6 +168,11 @@ export class CrawlMetrics {
         this.notices.inc();
         return;
     }
+  }
+
+  /** The crawl ended: `spacrawl_crawl_running` is 0 from now on (the other values stay as they were last). */
+  ended(): void {
+    this.running.set(0);
   }
 
   /** The exposition (Prometheus text format 0.0.4). */

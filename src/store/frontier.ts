@@ -35,6 +35,19 @@ export interface Lease {
   entry: FrontierEntry;
   /** Fencing token: only the holder of the current token may complete the lease. */
   token: string;
+  /**
+   * `true` when the URL was taken over from a lease whose holder let it expire (a dead or stuck
+   * worker's): the crawl counts it as a recovered lease. Absent for a URL claimed from the queue.
+   */
+  recovered?: boolean;
+}
+
+/** The budget a resumed crawl runs with (`--max-pages`, `--max-depth`). */
+export interface ResumeBudget {
+  /** Navigations in all, earlier runs (or every worker) included. */
+  maxPages: number;
+  /** Deepest link distance visited; `Infinity` for none. */
+  maxDepth: number;
 }
 
 /** Sizes of the frontier's states. */
@@ -104,8 +117,14 @@ export interface Frontier {
    * `--max-pages` count starts. Stores without earlier runs leave it out (0).
    */
   visited?(): Promise<number>;
-  /** Durable stores: keep why this run ended (the last run's reason is what `export` reports). */
+  /** Durable and shared stores: keep why this run ended (the last run's reason is what `export` reports). */
   recordEnd?(reason: EndReason): Promise<void>;
+  /**
+   * Durable and shared stores, on a resume with a larger budget: queue again the URLs earlier runs
+   * skipped for their budget, as `reopenDepth` (store policy) says, and take back their skip records.
+   * @returns the canonical URLs queued again
+   */
+  reopenBudget?(budget: ResumeBudget): Promise<string[]>;
   close(): Promise<void>;
 }
 

@@ -5,12 +5,17 @@
  * own errors into them, lease-expiry validation, the record of a URL decided without a visit
  * ({@link skipRecord}), how stored records are read back ({@link readStoredRecord},
  * {@link pagedRecords}) and the outcome state a completed URL is stored with
- * ({@link outcomeState}). The stores keep only their atomic core (SQL statements, Lua scripts).
+ * ({@link outcomeState}), what a stored crawl's progress and end reason are ({@link CrawlProgress},
+ * {@link storedEndReason}) and what a resume with a larger budget reopens ({@link reopenDepth}).
+ * The stores keep only their atomic core (SQL statements, Lua scripts).
  * @module
  */
 import { InfrastructureError, UsageError } from '../model/errors.js';
 import { blankRecord, isErrorPage, upgradeRecord, type PageRecord, type SkipReason } from '../model/record.js';
-import { StaleLeaseError, type FrontierEntry } from './frontier.js';
+import type { EndReason } from '../model/summary.js';
+import { StaleLeaseError, type FrontierEntry, type ResumeBudget } from './frontier.js';
+
+export type { ResumeBudget } from './frontier.js';
 
 // --- crawl identity ------------------------------------------------------------------------------
 
@@ -292,11 +297,12 @@ export const RECORD_PAGE = 256;
  * between items; a page shorter than `limit` is the last.
  * @param fetchPage - the rows after `last` (the last row read, `undefined` at first), which is
  * also the `offset`-th row; at most `limit` of them
- * @param toRecord - a row as a record (it may throw for an unreadable row)
+ * @param toRecord - a row as a record, or `null` for a row that stands for no record any more (it
+ * may throw for an unreadable row)
  */
 export async function* pagedRecords<Row>(
   fetchPage: (from: { last: Row | undefined; offset: number; limit: number }) => readonly Row[] | Promise<readonly Row[]>,
-  toRecord: (row: Row) => PageRecord,
+  toRecord: (row: Row) => PageRecord | null,
   limit = RECORD_PAGE,
 ): AsyncGenerator<PageRecord, void, undefined> {
   let last: Row | undefined;
@@ -306,8 +312,70 @@ export async function* pagedRecords<Row>(
     for (const row of rows) {
       last = row;
       offset++;
-      yield toRecord(row);
+      const r = toRecord(row);
+      if (r !== null) yield r;
     }
     if (rows.length < limit) return;
   }
+}
+
+// --- a crawl's time and end, and resuming past a budget --------------------------------------------
+
+/**
+ * Where a stored crawl stands, as `spacrawl status` shows it for a state file and for a shared
+ * crawl alike. Counts are of canonical URLs in the frontier.
+ */
+export interface CrawlProgress {
+  /** URLs waiting for a visit (with leases that expired, or whose owner is gone: they are visited again). */
+  queued: number;
+  /** URLs leased by a live crawl right now. */
+  inFlight: number;
+  /** Pages visited without error and with a status below 400 (`outcomeState` `done`). */
+  done: number;
+  /** Pages visited with an error or a status >= 400 (`outcomeState` `failed`). */
+  failed: number;
+  /** URLs decided without a visit (robots, scope, budget, duplicate, trap, logout). */
+  skipped: number;
+  /** When the crawl was first started (ISO 8601), or `null` when the store does not say. */
+  startedAt: string | null;
+  /** When the last run ended (ISO 8601); `null` while running or when no run ended cleanly. */
+  endedAt: string | null;
+  /**
+   * Crawl time (ms): the summed wall time of every run that ended cleanly (a killed run adds
+   * nothing), plus the running one's time so far.
+   */
+  elapsedMs: number;
+  /** A crawl is running on the store now (a process owns the state file; a worker's heartbeat is live). */
+  running: boolean;
+  /** Why the crawl ended (see {@link storedEndReason}); `null` while running. */
+  endReason: EndReason | null;
+  /** The crawl's seed URLs (from its stored crawl key). */
+  seeds: string[];
+}
+
+/**
+ * Why a stored crawl ended, from the reason its last run kept: URLs still queued make a run that
+ * kept none (it was killed) or that said `done` (another run or worker stopped early) count as
+ * `interrupted`. The rule `export` and `status` use for a state file and a shared crawl alike.
+ * @param stored - the reason the last run kept (`recordEnd`), if any
+ * @param queued - URLs still waiting for a visit (leases of a dead owner included)
+ */
+export function storedEndReason(stored: string | null | undefined, queued: number): EndReason {
+  const known: readonly EndReason[] = ['done', 'max-pages', 'max-time', 'interrupted'];
+  const reason = known.includes(stored as EndReason) ? (stored as EndReason) : undefined;
+  if (queued > 0 && (reason === undefined || reason === 'done')) return 'interrupted';
+  return reason ?? 'done';
+}
+
+/**
+ * What a resume with a larger budget reopens, for every durable or shared store: the URLs an
+ * earlier run skipped for its budget (`skipped: "budget"`) go back in the queue, in their old
+ * order, and their skip records are dropped — unless the pages visited so far already reach
+ * `maxPages` (nothing is reopened); URLs deeper than `maxDepth` stay skipped.
+ * @param visited - pages navigated so far (SQLite: completed visits; Redis: URLs claimed)
+ * @returns the deepest depth to reopen, or `null` when nothing is reopened
+ */
+export function reopenDepth(visited: number, budget: ResumeBudget): number | null {
+  if (visited >= budget.maxPages) return null;
+  return Number.isFinite(budget.maxDepth) ? budget.maxDepth : Number.MAX_SAFE_INTEGER;
 }

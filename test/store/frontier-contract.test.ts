@@ -244,6 +244,9 @@ describe.each(STORES)('$name frontier: the Frontier contract', (s) => {
     const again = (await other.next())!;
     expect(again.entry.url).toBe('http://site.test/a');
     expect(again.token).not.toBe(lease.token);
+    // Taken over from an expired lease: marked recovered (spacrawl_leases_recovered_total); a claim from the queue is not.
+    expect(again.recovered).toBe(true);
+    expect(lease.recovered).toBeUndefined();
     await expect(f.complete(lease, pageRecord(lease.entry), [])).rejects.toBeInstanceOf(StaleLeaseError);
     await expect(f.renew(lease)).rejects.toBeInstanceOf(StaleLeaseError);
     expect(await other.complete(again, pageRecord(again.entry), [entry('/x', 1)])).toEqual([entry('/x', 1)]);
@@ -332,6 +335,28 @@ describe.each(STORES)('$name frontier: the Frontier contract', (s) => {
     blocked.error = robotsErr;
     expect(recs[2]).toEqual(blocked);
     expect(recs[0]).toMatchObject({ depth: 0, referrer: null, error: null, skipped: 'trap', status: null });
+  });
+
+  withRecords('reopenBudget: URLs skipped for the budget (drained, or added too deep) are queued again in their old order, their skip records taken back; nothing while the pages visited reach maxPages', async () => {
+    const f = await s.open();
+    await f.add([entry('/a', 0), entry('/b', 1), entry('/c', 1), entry('/deep', 3, null, { skip: 'budget' })]);
+    const a = (await f.next())!;
+    await f.complete(a, pageRecord(a.entry), []);
+    expect((await f.drain()).map((e) => new URL(e.url).pathname)).toEqual(['/b', '/c']);
+    const paths = async (): Promise<string[]> => (await allRecords(f)).map((r) => `${new URL(r.url).pathname}:${r.skipped ?? 'page'}`);
+    expect(await paths()).toEqual(['/deep:budget', '/a:page', '/b:budget', '/c:budget']);
+
+    expect(await f.reopenBudget!({ maxPages: 1, maxDepth: Infinity })).toEqual([]); // one page visited already
+    expect(await paths()).toEqual(['/deep:budget', '/a:page', '/b:budget', '/c:budget']);
+    expect(await f.reopenBudget!({ maxPages: 10, maxDepth: 2 })).toEqual([entry('/b', 1).url, entry('/c', 1).url]);
+    expect(await paths()).toEqual(['/deep:budget', '/a:page']);
+    expect(await f.counts()).toEqual({ queued: 2, inFlight: 0, done: 2 });
+    expect(await drainLeases(f)).toEqual(['/b', '/c']);
+    // A deeper budget reopens the URL added too deep.
+    expect(await f.reopenBudget!({ maxPages: 10, maxDepth: Infinity })).toEqual([entry('/deep', 3).url]);
+    expect(await drainLeases(f)).toEqual(['/deep']);
+    expect(await paths()).toEqual(['/a:page', '/b:page', '/c:page', '/deep:page']);
+    expect(await f.counts()).toEqual({ queued: 0, inFlight: 0, done: 4 });
   });
 
   withRecords('records() pages through many records and allows other calls between items', async () => {

@@ -20,7 +20,8 @@ import { randomUUID } from 'node:crypto';
 import type { PageRecord, SkipReason } from '../../model/record.js';
 import type { RobotsStore } from '../../url/robots.js';
 import { StaleLeaseError, type FrontierCounts, type FrontierEntry, type Lease, type PolitenessStore, type SharedFrontier } from '../frontier.js';
-import { CrawlMismatchError, joinCrawlAsync, leaseTtl, outcomeState, pagedRecords, readStoredRecord, skipRecord, StoreError, type CrawlKey } from '../policy.js';
+import { CrawlMismatchError, joinCrawlAsync, leaseTtl, outcomeState, pagedRecords, readStoredRecord, reopenDepth, skipRecord, StoreError, type CrawlKey, type ResumeBudget } from '../policy.js';
+import type { EndReason } from '../../model/summary.js';
 import { UsageError } from '../../model/errors.js';
 import { DEFAULT_REDIS_RETRY_MS, firstLine, RedisConnection, RedisStoreError, redisTargetProblem, RedisTargetError, type LuaScript } from './connection.js';
 import { redisPoliteness } from './politeness.js';
@@ -31,8 +32,12 @@ import { crawlStatus, WorkerHeartbeat, type CrawlStatus } from './workers.js';
 export { DEFAULT_REDIS_RETRY_MS, RedisStoreError, RedisTargetError, redisTargetProblem } from './connection.js';
 export { WORKER_LIVE_MS, type CrawlStatus } from './workers.js';
 
-/** Version of the crawl's key layout in Redis; a crawl stored with a higher version is refused. */
-export const REDIS_SCHEMA_VERSION = 1;
+/**
+ * Version of the crawl's key layout in Redis; a crawl stored with a higher version is refused.
+ * 2: records may hold blanked skip records (`{"$gone":1}`, left by a resume with a larger budget),
+ * which version 1 cannot read; a crawl is marked 2 when it is created, or when a resume blanks one.
+ */
+export const REDIS_SCHEMA_VERSION = 2;
 
 /** Default lease expiry (ms). Workers renew every third of it. */
 export const DEFAULT_LEASE_TTL_MS = 60_000;
@@ -128,7 +133,10 @@ export class RedisFrontier implements SharedFrontier {
     const conn = await RedisConnection.open(url, opts.crawlId, opts.retryMs ?? DEFAULT_REDIS_RETRY_MS);
     try {
       const self = new RedisFrontier(conn, leaseTtlMs, opts.maxPages ?? null, await join(conn, opts));
-      if (opts.heartbeat !== false) await self.workers.start();
+      if (opts.heartbeat !== false) {
+        await self.run(SCRIPTS.begin, [self.workers.workerId]);
+        await self.workers.start();
+      }
       return self;
     } catch (err) {
       conn.client.disconnect();
@@ -158,15 +166,17 @@ export class RedisFrontier implements SharedFrontier {
    * URL of lowest depth, first-come within a depth. It gets a fresh token and expires
    * `leaseTtlMs` from now on Redis's clock. A URL not claimed before is refused once the
    * crawl-wide budget is spent.
-   * @returns the lease, or `null` when nothing is claimable (URLs may be in flight elsewhere)
+   * @returns the lease (`recovered` when it was taken over from an expired one), or `null` when nothing is claimable (URLs may be in flight elsewhere)
    * @throws RedisStoreError when Redis fails
    */
   async next(): Promise<Lease | null> {
     const token = randomUUID();
-    const res = (await this.run(SCRIPTS.claim, [token, this.leaseTtlMs, this.maxPages ?? 0])) as [string, string?] | null;
+    const res = (await this.run(SCRIPTS.claim, [token, this.leaseTtlMs, this.maxPages ?? 0])) as [string, string?, number?] | null;
     if (!res || res[0] !== 'lease' || !res[1]) return null;
     const e = JSON.parse(res[1]) as StoredEntry;
-    return { entry: { url: e.url, requestedUrl: e.requestedUrl, depth: e.depth, referrer: e.referrer }, token };
+    const lease: Lease = { entry: { url: e.url, requestedUrl: e.requestedUrl, depth: e.depth, referrer: e.referrer }, token };
+    if (Number(res[2]) === 1) lease.recovered = true;
+    return lease;
   }
 
   /**
@@ -249,9 +259,41 @@ export class RedisFrontier implements SharedFrontier {
     return ((await this.run(SCRIPTS.counts, [])) as unknown[]).map(Number);
   }
 
-  /** A snapshot for `spacrawl status`. @throws RedisStoreError when Redis fails */
+  /**
+   * A snapshot for `spacrawl status` and `export`: counts, workers, and the crawl's time (from
+   * the first worker's start; running time summed over the periods a worker was live, each ending
+   * at the last clean end of a worker) and end reason.
+   * @throws RedisStoreError when Redis fails
+   */
   async status(): Promise<CrawlStatus> {
-    return crawlStatus(await this.rawCounts(), this.crawlId, this.crawlKey);
+    const raw = await this.rawCounts();
+    const endReason = await this.conn.guard(() => this.conn.client.hget(this.conn.key('meta'), 'end_reason'));
+    return crawlStatus(raw, this.crawlId, this.crawlKey, endReason);
+  }
+
+  /**
+   * Keep why and when this worker's run ended (meta `end_reason`, `ended_ms`, on Redis's clock);
+   * the last live worker to end closes the crawl's running period. The last worker's reason is
+   * the crawl's.
+   * @throws RedisStoreError when Redis fails
+   */
+  async recordEnd(reason: EndReason): Promise<void> {
+    await this.run(SCRIPTS.end, [this.workers.workerId, reason]);
+  }
+
+  /**
+   * For a worker started with a larger budget: queue again the URLs skipped for the budget
+   * (`skipped: "budget"`), as `reopenDepth` (store policy) says — nothing while the URLs claimed
+   * crawl-wide already reach `maxPages`; URLs deeper than `maxDepth` stay skipped. Their skip
+   * records are blanked in place (records and exports no longer show them). One Lua script.
+   * @returns the canonical URLs queued again, in their old order
+   * @throws RedisStoreError when Redis fails
+   */
+  async reopenBudget(budget: ResumeBudget): Promise<string[]> {
+    const claimed = await this.conn.guard(() => this.conn.client.scard(this.keys[7]!));
+    const maxDepth = reopenDepth(claimed, budget);
+    if (maxDepth === null) return [];
+    return ((await this.run(SCRIPTS.reopen, [maxDepth])) as unknown[]).map(String);
   }
 
   /**
@@ -311,13 +353,14 @@ async function join(conn: RedisConnection, opts: RedisFrontierOptions): Promise<
 }
 
 /** A stored record line as a PageRecord. */
-function toRecord(row: string): PageRecord {
-  let v: PageRecord | SkipMarker;
+function toRecord(row: string): PageRecord | null {
+  let v: PageRecord | SkipMarker | { $gone: 1 };
   try {
-    v = JSON.parse(row) as PageRecord | SkipMarker;
+    v = JSON.parse(row) as PageRecord | SkipMarker | { $gone: 1 };
   } catch (err) {
     throw new RedisStoreError(`a stored record is not JSON: ${firstLine(err)}`);
   }
+  if ('$gone' in v) return null;
   if (!('$skip' in v)) return readStoredRecord(v);
   return skipRecord({ url: v.url, requestedUrl: v.requestedUrl, depth: v.depth, referrer: v.referrer, skip: v.$skip, skipError: v.error ?? null, duplicateOf: v.duplicateOf ?? null });
 }

@@ -1,6 +1,6 @@
 /**
  * The atomic core of the Redis frontier: the crawl's keys, and one Lua script per frontier step
- * (add, claim, complete, renew, release, mark-done, drain, counts), each atomic across workers
+ * (add, claim, complete, renew, release, mark-done, drain, counts, begin, end, reopen), each atomic across workers
  * and timed by the Redis server's clock; plus the JSON the scripts take and store.
  * @module
  */
@@ -9,8 +9,18 @@ import type { RecordError, SkipReason } from '../../model/record.js';
 import { luaScript, NOW_MS, type LuaScript } from './connection.js';
 import { WORKER_LIVE_MS } from './workers.js';
 
-/** Keys of one crawl, in the order the frontier scripts take them (KEYS[1] … KEYS[12]). */
-export const FRONTIER_KEYS = ['entries', 'state', 'queue', 'leases', 'tokens', 'records', 'counts', 'started', 'completions', 'seq', 'meta', 'workers'] as const;
+/**
+ * Keys of one crawl, in the order the frontier scripts take them (KEYS[1] … KEYS[13]).
+ * `budget`: URL → index in `records` of the skip record of each URL skipped for the budget (so
+ * a resume with a larger budget can reopen it and blank that record in place).
+ */
+export const FRONTIER_KEYS = ['entries', 'state', 'queue', 'leases', 'tokens', 'records', 'counts', 'started', 'completions', 'seq', 'meta', 'workers', 'budget'] as const;
+
+/** What stands in `records` for a skip record taken back by a resume (records keep their places). */
+export const GONE_RECORD = '{"$gone":1}';
+
+/** The first key layout (`REDIS_SCHEMA_VERSION`) whose readers skip {@link GONE_RECORD}s: a crawl that gets one is marked with it. */
+export const GONE_RECORD_LAYOUT = 2;
 
 const PRELUDE = `${NOW_MS}
 local function score(depth, seq)
@@ -22,7 +32,8 @@ local function add_entries(json)
     if redis.call('HSETNX', KEYS[1], e.u, e.e) == 1 then
       if e.s then
         redis.call('HSET', KEYS[2], e.u, 'skipped')
-        redis.call('RPUSH', KEYS[6], e.s)
+        local n = redis.call('RPUSH', KEYS[6], e.s)
+        if e.b then redis.call('HSET', KEYS[13], e.u, n - 1) end
         redis.call('HINCRBY', KEYS[7], 'skipped', 1)
       else
         redis.call('HSET', KEYS[2], e.u, 'queued')
@@ -32,6 +43,19 @@ local function add_entries(json)
     end
   end
   return fresh
+end
+local function live_others(now, self)
+  local n = redis.call('ZCOUNT', KEYS[12], now - ${WORKER_LIVE_MS}, '+inf')
+  local mine = redis.call('ZSCORE', KEYS[12], self)
+  if mine and tonumber(mine) >= now - ${WORKER_LIVE_MS} then n = n - 1 end
+  return n
+end
+-- Close the crawl's running period at the last clean end of a worker (none: a killed run adds nothing).
+local function fold_period()
+  local a = tonumber(redis.call('HGET', KEYS[11], 'active_since'))
+  local e = tonumber(redis.call('HGET', KEYS[11], 'ended_ms'))
+  if a and e and e > a then redis.call('HINCRBY', KEYS[11], 'crawl_ms', e - a) end
+  redis.call('HDEL', KEYS[11], 'active_since')
 end
 local function owns(url, token, now)
   if redis.call('HGET', KEYS[5], url) ~= token then return false end
@@ -44,13 +68,16 @@ const lua = (body: string): LuaScript => luaScript(PRELUDE + body);
 
 export const SCRIPTS = {
   add: lua(`return add_entries(ARGV[1])`),
-  // ARGV: token, ttl, maxPages (0 = none). Expired leases first (they were claimed earlier).
+  // ARGV: token, ttl, maxPages (0 = none). Expired leases first (they were claimed earlier); the
+  // third value returned is 1 when the lease was taken over from a holder that let it expire.
   claim: lua(`
 local now = now_ms()
 local url
 local ex = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0, 1)
+local taken = 0
 if #ex > 0 then
   url = ex[1]
+  taken = 1
 else
   local q = redis.call('ZRANGE', KEYS[3], 0, 0)
   if #q == 0 then return nil end
@@ -65,7 +92,7 @@ redis.call('SADD', KEYS[8], url)
 redis.call('ZADD', KEYS[4], now + tonumber(ARGV[2]), url)
 redis.call('HSET', KEYS[5], url, ARGV[1])
 redis.call('HSET', KEYS[2], url, 'leased')
-return {'lease', redis.call('HGET', KEYS[1], url)}
+return {'lease', redis.call('HGET', KEYS[1], url), taken}
 `),
   // ARGV: url, token, state (done|failed), record JSON, discovered entries JSON.
   complete: lua(`
@@ -121,7 +148,8 @@ for _, url in ipairs(redis.call('ZRANGE', KEYS[3], 0, -1)) do
   local json = redis.call('HGET', KEYS[1], url)
   local e = cjson.decode(json)
   redis.call('HSET', KEYS[2], url, 'skipped')
-  redis.call('RPUSH', KEYS[6], cjson.encode({['$skip'] = ARGV[1], url = url, requestedUrl = e.requestedUrl, depth = e.depth, referrer = e.referrer}))
+  local n = redis.call('RPUSH', KEYS[6], cjson.encode({['$skip'] = ARGV[1], url = url, requestedUrl = e.requestedUrl, depth = e.depth, referrer = e.referrer}))
+  if ARGV[1] == 'budget' then redis.call('HSET', KEYS[13], url, n - 1) end
   redis.call('HINCRBY', KEYS[7], 'skipped', 1)
   out[#out + 1] = json
 end
@@ -130,17 +158,75 @@ return out
 `),
   counts: lua(`
 local now = now_ms()
-local c = redis.call('HMGET', KEYS[7], 'done', 'failed', 'skipped', 'marked')
+local c = redis.call('HMGET', KEYS[7], 'done', 'failed', 'skipped', 'marked', 'gone')
 local expired = redis.call('ZCOUNT', KEYS[4], '-inf', now)
+local live = redis.call('ZCOUNT', KEYS[12], now - ${WORKER_LIVE_MS}, '+inf')
+local m = redis.call('HMGET', KEYS[11], 'started_ms', 'crawl_ms', 'active_since', 'ended_ms')
+local started, crawl, active, ended = tonumber(m[1]), tonumber(m[2]) or 0, tonumber(m[3]), tonumber(m[4])
+local elapsed = crawl
+if active then
+  if live > 0 then elapsed = elapsed + now - active
+  elseif ended and ended > active then elapsed = elapsed + ended - active end
+end
 return {
   redis.call('ZCARD', KEYS[3]) + expired,
   redis.call('ZCARD', KEYS[4]) - expired,
   tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(c[3]) or 0, tonumber(c[4]) or 0,
   redis.call('ZCOUNT', KEYS[9], now - 60000, '+inf'),
-  redis.call('ZCOUNT', KEYS[12], now - ${WORKER_LIVE_MS}, '+inf'),
+  live,
   redis.call('SCARD', KEYS[8]),
-  redis.call('LLEN', KEYS[6])
+  redis.call('LLEN', KEYS[6]) - (tonumber(c[5]) or 0),
+  started or -1,
+  elapsed,
+  ended or -1,
+  active or -1,
+  now
 }
+`),
+  // ARGV: worker id. A worker starts: the crawl's first start is kept; a start with no other
+  // live worker opens a running period (closing the last one first).
+  begin: lua(`
+local now = now_ms()
+redis.call('HSETNX', KEYS[11], 'started_ms', now)
+if live_others(now, ARGV[1]) == 0 then
+  fold_period()
+  redis.call('HSET', KEYS[11], 'active_since', now)
+end
+return 1
+`),
+  // ARGV: worker id, end reason. A worker ends cleanly; the last live one closes the running period.
+  end: lua(`
+local now = now_ms()
+redis.call('HSET', KEYS[11], 'ended_ms', now, 'end_reason', ARGV[2])
+if live_others(now, ARGV[1]) == 0 then fold_period() end
+return 1
+`),
+  // ARGV: deepest depth to reopen. URLs skipped for the budget go back in the queue in their old
+  // order; their skip records are blanked in place (GONE_RECORD).
+  reopen: lua(`
+local max = tonumber(ARGV[1])
+local all = redis.call('HGETALL', KEYS[13])
+local picked = {}
+for i = 1, #all, 2 do
+  local url = all[i]
+  local e = cjson.decode(redis.call('HGET', KEYS[1], url))
+  if e.depth <= max and redis.call('HGET', KEYS[2], url) == 'skipped' then
+    picked[#picked + 1] = {url = url, idx = tonumber(all[i + 1]), depth = e.depth}
+  end
+end
+table.sort(picked, function(a, b) return a.idx < b.idx end)
+if #picked > 0 then redis.call('HSET', KEYS[11], 'schema', '${GONE_RECORD_LAYOUT}') end
+local out = {}
+for _, p in ipairs(picked) do
+  redis.call('LSET', KEYS[6], p.idx, '${GONE_RECORD}')
+  redis.call('HDEL', KEYS[13], p.url)
+  redis.call('HSET', KEYS[2], p.url, 'queued')
+  redis.call('ZADD', KEYS[3], score(p.depth, redis.call('INCR', KEYS[10])), p.url)
+  redis.call('HINCRBY', KEYS[7], 'skipped', -1)
+  redis.call('HINCRBY', KEYS[7], 'gone', 1)
+  out[#out + 1] = p.url
+end
+return out
 `),
 } satisfies Record<string, LuaScript>;
 
@@ -168,10 +254,11 @@ export function encodeEntries(entries: readonly FrontierEntry[]): string {
   return JSON.stringify(
     entries.map((e) => {
       const stored: StoredEntry = { url: e.url, requestedUrl: e.requestedUrl, depth: e.depth, referrer: e.referrer };
-      const item: { u: string; e: string; d: number; s?: string } = { u: e.url, e: JSON.stringify(stored), d: e.depth };
+      const item: { u: string; e: string; d: number; s?: string; b?: 1 } = { u: e.url, e: JSON.stringify(stored), d: e.depth };
       if (e.skip) {
         const marker: SkipMarker = { $skip: e.skip, ...stored, error: e.skipError ?? null, duplicateOf: e.duplicateOf ?? null };
         item.s = JSON.stringify(marker);
+        if (e.skip === 'budget') item.b = 1;
       }
       return item;
     }),

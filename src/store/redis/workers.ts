@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import type { CrawlKey } from '../policy.js';
+import { storedEndReason, type CrawlKey, type CrawlProgress } from '../policy.js';
 import { luaScript, NOW_MS, type RedisConnection } from './connection.js';
 
 /** A worker counts as live while its last heartbeat is younger than this (ms). */
@@ -57,24 +57,14 @@ export class WorkerHeartbeat {
   }
 }
 
-/** A snapshot of a shared crawl, for `spacrawl status`. */
-export interface CrawlStatus {
+/** A snapshot of a shared crawl, for `spacrawl status` (and the time and end reason `export` reports). */
+export interface CrawlStatus extends CrawlProgress {
   crawlId: string;
-  /** Queued URLs, plus leased ones whose lease expired (claimable again). */
-  queued: number;
-  /** URLs leased by a live worker. */
-  inFlight: number;
-  /** Pages visited without error and with a status below 400. */
-  done: number;
-  /** Pages visited with an error or a status >= 400. */
-  failed: number;
-  /** URLs decided without a visit (robots, scope, budget, duplicate, trap). */
-  skipped: number;
   /** Distinct URLs claimed so far (what `--max-pages` counts). */
   claimed: number;
   /** Pages completed per second over the last minute. */
   pagesPerSecond: number;
-  /** Workers whose heartbeat is younger than {@link WORKER_LIVE_MS}. */
+  /** Workers whose heartbeat is younger than {@link WORKER_LIVE_MS}; `running` when there is one. */
   workers: number;
   /** Records stored. */
   records: number;
@@ -85,10 +75,16 @@ export interface CrawlStatus {
 /**
  * The status of a crawl from the figures of the frontier's `counts` script: queued, in flight,
  * done, failed, skipped, marked done, completions in the last minute, live workers, claimed,
- * records.
+ * records, first start, crawl time, last clean end, start of the running period (ms on Redis's
+ * clock, -1 for none), Redis's time now; and the end reason the last worker kept.
  */
-export function crawlStatus(figures: readonly number[], crawlId: string, crawlKey: CrawlKey): CrawlStatus {
+export function crawlStatus(figures: readonly number[], crawlId: string, crawlKey: CrawlKey, storedReason: string | null): CrawlStatus {
   const s = figures;
+  const [started, elapsed, ended, active] = [s[10]!, s[11]!, s[12]!, s[13]!];
+  const running = s[7]! > 0;
+  // A last run whose workers were all killed kept no end: the reason and time kept are older.
+  const clean = ended >= 0 && !(active >= 0 && ended < active);
+  const seeds = crawlKey.seeds;
   return {
     crawlId,
     queued: s[0]!,
@@ -100,6 +96,12 @@ export function crawlStatus(figures: readonly number[], crawlId: string, crawlKe
     workers: s[7]!,
     claimed: s[8]!,
     records: s[9]!,
+    startedAt: started >= 0 ? new Date(started).toISOString() : null,
+    endedAt: !running && clean ? new Date(ended).toISOString() : null,
+    elapsedMs: elapsed,
+    running,
+    endReason: running ? null : storedEndReason(clean ? storedReason : null, s[0]! + s[1]!),
+    seeds: Array.isArray(seeds) ? seeds : [],
     crawlKey,
   };
 }

@@ -11,9 +11,11 @@
  * found only while the token still owns the lease (fencing). Delivery is at least once: a
  * page in flight when the process died is visited again on resume.
  *
- * A process holds the file exclusively for as long as it is open (SQLite's own
- * `locking_mode=EXCLUSIVE` lock, which the OS drops when the process dies); so whoever gets
- * the lock knows the previous owner is gone and puts every lease back in the queue at once.
+ * A process owns the file for as long as it is open: it holds the file's owner lock (`FILE-lock`,
+ * a SQLite file beside it kept in `locking_mode=EXCLUSIVE`, which the OS drops when the process
+ * dies); so whoever gets the lock knows the previous owner is gone and puts every lease back in
+ * the queue at once. Other processes may read the state file meanwhile (WAL readers:
+ * `readStateFile`, `spacrawl status --state`).
  * @module
  */
 import { randomUUID } from 'node:crypto';
@@ -21,7 +23,7 @@ import type Database from 'better-sqlite3';
 import type { PageRecord, SkipReason } from '../../model/record.js';
 import type { EndReason } from '../../model/summary.js';
 import { StaleLeaseError, type Frontier, type FrontierCounts, type FrontierEntry, type Lease } from '../frontier.js';
-import { guard, leaseTtl, outcomeState, pagedRecords, readStoredRecord, skipRecord, type CrawlKey } from '../policy.js';
+import { guard, leaseTtl, outcomeState, pagedRecords, readStoredRecord, reopenDepth, skipRecord, storedEndReason, type CrawlKey, type ResumeBudget } from '../policy.js';
 import { openStateFile, StateStoreError } from './file.js';
 import { prepare, toEntry, type InsertParams, type RecordRow, type Statements } from './statements.js';
 
@@ -55,7 +57,7 @@ export interface SqliteFrontierOptions {
 
 /**
  * A {@link Frontier} kept in an SQLite file, for crawls that must survive Ctrl-C, crashes and
- * `kill -9`. Open it with {@link SqliteFrontier.open}; the process holds the file exclusively
+ * `kill -9`. Open it with {@link SqliteFrontier.open}; the process owns the file (its owner lock)
  * until {@link SqliteFrontier.close}.
  *
  * Every method after `open` throws {@link StateStoreError} for a database error (and
@@ -73,9 +75,12 @@ export class SqliteFrontier implements Frontier {
   private readonly completeTx: (lease: Lease, record: PageRecord, discovered: readonly FrontierEntry[]) => FrontierEntry[];
   private readonly drainTx: (reason: SkipReason) => FrontierEntry[];
   private readonly reopenTx: (maxDepth: number) => string[];
+  private readonly claimTx: (now: number, token: string) => Lease | null;
 
   private constructor(
     private readonly db: Database.Database,
+    /** The owner lock (`ownerLockPath`): held until close. */
+    private readonly lock: Database.Database,
     /** The state file's path as given to {@link SqliteFrontier.open}. */
     readonly file: string,
     /** Lease expiry (ms). */
@@ -103,6 +108,14 @@ export class SqliteFrontier implements Frontier {
       }
       return out;
     });
+    this.claimTx = db.transaction((now: number, token: string) => {
+      const pick = this.stmts.claimable.get({ now });
+      if (!pick) return null;
+      const row = this.stmts.claim.get({ url: pick.url, token, expires: now + this.leaseTtlMs })!;
+      const lease: Lease = { entry: toEntry(row), token };
+      if (pick.state === 'leased') lease.recovered = true;
+      return lease;
+    });
     this.reopenTx = db.transaction((maxDepth: number) => {
       const urls = this.stmts.budgetSkipped.all({ maxDepth }).map((r) => r.url);
       this.stmts.dropBudgetRecords.run({ maxDepth });
@@ -115,7 +128,7 @@ export class SqliteFrontier implements Frontier {
    * Open (or create) a state file and take it for this process.
    *
    * Creates the file (not its folder) when missing; switches it to WAL mode with
-   * `synchronous=NORMAL`; runs `PRAGMA quick_check`; takes SQLite's exclusive lock (held until
+   * `synchronous=NORMAL`; runs `PRAGMA quick_check`; takes the file's owner lock (held until
    * {@link SqliteFrontier.close} or the end of the process); stores the crawl key on first
    * open, compares it on later ones; and puts every leased URL back in the queue (their
    * owner is gone, or it would still hold the lock), so a resume after `kill -9` does not wait
@@ -130,7 +143,7 @@ export class SqliteFrontier implements Frontier {
    */
   static open(file: string, opts: SqliteFrontierOptions): SqliteFrontier {
     const leaseTtlMs = leaseTtl(opts.leaseTtlMs, 600_000);
-    return openStateFile(file, opts, (db) => new SqliteFrontier(db, file, leaseTtlMs, !opts.keepKey));
+    return openStateFile(file, opts, (db, lock) => new SqliteFrontier(db, lock, file, leaseTtlMs, !opts.keepKey));
   }
 
   /** Run a database step; every SQLite (or other non-fencing) error becomes a StateStoreError. */
@@ -180,19 +193,15 @@ export class SqliteFrontier implements Frontier {
   }
 
   /**
-   * Claim the next URL in one atomic statement that commits before it returns: the queued URL
+   * Claim the next URL in one transaction that commits before it returns: the queued URL
    * of lowest depth, first-come within a depth — or a leased one whose lease expired — gets a
    * fresh random token and expires `leaseTtlMs` from now.
-   * @returns the lease, or `null` when nothing is claimable right now (URLs may be in flight)
+   * @returns the lease (`recovered` when it was taken over from an expired lease), or `null`
+   * when nothing is claimable right now (URLs may be in flight)
    * @throws StateStoreError on a database error
    */
   async next(): Promise<Lease | null> {
-    return this.guard(() => {
-      const now = Date.now();
-      const token = randomUUID();
-      const row = this.stmts.claim.get({ token, now, expires: now + this.leaseTtlMs });
-      return row ? { entry: toEntry(row), token } : null;
-    });
+    return this.guard(() => this.claimTx(Date.now(), randomUUID()));
   }
 
   /**
@@ -278,9 +287,9 @@ export class SqliteFrontier implements Frontier {
    * @returns the canonical URLs queued again (empty when there were none)
    * @throws StateStoreError on a database error (nothing is changed)
    */
-  async reopenBudget(budget: { maxPages: number; maxDepth: number }): Promise<string[]> {
-    if ((await this.visited()) >= budget.maxPages) return [];
-    const maxDepth = Number.isFinite(budget.maxDepth) ? budget.maxDepth : Number.MAX_SAFE_INTEGER;
+  async reopenBudget(budget: ResumeBudget): Promise<string[]> {
+    const maxDepth = reopenDepth(await this.visited(), budget);
+    if (maxDepth === null) return [];
     return this.guard(() => this.reopenTx(maxDepth));
   }
 
@@ -320,11 +329,15 @@ export class SqliteFrontier implements Frontier {
   }
 
   /**
-   * Keep why this run ended (meta `end_reason`); the last run's reason is the stored crawl's.
+   * Keep why and when this run ended (meta `end_reason`, `ended_at`); the last run's are the
+   * stored crawl's.
    * @throws StateStoreError on a database error
    */
   async recordEnd(reason: EndReason): Promise<void> {
-    this.guard(() => this.stmts.setMeta.run('end_reason', reason));
+    this.guard(() => {
+      this.stmts.setMeta.run('end_reason', reason);
+      this.stmts.setMeta.run('ended_at', new Date().toISOString());
+    });
   }
 
   /**
@@ -333,10 +346,9 @@ export class SqliteFrontier implements Frontier {
    * @throws StateStoreError on a database error
    */
   async endReason(): Promise<EndReason> {
-    const stored = this.guard(() => this.stmts.getMeta.get('end_reason')) as EndReason | undefined;
+    const stored = this.guard(() => this.stmts.getMeta.get('end_reason'));
     const { queued } = await this.counts();
-    if (queued > 0 && (stored === undefined || stored === 'done')) return 'interrupted';
-    return stored ?? 'done';
+    return storedEndReason(stored, queued);
   }
 
   /**
@@ -355,10 +367,12 @@ export class SqliteFrontier implements Frontier {
       failure = err;
     }
     this.closed = true;
-    try {
-      this.db.close();
-    } catch (err) {
-      failure ??= err;
+    for (const d of [this.db, this.lock]) {
+      try {
+        d.close();
+      } catch (err) {
+        failure ??= err;
+      }
     }
     if (failure !== null) throw new StateStoreError(this.file, failure);
   }

@@ -86,7 +86,8 @@ export interface Statements {
   addCrawlTime: Stmt<[{ ms: number }]>;
   insertUrl: Stmt<[InsertParams]>;
   insertRecord: Stmt<[{ url: string; json: string | null }]>;
-  claim: Stmt<[{ token: string; now: number; expires: number }], EntryRow>;
+  claimable: Stmt<[{ now: number }], { url: string; state: UrlState }>;
+  claim: Stmt<[{ url: string; token: string; expires: number }], EntryRow>;
   finish: Stmt<[{ url: string; token: string; now: number; state: UrlState }]>;
   renew: Stmt<[{ url: string; token: string; now: number; expires: number }]>;
   release: Stmt<[{ url: string; token: string }]>;
@@ -119,15 +120,15 @@ export function prepare(db: Database.Database): Statements {
        ON CONFLICT (url) DO NOTHING`,
     ),
     insertRecord: db.prepare<[{ url: string; json: string | null }]>('INSERT INTO records (url, json) VALUES (@url, @json)'),
-    claim: db.prepare<[{ token: string; now: number; expires: number }], EntryRow>(
-      `UPDATE urls SET state = 'leased', token = @token, lease_expires = @expires
-       WHERE url = (
-         SELECT url FROM (
-           SELECT * FROM (SELECT url, depth, seq FROM urls WHERE state = 'queued' ORDER BY depth, seq LIMIT 1)
-           UNION ALL
-           SELECT * FROM (SELECT url, depth, seq FROM urls WHERE state = 'leased' AND lease_expires <= @now ORDER BY depth, seq LIMIT 1)
-         ) ORDER BY depth, seq LIMIT 1
-       )
+    claimable: db.prepare<[{ now: number }], { url: string; state: UrlState }>(
+      `SELECT url, state FROM (
+         SELECT * FROM (SELECT url, depth, seq, state FROM urls WHERE state = 'queued' ORDER BY depth, seq LIMIT 1)
+         UNION ALL
+         SELECT * FROM (SELECT url, depth, seq, state FROM urls WHERE state = 'leased' AND lease_expires <= @now ORDER BY depth, seq LIMIT 1)
+       ) ORDER BY depth, seq LIMIT 1`,
+    ),
+    claim: db.prepare<[{ url: string; token: string; expires: number }], EntryRow>(
+      `UPDATE urls SET state = 'leased', token = @token, lease_expires = @expires WHERE url = @url
        RETURNING url, requested_url AS requestedUrl, depth, referrer`,
     ),
     finish: db.prepare<[{ url: string; token: string; now: number; state: UrlState }]>(
