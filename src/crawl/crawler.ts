@@ -37,6 +37,7 @@ import { CrawlLogin } from './crawl-login.js';
 import type { SessionGuard } from './session-guard.js';
 import { auditSettings, type AuditSettings } from './audit-settings.js';
 import { CrawlSignals } from './signals.js';
+import { settledOrAborted } from '../util/wait.js';
 
 /** Leases held back at most while their host waits (politeness, Retry-After). */
 const PARK_LIMIT = 256;
@@ -306,7 +307,6 @@ export class Crawler {
     const o = this.options;
     const limit = this.limit;
     const active = new Set<Promise<void>>();
-    const stopped = new Promise<void>((r) => this.stop.signal.addEventListener('abort', () => r(), { once: true }));
     let frontierDry = false;
     let budgetSpent = false;
     /** With a shared frontier: URLs still queued when the crawl-wide budget ran out. */
@@ -335,7 +335,7 @@ export class Crawler {
       for (;;) {
         if (this.stopReason) break;
         if (active.size >= o.concurrency) {
-          await Promise.race([...active, stopped]);
+          await settledOrAborted([...active], this.stop.signal);
           continue;
         }
         const now = Date.now();
@@ -372,11 +372,7 @@ export class Crawler {
           waitFor = Math.min(waitFor, SHARED_POLL_MS);
         }
         // Wait for a page to finish (it may queue links or free a host) or a parked host to open.
-        const waits: Promise<unknown>[] = [...active, stopped];
-        let timer: NodeJS.Timeout | undefined;
-        if (Number.isFinite(waitFor)) waits.push(new Promise<void>((r) => (timer = setTimeout(r, Math.max(5, waitFor)))));
-        await Promise.race(waits);
-        clearTimeout(timer);
+        await settledOrAborted([...active], this.stop.signal, Number.isFinite(waitFor) ? Math.max(5, waitFor) : Infinity);
         frontierDry = false;
         waitFor = Infinity;
       }
