@@ -8,7 +8,7 @@ import { classifyError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { diffCrawls } from '../diff/diff.js';
 import { DiffInputError } from '../diff/errors.js';
-import { failingFindings, parseFailOn } from '../diff/findings.js';
+import { failingFindings, parseGateFailOn } from '../diff/findings.js';
 import { parseDiffReportSpec, writeDiffReport, type DiffReportInput } from '../diff/formats/index.js';
 import { diffReport } from '../diff/formats/json.js';
 import { openRecordSource, type RecordSource } from '../diff/source.js';
@@ -80,7 +80,9 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
 
   /** Check the flags, open both sides, diff, print, write the reports, set the exit code. */
   private async compare(args: { old: string; new: string }, flags: Interfaces.InferredFlags<typeof Diff.flags>): Promise<DiffReport> {
-    const failOn = parseFailOn(flags['fail-on']);
+    // The crawl's grammar: OLD is the baseline, so `new` and `new:RULE` are accepted; a plain
+    // rule id counts its new findings, as before.
+    const failOn = parseGateFailOn(flags['fail-on'], true).rules;
     const specs = (flags.report ?? []).map(parseDiffReportSpec);
     if (specs.filter((s) => s.path === null).length > 1) throw new DiffInputError('bad-option', 'only one report may go to stdout: give the others a PATH (FORMAT:PATH)');
     if (this.jsonEnabled() && specs.some((s) => s.path === null)) throw new DiffInputError('bad-option', '--json prints the diff on stdout: give every --report a PATH');

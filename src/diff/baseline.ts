@@ -11,48 +11,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { PageRecord } from '../model/record.js';
 import type { AuditIssue } from '../report/audit.js';
+import type { Budget } from '../report/budget.js';
 import { diffCrawls } from './diff.js';
 import { DiffInputError } from './errors.js';
-import { failingFindings, findingKey, LINK_RULES, parseFailOn } from './findings.js';
+import { failingFindings, findingKey, LINK_RULES } from './findings.js';
 import { writeDiffReport } from './formats/index.js';
 import { memorySource, openRecordSource, type RecordSource } from './source.js';
 import { diffSummary } from './terminal.js';
 import type { CrawlDiff, Finding } from './types.js';
 
-/** Prefix of a `--fail-on` entry that counts new findings only. */
-const NEW = 'new';
-
-/** `--fail-on` of a crawl, split into what the audit and the baseline gate use. */
-export interface GateFailOn {
-  /** `true` when an entry is `new` or `new:RULE` (which need `--baseline`). */
-  usesNew: boolean;
-  /**
-   * The rules in the audit's terms (rule ids, `warnings`, `none`): `new` becomes `warnings`,
-   * `new:RULE` becomes `RULE`. With a baseline, only new findings of these fail.
-   */
-  rules: string[];
-}
-
-/**
- * Read a crawl's `--fail-on` list, which may name new findings (`new`, `new:RULE`).
- * @throws DiffInputError (`bad-option`) for an unknown rule, or `new…` without a baseline
- */
-export function parseGateFailOn(list: readonly string[], hasBaseline: boolean): GateFailOn {
-  let usesNew = false;
-  const rules = list.map((entry) => {
-    if (entry === NEW) {
-      usesNew = true;
-      return 'warnings';
-    }
-    if (entry.startsWith(`${NEW}:`)) {
-      usesNew = true;
-      return entry.slice(NEW.length + 1);
-    }
-    return entry;
-  });
-  if (usesNew && !hasBaseline) throw new DiffInputError('bad-option', `--fail-on ${list.join(',')}: "new" needs --baseline (the crawl to compare with)`);
-  return { usesNew, rules: parseFailOn(rules.join(',')) };
-}
+export { parseGateFailOn, type GateFailOn } from './findings.js';
 
 /** What this crawl's records and reports are written to, to refuse a baseline that would be overwritten. */
 export interface CrawlTargets {
@@ -107,6 +75,8 @@ export interface BaselineCompareOptions {
   slowMs: number;
   /** Ignore patterns of both audits. */
   ignore: readonly RegExp[];
+  /** `--budget` of both audits (`budget` findings), or `null`. @default none */
+  budget?: Budget | null;
   /** Changed-pixel ratio above which a page changed visually. @default 0.001 */
   visualThreshold?: number;
   /** Folder for diff images, or `null`. */
@@ -123,6 +93,7 @@ export async function compareWithBaseline(baseline: RecordSource, records: Itera
   const diff = await diffCrawls(baseline, current, {
     slowMs: o.slowMs,
     ignore: o.ignore,
+    budget: o.budget ?? null,
     visual: { threshold: o.visualThreshold, diffDir: o.visualDir },
   });
   const fresh = new Set(diff.findings.new.map(findingKey));

@@ -22,10 +22,13 @@ export interface RecordSource {
    */
   skippedLines(): number;
   /**
-   * The crawl's screenshots folder (absolute), when known: the `screenshots/` of an
-   * `--output-dir` folder (given as the folder or as its `pages.jsonl`); `null` otherwise (the diff's `--old-screenshots` / `--new-screenshots` give it).
+   * The crawl's screenshots folder (absolute), when known (see `findScreenshotsDir`): the one
+   * the crawl's `report.json` names, or a `screenshots/` folder next to the records; `null`
+   * otherwise (the diff's `--old-screenshots` / `--new-screenshots` give it).
    */
   readonly screenshotsDir: string | null;
+  /** Optional checks the crawl's `report.json` says it ran (its summary's `checks`); absent or `[]` when unknown. */
+  readonly declaredChecks?: readonly string[];
   /** Release what the source holds (a state file's lock). Safe to call twice. */
   close(): Promise<void>;
 }
@@ -63,6 +66,76 @@ export function parseRecordLine(line: string): PageRecord | null {
   return upgradeRecord(raw as Partial<PageRecord> & { url: string });
 }
 
+/** File name of the JSON report inside an `--output-dir` folder (its summary comes first). */
+export const REPORT_FOLDER_JSON = 'report.json';
+
+/** Bytes of `report.json` read at most, looking for the end of its summary. */
+const MAX_SUMMARY_BYTES = 8 * 1024 * 1024;
+
+/** What a crawl's `report.json` says about the crawl. */
+export interface ReportSummary {
+  /** The screenshots folder as the crawl recorded it (absolute), or `null`. */
+  screenshotsDir: string | null;
+  /** The optional checks it ran (`[]` for a report from before they were recorded). */
+  checks: string[];
+}
+
+/**
+ * The summary of the `report.json` in `dir` (an `--output-dir` folder), read from the file's
+ * head: the json report writes `schemaVersion`, then `summary`, then `issues` and `pages`, so
+ * only the part before `"issues"` is parsed. `null` when there is no such file, or it is not a
+ * report of that shape.
+ */
+export function readReportSummary(dir: string): ReportSummary | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(path.join(dir, REPORT_FOLDER_JSON), 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const marker = ',\n  "issues": ';
+    let head = '';
+    const chunk = Buffer.alloc(64 * 1024);
+    for (let pos = 0; pos < MAX_SUMMARY_BYTES; ) {
+      const n = fs.readSync(fd, chunk, 0, chunk.length, pos);
+      if (n === 0) break;
+      pos += n;
+      head += chunk.subarray(0, n).toString('latin1');
+      const end = head.indexOf(marker);
+      if (end < 0) continue;
+      const doc = JSON.parse(Buffer.from(`${head.slice(0, end)}\n}`, 'latin1').toString('utf8')) as { summary?: { screenshotsDir?: unknown; checks?: unknown } };
+      const sum = doc.summary;
+      if (typeof sum !== 'object' || sum === null) return null;
+      return {
+        screenshotsDir: typeof sum.screenshotsDir === 'string' ? sum.screenshotsDir : null,
+        checks: Array.isArray(sum.checks) ? sum.checks.filter((c): c is string => typeof c === 'string') : [],
+      };
+    }
+    return null;
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Where the screenshots of the records in `dir` are: the folder the crawl's `report.json`
+ * names, when it exists (screenshots written outside `--output-dir` with `--screenshots`);
+ * else a `screenshots/` folder in `dir` (an `--output-dir` folder, or one moved elsewhere as a
+ * whole, e.g. a CI artifact); else `null`.
+ */
+export function findScreenshotsDir(dir: string, report: ReportSummary | null): string | null {
+  const isDir = (p: string): boolean => fs.statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  if (report?.screenshotsDir) {
+    const recorded = path.resolve(dir, report.screenshotsDir);
+    if (isDir(recorded)) return recorded;
+  }
+  const beside = path.join(dir, REPORT_FOLDER_SCREENSHOTS);
+  return isDir(beside) ? beside : null;
+}
+
 /** The non-empty lines of a text file, streamed. */
 async function* lines(file: string): AsyncGenerator<string> {
   const rl = readline.createInterface({ input: fs.createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
@@ -80,6 +153,7 @@ class JsonlSource implements RecordSource {
     readonly label: string,
     private readonly file: string,
     readonly screenshotsDir: string | null,
+    readonly declaredChecks: readonly string[],
   ) {}
 
   async *records(): AsyncGenerator<PageRecord> {
@@ -148,17 +222,13 @@ export async function openRecordSource(input: string): Promise<RecordSource> {
   } catch {
     throw new DiffInputError('missing-input', `${input}: no such file or folder`);
   }
-  let screenshotsDir: string | null = null;
   if (st.isDirectory()) {
-    const shots = path.join(file, REPORT_FOLDER_SCREENSHOTS);
-    if (fs.existsSync(shots)) screenshotsDir = shots;
     file = path.join(file, REPORT_FOLDER_RECORDS);
     if (!fs.existsSync(file)) throw new DiffInputError('missing-input', `${input} is a folder without ${REPORT_FOLDER_RECORDS} (${EXPECTED})`);
-  } else if (path.basename(file) === REPORT_FOLDER_RECORDS) {
-    // The pages.jsonl of an --output-dir folder: its screenshots are next to it.
-    const shots = path.join(path.dirname(file), REPORT_FOLDER_SCREENSHOTS);
-    if (fs.statSync(shots, { throwIfNoEntry: false })?.isDirectory()) screenshotsDir = shots;
   }
+  const report = readReportSummary(path.dirname(file));
+  const screenshotsDir = findScreenshotsDir(path.dirname(file), report);
+  const declaredChecks = report?.checks ?? [];
   let head: Buffer;
   try {
     const fd = fs.openSync(file, 'r');
@@ -177,6 +247,7 @@ export async function openRecordSource(input: string): Promise<RecordSource> {
     return {
       label: input,
       screenshotsDir,
+      declaredChecks,
       records: () => store.records(),
       skippedLines: () => 0,
       close: async () => {
@@ -187,7 +258,7 @@ export async function openRecordSource(input: string): Promise<RecordSource> {
     };
   }
   await checkJsonl(input, file);
-  return new JsonlSource(input, file, screenshotsDir);
+  return new JsonlSource(input, file, screenshotsDir, declaredChecks);
 }
 
 /**

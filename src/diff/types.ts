@@ -5,6 +5,7 @@
  */
 import type { SkipReason, Soft404Reason } from '../model/record.js';
 import type { RuleId, Severity } from '../report/audit.js';
+import type { CheckId, UncomparedCheck } from './checks.js';
 
 /** Version of the diff object's shape (the `json` report and `--json`); bumped on breaking changes. */
 export const DIFF_SCHEMA_VERSION = 1;
@@ -153,8 +154,14 @@ export interface VisualDiff {
   threshold: number;
   /** Pages whose two screenshots were compared. */
   compared: number;
-  /** Pages with a screenshot named in a record but missing or unreadable on disk. */
+  /**
+   * Pages both crawls have a screenshot of (named in a record) that could not be compared: a
+   * file missing or unreadable on disk, or a side whose screenshots folder is unknown (then
+   * every such page; `notices` says which side).
+   */
   missing: number;
+  /** Some of the files not found (absolute paths, at most 5), for the notice. */
+  missingFiles?: string[];
   /** Pages above the threshold, largest ratio first. */
   changes: VisualChange[];
 }
@@ -174,6 +181,11 @@ export interface FindingsDiff {
   fixed: Finding[];
   /** In both (with the new crawl's message). */
   unchanged: Finding[];
+  /**
+   * In one crawl only, from an optional check that did not run in the other (`--a11y` in the
+   * baseline only …): neither new nor fixed, never failing. `checks.uncompared` says which.
+   */
+  notCompared: Finding[];
   /** Counts per rule that has any finding on either side. */
   byRule: Partial<Record<RuleId, RuleCounts>>;
 }
@@ -203,9 +215,16 @@ export interface CrawlDiff {
   lostLinks: LostLinks[];
   /** Timings and web vitals that changed beyond the thresholds; slowest-getting first. */
   timingChanges: TimingChange[];
+  /** The optional checks each crawl ran (read from its records, see `checks.ts`), and those that ran in one only. */
+  checks: { old: CheckId[]; new: CheckId[]; uncompared: UncomparedCheck[] };
   /** Screenshots compared, or `null` when a side has none (no screenshots folder). */
   visual: VisualDiff | null;
   findings: FindingsDiff;
+  /**
+   * What the diff could not compare, one line each, never silent: screenshots named by the
+   * records but not found, screenshots in one crawl only. Not changes (see `isEmptyDiff`).
+   */
+  notices: string[];
 }
 
 /** A diff as reported: the diff plus the `--fail-on` verdict (the `json` report, `--json`). */

@@ -1,0 +1,83 @@
+/**
+ * Optional checks: findings that exist only when a check ran (`--a11y`, `--vitals` with
+ * `--budget`, `--check-external`, `--check-fragments`, and the server-HTML comparison that
+ * records of older spacrawl versions lack). A finding of such a check is new or fixed only when
+ * the check ran in both crawls; otherwise its absence on the other side says nothing, and the
+ * diff reports it as "not compared".
+ *
+ * Which checks ran is read from the records themselves, so it works for every kind of side (the
+ * JSON Lines of `--out` carry no metadata): each check leaves its data on every page it looked at
+ * (`a11y`, `vitals`, `anchors`, `serverHtml` are `null` without it; off-site `linkChecks` exist
+ * only with `--check-external`).
+ * @module
+ */
+import type { PageRecord } from '../model/record.js';
+import type { RuleId } from '../report/audit.js';
+import type { Finding } from './types.js';
+
+/** An optional check, named by its flag (`server-html`: the comparison every crawl makes today, absent from older records). */
+export type CheckId = 'a11y' | 'vitals' | 'check-external' | 'check-fragments' | 'server-html';
+
+/** Every optional check, in report order. */
+export const CHECK_IDS: readonly CheckId[] = ['a11y', 'vitals', 'check-external', 'check-fragments', 'server-html'];
+
+/** The check whose rules these are (page rules; link rules of off-site targets are `check-external`, see {@link checkOfFinding}). */
+const RULE_CHECK: Partial<Record<RuleId, CheckId>> = {
+  'a11y-critical': 'a11y',
+  'a11y-serious': 'a11y',
+  'a11y-moderate': 'a11y',
+  'a11y-minor': 'a11y',
+  budget: 'vitals',
+  'broken-fragment': 'check-fragments',
+  'js-only-title': 'server-html',
+  'js-only-links': 'server-html',
+  'js-only-content': 'server-html',
+};
+
+/** Link rules that `--check-external` gives for off-site targets. */
+const EXTERNAL_RULES: ReadonlySet<RuleId> = new Set<RuleId>(['broken-link', 'blocked', 'insecure-link']);
+
+/**
+ * The optional checks one record shows ran (none for a record that was not rendered).
+ * @param r - a record (upgraded: fields an older version lacks are at their defaults)
+ */
+export function checksOfRecord(r: PageRecord): CheckId[] {
+  const out: CheckId[] = [];
+  if (r.a11y) out.push('a11y');
+  if (r.vitals) out.push('vitals');
+  if (r.linkChecks.length && r.externalLinks.length) {
+    const offsite = new Set(r.externalLinks);
+    if (r.linkChecks.some((c) => c.kind === 'link' && offsite.has(c.url))) out.push('check-external');
+  }
+  if (r.anchors || r.fragmentLinks.length) out.push('check-fragments');
+  if (r.serverHtml) out.push('server-html');
+  return out;
+}
+
+/**
+ * The optional check a finding comes from, or `null` for findings every crawl can have.
+ * `broken-link`, `blocked` and `insecure-link` of a target without a record of its own in that
+ * crawl (an off-site URL: DESIGN.md gives those none) come from `--check-external`.
+ * @param f - the finding
+ * @param hasRecord - whether the finding's crawl has a record of a URL
+ */
+export function checkOfFinding(f: Pick<Finding, 'rule' | 'url'>, hasRecord: (url: string) => boolean): CheckId | null {
+  const c = RULE_CHECK[f.rule];
+  if (c) return c;
+  if (EXTERNAL_RULES.has(f.rule) && !hasRecord(f.url)) return 'check-external';
+  return null;
+}
+
+/** A check that ran in one crawl only: its findings there are neither new nor fixed. */
+export interface UncomparedCheck {
+  check: CheckId;
+  /** The crawl it ran in. */
+  ranIn: 'old' | 'new';
+  /** That crawl's findings of the check (counted in `findings.notCompared`). */
+  findings: number;
+}
+
+/** `a11y check ran only in OLD (3 findings not compared)`. */
+export function uncomparedText(u: UncomparedCheck): string {
+  return `${u.check} check ran only in ${u.ranIn === 'old' ? 'OLD' : 'NEW'} (${u.findings} finding${u.findings === 1 ? '' : 's'} not compared)`;
+}
