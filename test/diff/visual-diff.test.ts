@@ -34,7 +34,7 @@ beforeAll(async () => {
   site = await startVersionedSite();
   runs.a = await crawlVersion('A', 'a');
   runs.a2 = await crawlVersion('A', 'a2', ['--baseline', 'a', '--fail-on', 'new']);
-  runs.b = await crawlVersion('B', 'b', ['--baseline', 'a', '--fail-on', 'new']);
+  runs.b = await crawlVersion('B', 'b', ['--baseline', 'a', '--fail-on', 'new', '--log-format', 'json']);
   runs.b2 = await crawlVersion('B', 'b2', ['--baseline', 'b/pages.jsonl', '--fail-on', 'broken-link,new:visual-change']);
 }, 300_000);
 
@@ -109,6 +109,13 @@ describe('crawl --baseline', () => {
     expect(tagOf(`${site.server.origin}/guide`)).toBe('new');
     expect(tagOf(`${site.server.origin}/docs/b`)).toBe('known');
     expect(fs.readdirSync(path.join(tmp, 'b', 'visual-diff')).length).toBe(3);
+  });
+
+  it('--log-format json: one "baseline" event after the summary carries the verdict and the exit code', () => {
+    const events = runs.b!.stderr.trim().split('\n').map((l) => JSON.parse(l) as { event: string } & Record<string, unknown>);
+    expect(events.map((e) => e.event).slice(-2)).toEqual(['summary', 'baseline']);
+    const { time: _t, ...verdict } = events.at(-1)!;
+    expect(verdict).toEqual({ level: 'warn', event: 'baseline', baseline: 'a', new: 5, fixed: 0, unchanged: 1, notCompared: 0, visualChanges: 3, failOn: ['warnings'], failing: 5, exitCode: 1 });
   });
 
   it('B against B: its broken links are known and never fail, even under --fail-on broken-link; no visual change', () => {
