@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { SpacrawlCommand } from '../cli/base-command.js';
 import { DEMO_VISUAL_MASK, startDemoSite } from '../../fixtures/demo-site.js';
-import type { FixtureServer } from '../../fixtures/server.js';
 import { classifyError } from '../cli/errors.js';
 import { runCrawl, type BaselineRun } from '../cli/run-crawl.js';
 import { flagsOf, variant } from '../cli/flags.js';
@@ -20,8 +19,11 @@ import { checkWritableDir } from '../cli/validate.js';
  */
 export const DEMO_PORT = 7357;
 
+/** The running demo site. */
+type DemoSite = Awaited<ReturnType<typeof startDemoSite>>;
+
 /** Start the demo on `port`; on the default port, fall back to a free one when it is taken. */
-async function startOn(port: number, explicit: boolean, changed: boolean, say: (line: string) => void): Promise<FixtureServer> {
+async function startOn(port: number, explicit: boolean, changed: boolean, say: (line: string) => void): Promise<DemoSite> {
   try {
     return await startDemoSite(port, 0, changed ? 'B' : 'A');
   } catch (err) {
@@ -57,7 +59,7 @@ export default class Demo extends SpacrawlCommand {
     const { flags, raw } = await this.parse(Demo);
     const explicitPort = raw.some((r) => r.type === 'flag' && r.flag === 'port');
     const outputDir = flags['output-dir'] ? path.resolve(flags['output-dir']) : null;
-    let site: FixtureServer | null = null;
+    let site: DemoSite | null = null;
     try {
       const shots = flags.screenshots ? path.resolve(flags.screenshots) : outputDir ? path.join(outputDir, 'screenshots') : null;
       if (shots) checkWritableDir(shots, flags.screenshots ? `screenshots to ${shots}` : `to --output-dir ${outputDir!}`);

@@ -13,10 +13,9 @@
  */
 import type { PageRecord } from '../model/record.js';
 import type { RuleId } from '../report/audit.js';
-import type { Finding } from './types.js';
+import type { CheckId, Finding, UncomparedCheck } from './types.js';
 
-/** An optional check, named by its flag (`server-html`: the comparison every crawl makes today, absent from older records). */
-export type CheckId = 'a11y' | 'vitals' | 'check-external' | 'check-fragments' | 'server-html';
+export type { CheckId, UncomparedCheck } from './types.js';
 
 /** Every optional check, in report order. */
 export const CHECK_IDS: readonly CheckId[] = ['a11y', 'vitals', 'check-external', 'check-fragments', 'server-html'];
@@ -66,15 +65,6 @@ export function checkOfFinding(f: Pick<Finding, 'rule' | 'url'>, hasRecord: (url
   if (c) return c;
   if (EXTERNAL_RULES.has(f.rule) && !hasRecord(f.url)) return 'check-external';
   return null;
-}
-
-/** A check that ran in one crawl only: its findings there are neither new nor fixed. */
-export interface UncomparedCheck {
-  check: CheckId;
-  /** The crawl it ran in. */
-  ranIn: 'old' | 'new';
-  /** That crawl's findings of the check (counted in `findings.notCompared`). */
-  findings: number;
 }
 
 /** `a11y check ran only in OLD (3 findings not compared)`. */

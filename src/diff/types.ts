@@ -5,10 +5,21 @@
  */
 import type { SkipReason, Soft404Reason } from '../model/record.js';
 import type { RuleId, Severity } from '../report/audit.js';
-import type { CheckId, UncomparedCheck } from './checks.js';
 
 /** Version of the diff object's shape (the `json` report and `--json`); bumped on breaking changes. */
 export const DIFF_SCHEMA_VERSION = 1;
+
+/** An optional check, named by its flag (`server-html`: the comparison every crawl makes today, absent from older records). */
+export type CheckId = 'a11y' | 'vitals' | 'check-external' | 'check-fragments' | 'server-html';
+
+/** A check that ran in one crawl only: its findings there are neither new nor fixed. */
+export interface UncomparedCheck {
+  check: CheckId;
+  /** The crawl it ran in. */
+  ranIn: 'old' | 'new';
+  /** That crawl's findings of the check (counted in `findings.notCompared`). */
+  findings: number;
+}
 
 /** One crawl of the two, as the diff saw it. */
 export interface DiffSide {
