@@ -283,7 +283,7 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
       audit: audit(records.source, { slowMs: reporting.slowMs, ignore: plan.ignore, budget: reporting.budget ?? null }),
       failOn,
       screenshotsDir: reporting.screenshotsDir,
-      ...(base && 'isNew' in base ? { isNew: base.isNew } : {}),
+      ...(base && 'isNew' in base ? { isNew: base.isNew, notCompared: base.notCompared } : {}),
       budget: reporting.budget ?? null,
     };
     reporters.onEnd(end);

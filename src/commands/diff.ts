@@ -17,6 +17,7 @@ import { parseVisualThreshold } from '../diff/visual.js';
 import type { DiffReport } from '../diff/types.js';
 import { checkWritableFile, describeFsError } from '../util/files.js';
 import { compilePattern } from '../url/scope.js';
+import { parseBudget } from '../report/budget.js';
 
 /** The same file on both sides (compared by real path), so a state file is opened once. */
 function sameFile(a: string, b: string): boolean {
@@ -61,6 +62,7 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
     X.thresholdPercent,
     variant(X.slowMs, { help: 'slow-page threshold of the audit of each crawl: ms a page waited for servers' }),
     variant(X.ignoreUrls, { help: 'findings for URLs matching this glob or /regex/ are reported as ignored and never fail (repeatable)' }),
+    variant(X.budget, { help: 'budget findings for the pages of each crawl over these limits (crawls made with --vitals), e.g. lcp=2500,cls=0.1; compared only when both crawls measured vitals' }),
     X.visualThresholdPercent,
     X.oldScreenshots,
     X.newScreenshots,
@@ -94,6 +96,7 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
       }
     }
     const ignore = (flags['ignore-url'] ?? []).map(compilePattern);
+    const budget = flags.budget === undefined ? null : parseBudget(flags.budget);
     const visualThreshold = parseVisualThreshold(flags['visual-threshold']);
     const firstFile = specs.find((x) => x.path !== null)?.path ?? null;
     const visual = {
@@ -114,6 +117,7 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
         thresholdRatio: flags['threshold-percent'] / 100,
         slowMs: flags.slow,
         ignore,
+        budget,
         visual,
       });
       for (const s of opened) {

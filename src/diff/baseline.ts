@@ -63,6 +63,8 @@ export interface BaselineResult {
   failing: Finding[];
   /** Whether an audit issue of this crawl is new: any of its findings (one per referrer for a link rule) is absent from the baseline. */
   isNew(issue: AuditIssue): boolean;
+  /** Whether an audit issue of this crawl comes from a check that did not run in the baseline (see `checks.ts`). */
+  notCompared(issue: AuditIssue): boolean;
 }
 
 /** Options of {@link compareWithBaseline}. */
@@ -97,12 +99,16 @@ export async function compareWithBaseline(baseline: RecordSource, records: Itera
     visual: { threshold: o.visualThreshold, diffDir: o.visualDir },
   });
   const fresh = new Set(diff.findings.new.map(findingKey));
-  const isNew = (i: AuditIssue): boolean => {
-    if (!LINK_RULES.has(i.rule)) return fresh.has(findingKey({ rule: i.rule, page: i.url, url: i.url, subject: i.subject }));
-    if (i.referrers.length === 0) return fresh.has(findingKey({ rule: i.rule, page: null, url: i.url }));
-    return i.referrers.some((r) => fresh.has(findingKey({ rule: i.rule, page: r.url, url: i.url })));
-  };
-  return { diff, failing: failingFindings(diff, o.failOn), isNew };
+  const uncompared = new Set(diff.findings.notCompared.map(findingKey));
+  return { diff, failing: failingFindings(diff, o.failOn), isNew: (i) => issueIn(i, fresh), notCompared: (i) => issueIn(i, uncompared) };
+}
+
+/** `true` when a finding of the audit issue `i` (one per referrer for a link rule) has its key in `keys`. */
+function issueIn(i: AuditIssue, keys: ReadonlySet<string>): boolean {
+  if (keys.size === 0) return false;
+  if (!LINK_RULES.has(i.rule)) return keys.has(findingKey({ rule: i.rule, page: i.url, url: i.url, subject: i.subject }));
+  if (i.referrers.length === 0) return keys.has(findingKey({ rule: i.rule, page: null, url: i.url }));
+  return i.referrers.some((r) => keys.has(findingKey({ rule: i.rule, page: r.url, url: i.url })));
 }
 
 /** File names of the baseline diff inside `--output-dir`. */
