@@ -5,6 +5,8 @@
  * - `new`: every new finding of an error- or warning-level rule (visual changes included);
  * - `new:RULE` (comma-separated, e.g. `new:broken-link,new:js-error`): new findings of those rules;
  * - a plain rule id (`broken-link`): with a baseline, also only its new findings.
+ * Findings of an optional check that ran in one of the two crawls only (`--a11y` …) are "not
+ * compared": neither new nor known, never failing (see `checks.ts`).
  * @module
  */
 import fs from 'node:fs';
