@@ -120,14 +120,18 @@ export function matchFindings(older: ReadonlyMap<string, Finding>, newer: Readon
     const c = (out.byRule[rule] ??= { new: 0, fixed: 0, unchanged: 0 });
     c[kind]++;
   };
-  /** `true` when `f`, from the crawl `own`, has a check that did not run in `other`. */
+  /**
+   * `true` when `f`, from the crawl `own`, has a check that did not run in both crawls. (A
+   * finding can stand where its check did not run: an older record upgraded with defaults, e.g.
+   * no `meta` read as no description.)
+   */
   const uncompared = (f: Finding, own: CrawlChecks | undefined, other: CrawlChecks | undefined): boolean => {
     if (!own || !other) return false;
     const check = checkOfFinding(f, (u) => own.hasRecord(u));
-    return check !== null && !other.checks.has(check);
+    return check !== null && !(own.checks.has(check) && other.checks.has(check));
   };
   for (const [key, f] of newer) {
-    if (!older.has(key) && uncompared(f, sides?.new, sides?.old)) {
+    if (uncompared(f, sides?.new, sides?.old)) {
       out.notCompared.push(f);
       continue;
     }
@@ -136,6 +140,7 @@ export function matchFindings(older: ReadonlyMap<string, Finding>, newer: Readon
     count(f.rule, kind);
   }
   for (const [key, f] of older) {
+    // In both: unchanged, or not compared (with the newer finding) above.
     if (newer.has(key)) continue;
     if (uncompared(f, sides?.old, sides?.new)) {
       out.notCompared.push(f);

@@ -6,7 +6,7 @@
 import { isPage, type PageRecord, type SkipReason, type Soft404Reason } from '../model/record.js';
 import { DiffInputError } from './errors.js';
 import type { RecordSource } from './source.js';
-import { CHECK_IDS, checksOfRecord, type CheckId } from './checks.js';
+import { CHECK_IDS, checksOfRecord, versionChecksOf, type CheckId } from './checks.js';
 
 /**
  * What a URL was in one crawl: `page` (DESIGN.md "Counting"), `redirect` (a redirect record, in
@@ -110,6 +110,7 @@ export async function indexSide(source: RecordSource, intern: Map<string, string
     });
   }
   if (records === 0) throw new DiffInputError('not-a-crawl', `${source.label} is not a crawl: it holds no record`);
+  for (const c of versionChecksOf(source.fieldsSeen?.() ?? null)) checks.add(c);
   let pages = 0;
   for (const s of urls.values()) if (s.kind === 'page') pages++;
   return { urls, seeds: [...seeds], records, pages, checks };

@@ -9,6 +9,7 @@ import readline from 'node:readline';
 import { upgradeRecord, type PageRecord } from '../model/record.js';
 import { DiffInputError } from './errors.js';
 import { openStateRecords } from './state-store.js';
+import { fieldsOfRaw } from './checks.js';
 
 /** Records of one crawl, readable more than once (the diff reads each side in several passes). */
 export interface RecordSource {
@@ -21,6 +22,12 @@ export interface RecordSource {
    * `kill -9`, stray text); always 0 for other sources.
    */
   skippedLines(): number;
+  /**
+   * The record fields the last complete pass met in the records as written (see
+   * `fieldsOfRaw`), before they were upgraded; `null` when unknown (a state file, or before a
+   * pass). The diff tells from it which checks an older spacrawl did not make.
+   */
+  fieldsSeen?(): ReadonlySet<string> | null;
   /**
    * The crawl's screenshots folder (absolute), when known (see `findScreenshotsDir`): the one
    * the crawl's `report.json` names, or a `screenshots/` folder next to the records; `null`
@@ -53,6 +60,12 @@ const EXPECTED = 'expected the JSON Lines of --out, a --state file or an --outpu
  * object, no string `url`). Older schemas are upgraded (`upgradeRecord`).
  */
 export function parseRecordLine(line: string): PageRecord | null {
+  const raw = parseRawRecord(line);
+  return raw ? upgradeRecord(raw) : null;
+}
+
+/** The record object of one line as written (not upgraded), or `null` when the line is not one (see {@link parseRecordLine}). */
+function parseRawRecord(line: string): (Partial<PageRecord> & { url: string }) | null {
   if (!line.trim()) return null;
   let raw: unknown;
   try {
@@ -63,7 +76,7 @@ export function parseRecordLine(line: string): PageRecord | null {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
   const url = (raw as { url?: unknown }).url;
   if (typeof url !== 'string' || url === '') return null;
-  return upgradeRecord(raw as Partial<PageRecord> & { url: string });
+  return raw as Partial<PageRecord> & { url: string };
 }
 
 /** File name of the JSON report inside an `--output-dir` folder (its summary comes first). */
@@ -149,6 +162,7 @@ async function* lines(file: string): AsyncGenerator<string> {
 /** A JSON Lines file of records, read from disk on each pass. */
 class JsonlSource implements RecordSource {
   private skipped = 0;
+  private fields: ReadonlySet<string> | null = null;
   constructor(
     readonly label: string,
     private readonly file: string,
@@ -158,16 +172,24 @@ class JsonlSource implements RecordSource {
 
   async *records(): AsyncGenerator<PageRecord> {
     let skipped = 0;
+    const fields = new Set<string>();
     for await (const line of lines(this.file)) {
-      const r = parseRecordLine(line);
-      if (r) yield r;
-      else skipped++;
+      const raw = parseRawRecord(line);
+      if (raw) {
+        fieldsOfRaw(raw, fields);
+        yield upgradeRecord(raw);
+      } else skipped++;
     }
     this.skipped = skipped;
+    this.fields = fields;
   }
 
   skippedLines(): number {
     return this.skipped;
+  }
+
+  fieldsSeen(): ReadonlySet<string> | null {
+    return this.fields;
   }
 
   async close(): Promise<void> {}
@@ -269,12 +291,19 @@ export async function openRecordSource(input: string): Promise<RecordSource> {
  * @param screenshotsDir - the crawl's screenshots folder, if any
  */
 export function memorySource(label: string, records: Iterable<Partial<PageRecord> & { url: string }>, screenshotsDir: string | null = null): RecordSource {
+  let fields: ReadonlySet<string> | null = null;
   return {
     label,
     screenshotsDir,
     async *records() {
-      for (const r of records) yield upgradeRecord(r);
+      const seen = new Set<string>();
+      for (const r of records) {
+        fieldsOfRaw(r, seen);
+        yield upgradeRecord(r);
+      }
+      fields = seen;
     },
+    fieldsSeen: () => fields,
     skippedLines: () => 0,
     close: async () => {},
   };

@@ -9,8 +9,13 @@ import type { RuleId, Severity } from '../report/audit.js';
 /** Version of the diff object's shape (the `json` report and `--json`); bumped on breaking changes. */
 export const DIFF_SCHEMA_VERSION = 1;
 
-/** An optional check, named by its flag (`server-html`: the comparison every crawl makes today, absent from older records). */
-export type CheckId = 'a11y' | 'vitals' | 'check-external' | 'check-fragments' | 'server-html';
+/**
+ * An optional check: one named by its flag (`a11y`, `vitals`, `check-external`,
+ * `check-fragments`), or one every crawl makes today whose data records of older spacrawl
+ * versions lack, named by that data (`server-html`: `serverHtml`; `meta`: `meta`; `spa`: `spa`;
+ * `server-wait`: `timings.serverWaitMs`; `mixed-content`: `mixedContent`).
+ */
+export type CheckId = 'a11y' | 'vitals' | 'check-external' | 'check-fragments' | 'server-html' | 'meta' | 'spa' | 'server-wait' | 'mixed-content';
 
 /** A check that ran in one crawl only: its findings there are neither new nor fixed. */
 export interface UncomparedCheck {

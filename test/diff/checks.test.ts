@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { uncomparedText } from '../../src/diff/checks.js';
 import { diffCrawls } from '../../src/diff/diff.js';
 import { failingFindings, parseGateFailOn } from '../../src/diff/findings.js';
 import { memorySource } from '../../src/diff/source.js';
@@ -47,22 +48,30 @@ function withChecks(): PageRecord[] {
   ];
 }
 
-/** The same site crawled without any optional check (or by a spacrawl before them), the in-scope broken link fixed. */
+/**
+ * The same site crawled without any optional check, by a spacrawl from before the server-HTML
+ * comparison (its records have no `serverHtml` field), the in-scope broken link fixed.
+ */
 function withoutChecks(): PageRecord[] {
   return withChecks()
     .filter((r) => r.url !== u('/missing'))
-    .map((r) => ({
-      ...r,
-      a11y: null,
-      vitals: null,
-      serverHtml: null,
-      linkChecks: [],
-      fragmentLinks: [],
-      anchors: null,
-      links: r.links.filter((l) => l !== u('/missing')),
-      linkDetails: r.linkDetails.filter((l) => l.url !== u('/missing')),
-    }));
+    .map((r) => {
+      const { serverHtml: _older, ...rest } = {
+        ...r,
+        a11y: null,
+        vitals: null,
+        linkChecks: [],
+        fragmentLinks: [],
+        anchors: null,
+        links: r.links.filter((l) => l !== u('/missing')),
+        linkDetails: r.linkDetails.filter((l) => l.url !== u('/missing')),
+      };
+      return rest as unknown as PageRecord;
+    });
 }
+
+/** Version checks both crawls here made (their records have the fields). */
+const ALWAYS = ['meta', 'spa', 'server-wait', 'mixed-content'];
 
 const budget = parseBudget('lcp=2500');
 const diff = (a: PageRecord[], b: PageRecord[]) => diffCrawls(memorySource('a', a), memorySource('b', b), { budget });
@@ -75,12 +84,36 @@ const NOT_COMPARED = [
   'js-only-title / → /',
 ];
 
+describe('records of an older spacrawl, without the fields of later checks', () => {
+  it('content findings of a baseline without meta, spa, serverWaitMs or mixedContent are not compared: never new, fixed or unchanged', async () => {
+    const older = (r: PageRecord): PageRecord => {
+      const { meta: _m, spa: _s, mixedContent: _x, serverHtml: _h, ...rest } = r;
+      const { serverWaitMs: _w, ...timings } = r.timings;
+      return { ...rest, timings } as unknown as PageRecord;
+    };
+    const now = [page('/', 'Home', [], { meta: { description: null, canonical: null, h1Count: 2 }, timings: { ...page('/', 'Home').timings, serverWaitMs: 9000 } })];
+    const d = await diffCrawls(memorySource('old', now.map(older)), memorySource('new', now));
+    expect(d.checks.old).toEqual([]);
+    // missing-h1 is the old records' (no meta read as no h1): not fixed either. missing-description stands on both sides: listed once.
+    expect(d.findings.notCompared.map((f) => f.rule).sort()).toEqual(['missing-description', 'missing-h1', 'multiple-h1', 'slow-page']);
+    expect(d.findings.unchanged).toEqual([]);
+    expect([d.findings.new, d.findings.fixed]).toEqual([[], []]);
+    expect(d.checks.uncompared.map(uncomparedText)).toEqual([
+      "server-html check ran only in NEW: OLD's records have no serverHtml (an older spacrawl) (0 findings not compared)",
+      "meta check ran only in NEW: OLD's records have no meta (an older spacrawl) (3 findings not compared)",
+      "spa check ran only in NEW: OLD's records have no spa (an older spacrawl) (0 findings not compared)",
+      "server-wait check ran only in NEW: OLD's records have no timings.serverWaitMs (an older spacrawl) (1 finding not compared)",
+      "mixed-content check ran only in NEW: OLD's records have no mixedContent (an older spacrawl) (0 findings not compared)",
+    ]);
+  });
+});
+
 describe('optional checks that ran in one crawl only', () => {
   it('their findings in the baseline are "not compared", never fixed; an always-on rule is still fixed', async () => {
     const d = await diff(withChecks(), withoutChecks());
     expect(d.checks).toEqual({
-      old: ['a11y', 'vitals', 'check-external', 'check-fragments', 'server-html'],
-      new: [],
+      old: ['a11y', 'vitals', 'check-external', 'check-fragments', 'server-html', ...ALWAYS],
+      new: ALWAYS,
       uncompared: [
         { check: 'a11y', ranIn: 'old', findings: 1 },
         { check: 'vitals', ranIn: 'old', findings: 1 },
@@ -89,6 +122,7 @@ describe('optional checks that ran in one crawl only', () => {
         { check: 'server-html', ranIn: 'old', findings: 1 },
       ],
     });
+    expect(d.checks.uncompared.map(uncomparedText).at(-1)).toBe("server-html check ran only in OLD: NEW's records have no serverHtml (an older spacrawl) (1 finding not compared)");
     expect(d.findings.notCompared.map(identity).sort()).toEqual([...NOT_COMPARED].sort());
     expect(d.findings.fixed.map(identity)).toEqual(['broken-link / → /missing']);
     expect(d.findings.new).toEqual([]);
