@@ -23,7 +23,8 @@ function freePort(): Promise<number> {
   });
 }
 
-const demo = (...args: string[]): Promise<Run> => runCli(['demo', '--port', String(port), '--concurrency', '2', ...args], tmp);
+/** A demo crawl (15 pages, /live read at the settle cap): minutes on a busy machine, so killed only after 5. */
+const demo = (...args: string[]): Promise<Run> => runCli(['demo', '--port', String(port), '--concurrency', '2', ...args], tmp, 300_000);
 /** Timing changes are left out: two crawls on a busy machine may differ by seconds. */
 const NO_TIMINGS = ['--threshold-ms', '3600000'];
 const ids = (fs: Finding[]): string[] => fs.map((f) => `${f.rule} ${f.page === null ? '(none)' : pathOf(f.page)} → ${pathOf(f.url)}`).sort();
@@ -35,7 +36,7 @@ beforeAll(async () => {
   runs.a = await demo('--output-dir', 'a');
   runs.a2 = await demo('--output-dir', 'a2');
   runs.b = await demo('--changed', '--output-dir', 'b', '--baseline', 'a');
-}, 400_000);
+}, 900_000);
 
 afterAll(() => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
@@ -50,7 +51,7 @@ describe('spacrawl demo --changed: the demo in two versions, compared', () => {
   });
 
   it('diff A B reports exactly the known differences, and exits 1 for the new broken link', async () => {
-    const r = await runCli(['diff', 'a', 'b', '--json', ...NO_TIMINGS, '--report', 'markdown:ab.md', '--report', 'html:ab.html'], tmp);
+    const r = await runCli(['diff', 'a', 'b', '--json', ...NO_TIMINGS, '--report', 'markdown:ab.md', '--report', 'html:ab.html'], tmp, 180_000);
     expect(r.code).toBe(1);
     const d = JSON.parse(r.stdout) as DiffReport;
     const at = (p: string): string => `http://127.0.0.1:${port}${p}`;
@@ -90,7 +91,7 @@ describe('spacrawl demo --changed: the demo in two versions, compared', () => {
   }, 120_000);
 
   it('two runs of the unchanged demo: no change at all, every screenshot the same', async () => {
-    const r = await runCli(['diff', 'a', 'a2', '--json', ...NO_TIMINGS], tmp);
+    const r = await runCli(['diff', 'a', 'a2', '--json', ...NO_TIMINGS], tmp, 180_000);
     expect(r.code).toBe(0);
     const d = JSON.parse(r.stdout) as DiffReport;
     expect([d.visual!.compared, d.visual!.changes.length, d.findings.new.length, d.findings.fixed.length]).toEqual([15, 0, 0, 0]);

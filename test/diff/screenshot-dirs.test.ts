@@ -68,7 +68,7 @@ beforeAll(() => {
   fs.mkdirSync(at('d'));
   writeJsonl(at('d', 'pages.jsonl'), records());
   png(at('d', 'screenshots', 'home.png'), 0);
-});
+}, 180_000); // the build takes minutes on a busy machine
 
 afterAll(() => {
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
