@@ -24,6 +24,7 @@ export const UNIT_TESTS = [
   'test/diff/diff.test.ts',
   'test/diff/formats.test.ts',
   'test/diff/source.test.ts',
+  'test/diff/checks.test.ts',
   'test/report-formats.test.ts',
   'test/report/**/*.test.ts',
   'test/report-stream.test.ts',
@@ -41,6 +42,8 @@ export const PROCESS_TESTS = [
   'test/diff/in-process.test.ts',
   'test/diff/crawl-pair.test.ts',
   'test/diff/visual-diff.test.ts',
+  'test/diff/screenshot-dirs.test.ts',
+  'test/diff/demo-diff.test.ts',
   'test/action/action.test.ts',
   'test/login-cli.test.ts',
 ];

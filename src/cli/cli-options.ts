@@ -216,7 +216,7 @@ export const CLI_OPTIONS = {
     default: DEFAULT_DIFF_FAIL_ON.join(','),
     value: 'RULES',
     topic: 'audit',
-    help: 'exit 1 when a NEW finding of these rules appears (comma-separated rule ids of crawl --fail-on, warnings for every error- and warning-level rule, or none)',
+    help: 'exit 1 when a NEW finding of these rules appears: the grammar of crawl --fail-on (comma-separated rule ids, warnings, none, new, new:RULE); every entry counts new findings only',
   },
   thresholdMs: {
     flag: 'threshold-ms',

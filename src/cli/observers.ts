@@ -7,7 +7,7 @@
 import type { CrawlEvent } from '../crawl/events.js';
 import type { CrawlSummary } from '../model/summary.js';
 import type { FrontierCounts } from '../store/frontier.js';
-import { errorLogObject, logLine, logObjectOf, summaryLogObject } from '../report/json-log.js';
+import { baselineLogObject, errorLogObject, logLine, logObjectOf, summaryLogObject, type BaselineVerdict } from '../report/json-log.js';
 import { CrawlMetrics, type MetricsAddress } from '../report/metrics.js';
 
 /** How the log stream is written: `human` lines (default) or `json` lines. */
@@ -27,6 +27,8 @@ export interface Observers {
   summary(s: CrawlSummary): void;
   /** A failure that stops the crawl (a JSON line in `json` format). */
   failure(message: string, exitCode: number): void;
+  /** The `--baseline` verdict, once, after the summary (a JSON line in `json` format). */
+  baseline(v: BaselineVerdict): void;
   /** Stop serving metrics. Never throws. */
   close(): Promise<void>;
 }
@@ -65,6 +67,9 @@ export async function openObservers(o: {
     },
     failure(message, exitCode) {
       if (json) write(logLine(errorLogObject(message, exitCode)));
+    },
+    baseline(v) {
+      if (json) write(logLine(baselineLogObject(v)));
     },
     close: async () => metrics?.close(),
   };

@@ -16,6 +16,7 @@ import type { CliIO, StopSignal } from './io.js';
 import { RecordsFile } from './records-file.js';
 import { DEFAULT_FAIL_ON, IssueTable, planReports, ReportFiles, type ReportingOptions } from './reporting.js';
 import { noSeedLine, SeedRecords } from './seeds.js';
+import path from 'node:path';
 import { Writable } from 'node:stream';
 import { openObservers, type LogFormat } from './observers.js';
 import type { MetricsAddress } from '../report/metrics.js';
@@ -75,6 +76,16 @@ export interface BaselineRun {
   visualThreshold: number;
   /** Folder for diff images, or `null`. */
   visualDir: string | null;
+}
+
+/** The optional checks a crawl with these options runs (the summary's `checks`), by flag. */
+export function ranChecks(o: Pick<CrawlOptions, 'a11y' | 'vitals' | 'checkExternal' | 'checkFragments'>): string[] {
+  const out: string[] = [];
+  if (o.a11y) out.push('a11y');
+  if (o.vitals) out.push('vitals');
+  if (o.checkExternal) out.push('check-external');
+  if (o.checkFragments) out.push('check-fragments');
+  return out;
 }
 
 /** Outcome of {@link runCrawl}. */
@@ -243,6 +254,7 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
         screenshotsDir: options.screenshotsDir ?? null,
         slowMs: reporting.slowMs,
         ignore: plan.ignore,
+        budget: reporting.budget ?? null,
         visualThreshold: b.visualThreshold,
         visualDir: b.visualDir,
       });
@@ -294,6 +306,9 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
     const { result, fatal, signalExit } = await crawlPhase(reporters, terminal, t0);
     const summary = counter.snapshot(Date.now() - t0, result.endReason, result.sitemapUrls, result.notes, result.learnedParams);
     if (result.logins) summary.logins = result.logins;
+    const checks = ranChecks(options);
+    if (checks.length) summary.checks = checks;
+    if (options.screenshotsDir) summary.screenshotsDir = path.resolve(options.screenshotsDir);
     const base = fatal || signalExit !== null || !output.baseline ? null : await againstBaseline(output.baseline, failOn);
     const end: ReportInput = {
       records: records.source,
@@ -301,7 +316,7 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
       audit: audit(records.source, { slowMs: reporting.slowMs, ignore: plan.ignore, budget: reporting.budget ?? null }),
       failOn,
       screenshotsDir: reporting.screenshotsDir,
-      ...(base && 'isNew' in base ? { isNew: base.isNew } : {}),
+      ...(base && 'isNew' in base ? { isNew: base.isNew, notCompared: base.notCompared } : {}),
       budget: reporting.budget ?? null,
     };
     reporters.onEnd(end);
@@ -319,6 +334,7 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
     } else if (signalExit !== null) exitCode = signalExit;
     else if (base && 'error' in base) {
       say(`spacrawl: --baseline: ${base.error}`);
+      observers.failure(`--baseline: ${base.error}`, ExitCode.Usage);
       exitCode = ExitCode.Usage;
     } else {
       if (noSeed) {
@@ -326,6 +342,20 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
         observers.failure(noSeedLine(seeds.list).replace(/^spacrawl: /, ''), ExitCode.Findings);
       }
       if (!output.neverFailOnFindings && (failing.length > 0 || noSeed)) exitCode = ExitCode.Findings;
+    }
+    if (base && 'isNew' in base && output.baseline) {
+      const f = base.diff.findings;
+      observers.baseline({
+        baseline: output.baseline.source.label,
+        new: f.new.length,
+        fixed: f.fixed.length,
+        unchanged: f.unchanged.length,
+        notCompared: f.notCompared.length,
+        visualChanges: base.diff.visual ? base.diff.visual.changes.length : null,
+        failOn,
+        failing: failing.length,
+        exitCode,
+      });
     }
     if (signalExit === null) await lingerForScrapes();
     return { summary, exitCode };

@@ -8,7 +8,7 @@ import { classifyError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
 import { diffCrawls } from '../diff/diff.js';
 import { DiffInputError } from '../diff/errors.js';
-import { failingFindings, parseFailOn } from '../diff/findings.js';
+import { failingFindings, parseGateFailOn } from '../diff/findings.js';
 import { parseDiffReportSpec, writeDiffReport, type DiffReportInput } from '../diff/formats/index.js';
 import { diffReport } from '../diff/formats/json.js';
 import { openRecordSource, type RecordSource } from '../diff/source.js';
@@ -17,6 +17,7 @@ import { parseVisualThreshold } from '../diff/visual.js';
 import type { DiffReport } from '../diff/types.js';
 import { checkWritableFile, describeFsError } from '../util/files.js';
 import { compilePattern } from '../url/scope.js';
+import { parseBudget } from '../report/budget.js';
 
 /** The same file on both sides (compared by real path), so a state file is opened once. */
 function sameFile(a: string, b: string): boolean {
@@ -61,6 +62,7 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
     X.thresholdPercent,
     variant(X.slowMs, { help: 'slow-page threshold of the audit of each crawl: ms a page waited for servers' }),
     variant(X.ignoreUrls, { help: 'findings for URLs matching this glob or /regex/ are reported as ignored and never fail (repeatable)' }),
+    variant(X.budget, { help: 'budget findings for the pages of each crawl over these limits (crawls made with --vitals), e.g. lcp=2500,cls=0.1; compared only when both crawls measured vitals' }),
     X.visualThresholdPercent,
     X.oldScreenshots,
     X.newScreenshots,
@@ -80,7 +82,9 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
 
   /** Check the flags, open both sides, diff, print, write the reports, set the exit code. */
   private async compare(args: { old: string; new: string }, flags: Interfaces.InferredFlags<typeof Diff.flags>): Promise<DiffReport> {
-    const failOn = parseFailOn(flags['fail-on']);
+    // The crawl's grammar: OLD is the baseline, so `new` and `new:RULE` are accepted; a plain
+    // rule id counts its new findings, as before.
+    const failOn = parseGateFailOn(flags['fail-on'], true).rules;
     const specs = (flags.report ?? []).map(parseDiffReportSpec);
     if (specs.filter((s) => s.path === null).length > 1) throw new DiffInputError('bad-option', 'only one report may go to stdout: give the others a PATH (FORMAT:PATH)');
     if (this.jsonEnabled() && specs.some((s) => s.path === null)) throw new DiffInputError('bad-option', '--json prints the diff on stdout: give every --report a PATH');
@@ -92,6 +96,7 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
       }
     }
     const ignore = (flags['ignore-url'] ?? []).map(compilePattern);
+    const budget = flags.budget === undefined ? null : parseBudget(flags.budget);
     const visualThreshold = parseVisualThreshold(flags['visual-threshold']);
     const firstFile = specs.find((x) => x.path !== null)?.path ?? null;
     const visual = {
@@ -112,6 +117,7 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
         thresholdRatio: flags['threshold-percent'] / 100,
         slowMs: flags.slow,
         ignore,
+        budget,
         visual,
       });
       for (const s of opened) {

@@ -5,54 +5,24 @@
  * - `new`: every new finding of an error- or warning-level rule (visual changes included);
  * - `new:RULE` (comma-separated, e.g. `new:broken-link,new:js-error`): new findings of those rules;
  * - a plain rule id (`broken-link`): with a baseline, also only its new findings.
+ * Findings of an optional check that ran in one of the two crawls only (`--a11y` …) are "not
+ * compared": neither new nor known, never failing (see `checks.ts`).
  * @module
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { PageRecord } from '../model/record.js';
 import type { AuditIssue } from '../report/audit.js';
+import type { Budget } from '../report/budget.js';
 import { diffCrawls } from './diff.js';
 import { DiffInputError } from './errors.js';
-import { failingFindings, findingKey, LINK_RULES, parseFailOn } from './findings.js';
+import { failingFindings, findingKey, LINK_RULES } from './findings.js';
 import { writeDiffReport } from './formats/index.js';
 import { memorySource, openRecordSource, type RecordSource } from './source.js';
 import { diffSummary } from './terminal.js';
 import type { CrawlDiff, Finding } from './types.js';
 
-/** Prefix of a `--fail-on` entry that counts new findings only. */
-const NEW = 'new';
-
-/** `--fail-on` of a crawl, split into what the audit and the baseline gate use. */
-export interface GateFailOn {
-  /** `true` when an entry is `new` or `new:RULE` (which need `--baseline`). */
-  usesNew: boolean;
-  /**
-   * The rules in the audit's terms (rule ids, `warnings`, `none`): `new` becomes `warnings`,
-   * `new:RULE` becomes `RULE`. With a baseline, only new findings of these fail.
-   */
-  rules: string[];
-}
-
-/**
- * Read a crawl's `--fail-on` list, which may name new findings (`new`, `new:RULE`).
- * @throws DiffInputError (`bad-option`) for an unknown rule, or `new…` without a baseline
- */
-export function parseGateFailOn(list: readonly string[], hasBaseline: boolean): GateFailOn {
-  let usesNew = false;
-  const rules = list.map((entry) => {
-    if (entry === NEW) {
-      usesNew = true;
-      return 'warnings';
-    }
-    if (entry.startsWith(`${NEW}:`)) {
-      usesNew = true;
-      return entry.slice(NEW.length + 1);
-    }
-    return entry;
-  });
-  if (usesNew && !hasBaseline) throw new DiffInputError('bad-option', `--fail-on ${list.join(',')}: "new" needs --baseline (the crawl to compare with)`);
-  return { usesNew, rules: parseFailOn(rules.join(',')) };
-}
+export { parseGateFailOn, type GateFailOn } from './findings.js';
 
 /** What this crawl's records and reports are written to, to refuse a baseline that would be overwritten. */
 export interface CrawlTargets {
@@ -95,6 +65,8 @@ export interface BaselineResult {
   failing: Finding[];
   /** Whether an audit issue of this crawl is new: any of its findings (one per referrer for a link rule) is absent from the baseline. */
   isNew(issue: AuditIssue): boolean;
+  /** Whether an audit issue of this crawl comes from a check that did not run in the baseline (see `checks.ts`). */
+  notCompared(issue: AuditIssue): boolean;
 }
 
 /** Options of {@link compareWithBaseline}. */
@@ -107,6 +79,8 @@ export interface BaselineCompareOptions {
   slowMs: number;
   /** Ignore patterns of both audits. */
   ignore: readonly RegExp[];
+  /** `--budget` of both audits (`budget` findings), or `null`. @default none */
+  budget?: Budget | null;
   /** Changed-pixel ratio above which a page changed visually. @default 0.001 */
   visualThreshold?: number;
   /** Folder for diff images, or `null`. */
@@ -123,15 +97,20 @@ export async function compareWithBaseline(baseline: RecordSource, records: Itera
   const diff = await diffCrawls(baseline, current, {
     slowMs: o.slowMs,
     ignore: o.ignore,
+    budget: o.budget ?? null,
     visual: { threshold: o.visualThreshold, diffDir: o.visualDir },
   });
   const fresh = new Set(diff.findings.new.map(findingKey));
-  const isNew = (i: AuditIssue): boolean => {
-    if (!LINK_RULES.has(i.rule)) return fresh.has(findingKey({ rule: i.rule, page: i.url, url: i.url, subject: i.subject }));
-    if (i.referrers.length === 0) return fresh.has(findingKey({ rule: i.rule, page: null, url: i.url }));
-    return i.referrers.some((r) => fresh.has(findingKey({ rule: i.rule, page: r.url, url: i.url })));
-  };
-  return { diff, failing: failingFindings(diff, o.failOn), isNew };
+  const uncompared = new Set(diff.findings.notCompared.map(findingKey));
+  return { diff, failing: failingFindings(diff, o.failOn), isNew: (i) => issueIn(i, fresh), notCompared: (i) => issueIn(i, uncompared) };
+}
+
+/** `true` when a finding of the audit issue `i` (one per referrer for a link rule) has its key in `keys`. */
+function issueIn(i: AuditIssue, keys: ReadonlySet<string>): boolean {
+  if (keys.size === 0) return false;
+  if (!LINK_RULES.has(i.rule)) return keys.has(findingKey({ rule: i.rule, page: i.url, url: i.url, subject: i.subject }));
+  if (i.referrers.length === 0) return keys.has(findingKey({ rule: i.rule, page: null, url: i.url }));
+  return i.referrers.some((r) => keys.has(findingKey({ rule: i.rule, page: r.url, url: i.url })));
 }
 
 /** File names of the baseline diff inside `--output-dir`. */

@@ -2,13 +2,15 @@
  * `diffCrawls()`: what changed between two crawls of one site.
  * @module
  */
+import type { Budget } from '../report/budget.js';
 import { compareUrls } from './changes.js';
+import { CHECK_IDS, checkOfFinding, type CheckId, type UncomparedCheck } from './checks.js';
 import { DiffInputError } from './errors.js';
 import { auditSource, compareFindings, matchFindings, toFindings } from './findings.js';
 import { indexSide, siteOrigins, type SideIndex } from './side.js';
 import type { RecordSource } from './source.js';
-import { DIFF_SCHEMA_VERSION, type CrawlDiff, type DiffSide, type FindingsDiff, type VisualDiff } from './types.js';
-import { diffScreenshots, visualFindings } from './visual.js';
+import { DIFF_SCHEMA_VERSION, type CrawlDiff, type DiffSide, type Finding, type FindingsDiff, type VisualDiff } from './types.js';
+import { compareShots, DEFAULT_VISUAL_THRESHOLD, shotsOf, visualFindings } from './visual.js';
 
 /** Options of {@link diffCrawls}. */
 export interface DiffOptions {
@@ -22,6 +24,8 @@ export interface DiffOptions {
   slowMs?: number;
   /** Findings whose URL matches one of these are reported as ignored and never fail. */
   ignore?: readonly RegExp[];
+  /** `--budget` of the audit of each side: `budget` findings, compared where both crawls measured vitals. @default none */
+  budget?: Budget | null;
   /**
    * The screenshot comparison. Each side's folder defaults to its source's `screenshotsDir`;
    * without a folder on both sides there is none (`visual: null`).
@@ -46,6 +50,41 @@ function withVisualFindings(f: FindingsDiff, v: VisualDiff | null): FindingsDiff
   return { ...f, new: [...f.new, ...extra].sort(compareFindings), byRule };
 }
 
+/**
+ * The screenshot comparison of a diff, or `null` when neither crawl has screenshots. Never
+ * silent: when only one crawl has screenshots, when a side's screenshots folder is unknown (its
+ * records name screenshots, but neither the source nor a flag says where they are), or when
+ * named files are missing, a line goes to `notices` (and unknown or missing files are counted in
+ * `missing`).
+ */
+async function visualPart(older: RecordSource, newer: RecordSource, o: NonNullable<DiffOptions['visual']>, notices: string[]): Promise<VisualDiff | null> {
+  const a = await shotsOf(older);
+  const b = await shotsOf(newer);
+  if (a.size === 0 && b.size === 0) return null;
+  const shots = (n: number): string => `${n} screenshot${n === 1 ? '' : 's'}`;
+  if (a.size === 0 || b.size === 0) {
+    const [has, hasNot] = a.size ? [`OLD (${older.label})`, `NEW (${newer.label})`] : [`NEW (${newer.label})`, `OLD (${older.label})`];
+    notices.push(`screenshots not compared: ${has} has ${shots(Math.max(a.size, b.size))}, ${hasNot} none`);
+    return null;
+  }
+  const oldDir = o.oldDir ?? older.screenshotsDir;
+  const newDir = o.newDir ?? newer.screenshotsDir;
+  const threshold = o.threshold ?? DEFAULT_VISUAL_THRESHOLD;
+  if (!oldDir || !newDir) {
+    let both = 0;
+    for (const url of b.keys()) if (a.has(url)) both++;
+    const unknown = [!oldDir ? `OLD (${older.label}, --old-screenshots)` : null, !newDir ? `NEW (${newer.label}, --new-screenshots)` : null].filter(Boolean).join(' and ');
+    notices.push(`screenshots not compared: the records name them, but the screenshots folder of ${unknown} was not found next to the records: give it with that flag (${shots(both)} not compared)`);
+    return { threshold, compared: 0, missing: both, changes: [] };
+  }
+  const v = compareShots(a, b, { oldDir, newDir, threshold, diffDir: o.diffDir ?? null });
+  if (v.missing) {
+    const listed = v.missingFiles ?? [];
+    notices.push(`${shots(v.missing)} named in the records could not be read, those pages not compared: ${listed.join(', ')}${v.missing > listed.length ? ` and ${v.missing - listed.length} more` : ''}`);
+  }
+  return v;
+}
+
 /** Default of {@link DiffOptions.thresholdMs}. */
 export const DEFAULT_THRESHOLD_MS = 1000;
 /** Default of {@link DiffOptions.thresholdRatio}. */
@@ -66,6 +105,24 @@ function checkSameSite(older: SideIndex, newer: SideIndex, labels: [string, stri
     `${labels[0]} and ${labels[1]} are crawls of different sites (${list(a) || 'no origin'} vs ${list(b) || 'no origin'}): pass --force to compare them anyway`,
   );
 }
+
+/**
+ * The checks that ran in one crawl only, each with its number of findings not compared.
+ * @param notCompared - the findings of checks that did not run on the other side
+ */
+function uncomparedChecks(a: SideIndex, b: SideIndex, notCompared: readonly Finding[]): UncomparedCheck[] {
+  const out: UncomparedCheck[] = [];
+  for (const check of CHECK_IDS) {
+    if (a.checks.has(check) === b.checks.has(check)) continue;
+    const ranIn = a.checks.has(check) ? 'old' : 'new';
+    const own = ranIn === 'old' ? a : b;
+    const findings = notCompared.filter((f) => checkOfFinding(f, (u) => own.urls.has(u)) === check).length;
+    out.push({ check, ranIn, findings });
+  }
+  return out;
+}
+
+const ordered = (s: ReadonlySet<CheckId>): CheckId[] => CHECK_IDS.filter((c) => s.has(c));
 
 function side(label: string, idx: SideIndex): DiffSide {
   return { source: label, records: idx.records, pages: idx.pages, seeds: idx.seeds };
@@ -95,19 +152,22 @@ export async function diffCrawls(older: RecordSource, newer: RecordSource, opts:
   const b = await indexSide(newer, intern);
   intern.clear();
   if (!opts.force) checkSameSite(a, b, [older.label, newer.label]);
-  const auditOpts = { slowMs: opts.slowMs, ignore: opts.ignore };
+  const auditOpts = { slowMs: opts.slowMs, ignore: opts.ignore, budget: opts.budget ?? null };
   const oldFindings = toFindings(await auditSource(older, auditOpts));
   const newFindings = toFindings(await auditSource(newer, auditOpts));
-  const oldDir = opts.visual?.oldDir ?? older.screenshotsDir;
-  const newDir = opts.visual?.newDir ?? newer.screenshotsDir;
-  const visual = oldDir && newDir ? await diffScreenshots(older, newer, { oldDir, newDir, threshold: opts.visual?.threshold, diffDir: opts.visual?.diffDir ?? null }) : null;
+  const sides = { old: { checks: a.checks, hasRecord: (u: string) => a.urls.has(u) }, new: { checks: b.checks, hasRecord: (u: string) => b.urls.has(u) } };
+  const findings = matchFindings(oldFindings, newFindings, sides);
+  const notices: string[] = [];
+  const visual = await visualPart(older, newer, opts.visual ?? {}, notices);
   return {
     schemaVersion: DIFF_SCHEMA_VERSION,
     old: side(older.label, a),
     new: side(newer.label, b),
     thresholds,
     ...compareUrls(a, b, thresholds),
+    checks: { old: ordered(a.checks), new: ordered(b.checks), uncompared: uncomparedChecks(a, b, findings.notCompared) },
     visual,
-    findings: withVisualFindings(matchFindings(oldFindings, newFindings), visual),
+    findings: withVisualFindings(findings, visual),
+    notices,
   };
 }

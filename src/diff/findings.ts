@@ -4,7 +4,9 @@
  * @module
  */
 import type { PageRecord } from '../model/record.js';
+import type { Budget } from '../report/budget.js';
 import { RULES, audit, type AuditIssue, type AuditResult, type RuleId, type Severity } from '../report/audit.js';
+import { checkOfFinding, type CheckId } from './checks.js';
 import { DiffInputError } from './errors.js';
 import type { RecordSource } from './source.js';
 import type { Finding, FindingsDiff, RuleCounts } from './types.js';
@@ -24,6 +26,8 @@ export interface SideAuditOptions {
   slowMs?: number;
   /** Findings whose URL matches one of these are reported as ignored. */
   ignore?: readonly RegExp[];
+  /** `--budget`: limits for the `budget` rule, or `null` for none. @default none */
+  budget?: Budget | null;
 }
 
 /**
@@ -34,7 +38,7 @@ export interface SideAuditOptions {
 export async function auditSource(source: RecordSource, opts: SideAuditOptions = {}): Promise<AuditResult> {
   const records: PageRecord[] = [];
   for await (const r of source.records()) records.push(r);
-  return audit(records, { slowMs: opts.slowMs, ignore: opts.ignore });
+  return audit(records, { slowMs: opts.slowMs, ignore: opts.ignore, budget: opts.budget ?? null });
 }
 
 /**
@@ -90,30 +94,65 @@ export function compareFindings(a: Finding, b: Finding): number {
   );
 }
 
+/** What each crawl ran, to tell a fixed finding from one whose check did not run (see `checks.ts`). */
+export interface CheckSides {
+  old: CrawlChecks;
+  new: CrawlChecks;
+}
+
+/** The optional checks one crawl ran, and which URLs it has records of. */
+export interface CrawlChecks {
+  checks: ReadonlySet<CheckId>;
+  hasRecord(url: string): boolean;
+}
+
 /**
- * Match the findings of two crawls by identity.
+ * Match the findings of two crawls by identity. A finding in one crawl only whose optional
+ * check (`checkOfFinding`) did not run in the other is neither new nor fixed: it is "not
+ * compared" (`notCompared`), and counted in no rule's counts.
+ * @param sides - the checks of each crawl; without it every check counts as run on both sides
  * @returns new (in `newer` only), fixed (in `older` only), unchanged (in both, with the newer
- *   message), each sorted by {@link compareFindings}, and counts per rule
+ *   message), not compared, each sorted by {@link compareFindings}, and counts per rule
  */
-export function matchFindings(older: ReadonlyMap<string, Finding>, newer: ReadonlyMap<string, Finding>): FindingsDiff {
-  const out: FindingsDiff = { new: [], fixed: [], unchanged: [], byRule: {} };
+export function matchFindings(older: ReadonlyMap<string, Finding>, newer: ReadonlyMap<string, Finding>, sides?: CheckSides): FindingsDiff {
+  const out: FindingsDiff = { new: [], fixed: [], unchanged: [], notCompared: [], byRule: {} };
   const count = (rule: RuleId, kind: keyof RuleCounts): void => {
     const c = (out.byRule[rule] ??= { new: 0, fixed: 0, unchanged: 0 });
     c[kind]++;
   };
+  /**
+   * `true` when `f`, from the crawl `own`, has a check that did not run in both crawls. (A
+   * finding can stand where its check did not run: an older record upgraded with defaults, e.g.
+   * no `meta` read as no description.)
+   */
+  const uncompared = (f: Finding, own: CrawlChecks | undefined, other: CrawlChecks | undefined): boolean => {
+    if (!own || !other) return false;
+    const check = checkOfFinding(f, (u) => own.hasRecord(u));
+    return check !== null && !(own.checks.has(check) && other.checks.has(check));
+  };
   for (const [key, f] of newer) {
+    if (uncompared(f, sides?.new, sides?.old)) {
+      out.notCompared.push(f);
+      continue;
+    }
     const kind = older.has(key) ? 'unchanged' : 'new';
     out[kind].push(f);
     count(f.rule, kind);
   }
   for (const [key, f] of older) {
+    // In both: unchanged, or not compared (with the newer finding) above.
     if (newer.has(key)) continue;
+    if (uncompared(f, sides?.old, sides?.new)) {
+      out.notCompared.push(f);
+      continue;
+    }
     out.fixed.push(f);
     count(f.rule, 'fixed');
   }
   out.new.sort(compareFindings);
   out.fixed.sort(compareFindings);
   out.unchanged.sort(compareFindings);
+  out.notCompared.sort(compareFindings);
   return out;
 }
 
@@ -130,6 +169,51 @@ export function parseFailOn(value: string): string[] {
   const known = new Set<string>([...Object.keys(RULES), 'none', 'warnings']);
   for (const r of list) if (!known.has(r)) throw new DiffInputError('bad-option', `unknown --fail-on rule ${JSON.stringify(r)} (known: ${[...known].join(', ')})`);
   return list;
+}
+
+/** Prefix of a `--fail-on` entry that counts new findings only. */
+const NEW = 'new';
+
+/** A `--fail-on` list that may name new findings, in the audit's terms. */
+export interface GateFailOn {
+  /** `true` when an entry is `new` or `new:RULE` (which need a baseline). */
+  usesNew: boolean;
+  /**
+   * The rules in the audit's terms (rule ids, `warnings`, `none`): `new` becomes `warnings`,
+   * `new:RULE` becomes `RULE`. Against a baseline, only new findings of these fail.
+   */
+  rules: string[];
+}
+
+/**
+ * The one `--fail-on` grammar of `crawl` and `diff`: comma-separated entries (or a list of them,
+ * each maybe comma-separated), each a rule id, `warnings`, `none`, `new` (every new finding of
+ * an error- or warning-level rule) or `new:RULE`. Against a baseline (`diff` always has one:
+ * OLD) every rule counts new findings only, so `broken-link` and `new:broken-link` mean the
+ * same; without one, `new…` is refused.
+ * @param value - the flag's value(s) as given
+ * @param hasBaseline - a baseline is there to tell new findings from known ones
+ * @throws DiffInputError (`bad-option`) for an unknown rule, or `new…` without a baseline
+ */
+export function parseGateFailOn(value: string | readonly string[], hasBaseline: boolean): GateFailOn {
+  const list = (typeof value === 'string' ? [value] : value)
+    .flatMap((v) => v.split(','))
+    .map((x) => x.trim())
+    .filter(Boolean);
+  let usesNew = false;
+  const rules = list.map((entry) => {
+    if (entry === NEW) {
+      usesNew = true;
+      return 'warnings';
+    }
+    if (entry.startsWith(`${NEW}:`)) {
+      usesNew = true;
+      return entry.slice(NEW.length + 1);
+    }
+    return entry;
+  });
+  if (usesNew && !hasBaseline) throw new DiffInputError('bad-option', `--fail-on ${list.join(',')}: "new" needs --baseline (the crawl to compare with)`);
+  return { usesNew, rules: parseFailOn(rules.join(',')) };
 }
 
 /**

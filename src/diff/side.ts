@@ -6,6 +6,7 @@
 import { isPage, type PageRecord, type SkipReason, type Soft404Reason } from '../model/record.js';
 import { DiffInputError } from './errors.js';
 import type { RecordSource } from './source.js';
+import { CHECK_IDS, checksOfRecord, versionChecksOf, type CheckId } from './checks.js';
 
 /**
  * What a URL was in one crawl: `page` (DESIGN.md "Counting"), `redirect` (a redirect record, in
@@ -45,6 +46,8 @@ export interface SideIndex {
   records: number;
   /** Pages among the URLs. */
   pages: number;
+  /** The optional checks some record shows ran (see `checksOfRecord`). */
+  checks: Set<CheckId>;
 }
 
 /** The kind of a record (see {@link UrlKind}). */
@@ -84,8 +87,11 @@ export async function indexSide(source: RecordSource, intern: Map<string, string
   const urls = new Map<string, UrlState>();
   const seeds = new Set<string>();
   let records = 0;
+  // Checks the crawl's report declares, plus those its records show.
+  const checks = new Set<CheckId>(CHECK_IDS.filter((c) => source.declaredChecks?.includes(c)));
   for await (const r of source.records()) {
     records++;
+    if (checks.size < CHECK_IDS.length) for (const c of checksOfRecord(r)) checks.add(c);
     if (r.depth === 0) seeds.add(r.url);
     const kind = kindOf(r);
     urls.set(pool(r.url), {
@@ -104,9 +110,10 @@ export async function indexSide(source: RecordSource, intern: Map<string, string
     });
   }
   if (records === 0) throw new DiffInputError('not-a-crawl', `${source.label} is not a crawl: it holds no record`);
+  for (const c of versionChecksOf(source.fieldsSeen?.() ?? null)) checks.add(c);
   let pages = 0;
   for (const s of urls.values()) if (s.kind === 'page') pages++;
-  return { urls, seeds: [...seeds], records, pages };
+  return { urls, seeds: [...seeds], records, pages, checks };
 }
 
 /** The origins (`scheme://host:port`) of URLs; unparsable URLs are left out. */

@@ -9,6 +9,7 @@ import readline from 'node:readline';
 import { upgradeRecord, type PageRecord } from '../model/record.js';
 import { DiffInputError } from './errors.js';
 import { openStateRecords } from './state-store.js';
+import { fieldsOfRaw } from './checks.js';
 
 /** Records of one crawl, readable more than once (the diff reads each side in several passes). */
 export interface RecordSource {
@@ -22,10 +23,19 @@ export interface RecordSource {
    */
   skippedLines(): number;
   /**
-   * The crawl's screenshots folder (absolute), when known: the `screenshots/` of an
-   * `--output-dir` folder (given as the folder or as its `pages.jsonl`); `null` otherwise (the diff's `--old-screenshots` / `--new-screenshots` give it).
+   * The record fields the last complete pass met in the records as written (see
+   * `fieldsOfRaw`), before they were upgraded; `null` when unknown (a state file, or before a
+   * pass). The diff tells from it which checks an older spacrawl did not make.
+   */
+  fieldsSeen?(): ReadonlySet<string> | null;
+  /**
+   * The crawl's screenshots folder (absolute), when known (see `findScreenshotsDir`): the one
+   * the crawl's `report.json` names, or a `screenshots/` folder next to the records; `null`
+   * otherwise (the diff's `--old-screenshots` / `--new-screenshots` give it).
    */
   readonly screenshotsDir: string | null;
+  /** Optional checks the crawl's `report.json` says it ran (its summary's `checks`); absent or `[]` when unknown. */
+  readonly declaredChecks?: readonly string[];
   /** Release what the source holds (a state file's lock). Safe to call twice. */
   close(): Promise<void>;
 }
@@ -50,6 +60,12 @@ const EXPECTED = 'expected the JSON Lines of --out, a --state file or an --outpu
  * object, no string `url`). Older schemas are upgraded (`upgradeRecord`).
  */
 export function parseRecordLine(line: string): PageRecord | null {
+  const raw = parseRawRecord(line);
+  return raw ? upgradeRecord(raw) : null;
+}
+
+/** The record object of one line as written (not upgraded), or `null` when the line is not one (see {@link parseRecordLine}). */
+function parseRawRecord(line: string): (Partial<PageRecord> & { url: string }) | null {
   if (!line.trim()) return null;
   let raw: unknown;
   try {
@@ -60,7 +76,77 @@ export function parseRecordLine(line: string): PageRecord | null {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
   const url = (raw as { url?: unknown }).url;
   if (typeof url !== 'string' || url === '') return null;
-  return upgradeRecord(raw as Partial<PageRecord> & { url: string });
+  return raw as Partial<PageRecord> & { url: string };
+}
+
+/** File name of the JSON report inside an `--output-dir` folder (its summary comes first). */
+export const REPORT_FOLDER_JSON = 'report.json';
+
+/** Bytes of `report.json` read at most, looking for the end of its summary. */
+const MAX_SUMMARY_BYTES = 8 * 1024 * 1024;
+
+/** What a crawl's `report.json` says about the crawl. */
+export interface ReportSummary {
+  /** The screenshots folder as the crawl recorded it (absolute), or `null`. */
+  screenshotsDir: string | null;
+  /** The optional checks it ran (`[]` for a report from before they were recorded). */
+  checks: string[];
+}
+
+/**
+ * The summary of the `report.json` in `dir` (an `--output-dir` folder), read from the file's
+ * head: the json report writes `schemaVersion`, then `summary`, then `issues` and `pages`, so
+ * only the part before `"issues"` is parsed. `null` when there is no such file, or it is not a
+ * report of that shape.
+ */
+export function readReportSummary(dir: string): ReportSummary | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(path.join(dir, REPORT_FOLDER_JSON), 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const marker = ',\n  "issues": ';
+    let head = '';
+    const chunk = Buffer.alloc(64 * 1024);
+    for (let pos = 0; pos < MAX_SUMMARY_BYTES; ) {
+      const n = fs.readSync(fd, chunk, 0, chunk.length, pos);
+      if (n === 0) break;
+      pos += n;
+      head += chunk.subarray(0, n).toString('latin1');
+      const end = head.indexOf(marker);
+      if (end < 0) continue;
+      const doc = JSON.parse(Buffer.from(`${head.slice(0, end)}\n}`, 'latin1').toString('utf8')) as { summary?: { screenshotsDir?: unknown; checks?: unknown } };
+      const sum = doc.summary;
+      if (typeof sum !== 'object' || sum === null) return null;
+      return {
+        screenshotsDir: typeof sum.screenshotsDir === 'string' ? sum.screenshotsDir : null,
+        checks: Array.isArray(sum.checks) ? sum.checks.filter((c): c is string => typeof c === 'string') : [],
+      };
+    }
+    return null;
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Where the screenshots of the records in `dir` are: the folder the crawl's `report.json`
+ * names, when it exists (screenshots written outside `--output-dir` with `--screenshots`);
+ * else a `screenshots/` folder in `dir` (an `--output-dir` folder, or one moved elsewhere as a
+ * whole, e.g. a CI artifact); else `null`.
+ */
+export function findScreenshotsDir(dir: string, report: ReportSummary | null): string | null {
+  const isDir = (p: string): boolean => fs.statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  if (report?.screenshotsDir) {
+    const recorded = path.resolve(dir, report.screenshotsDir);
+    if (isDir(recorded)) return recorded;
+  }
+  const beside = path.join(dir, REPORT_FOLDER_SCREENSHOTS);
+  return isDir(beside) ? beside : null;
 }
 
 /** The non-empty lines of a text file, streamed. */
@@ -76,24 +162,34 @@ async function* lines(file: string): AsyncGenerator<string> {
 /** A JSON Lines file of records, read from disk on each pass. */
 class JsonlSource implements RecordSource {
   private skipped = 0;
+  private fields: ReadonlySet<string> | null = null;
   constructor(
     readonly label: string,
     private readonly file: string,
     readonly screenshotsDir: string | null,
+    readonly declaredChecks: readonly string[],
   ) {}
 
   async *records(): AsyncGenerator<PageRecord> {
     let skipped = 0;
+    const fields = new Set<string>();
     for await (const line of lines(this.file)) {
-      const r = parseRecordLine(line);
-      if (r) yield r;
-      else skipped++;
+      const raw = parseRawRecord(line);
+      if (raw) {
+        fieldsOfRaw(raw, fields);
+        yield upgradeRecord(raw);
+      } else skipped++;
     }
     this.skipped = skipped;
+    this.fields = fields;
   }
 
   skippedLines(): number {
     return this.skipped;
+  }
+
+  fieldsSeen(): ReadonlySet<string> | null {
+    return this.fields;
   }
 
   async close(): Promise<void> {}
@@ -148,17 +244,13 @@ export async function openRecordSource(input: string): Promise<RecordSource> {
   } catch {
     throw new DiffInputError('missing-input', `${input}: no such file or folder`);
   }
-  let screenshotsDir: string | null = null;
   if (st.isDirectory()) {
-    const shots = path.join(file, REPORT_FOLDER_SCREENSHOTS);
-    if (fs.existsSync(shots)) screenshotsDir = shots;
     file = path.join(file, REPORT_FOLDER_RECORDS);
     if (!fs.existsSync(file)) throw new DiffInputError('missing-input', `${input} is a folder without ${REPORT_FOLDER_RECORDS} (${EXPECTED})`);
-  } else if (path.basename(file) === REPORT_FOLDER_RECORDS) {
-    // The pages.jsonl of an --output-dir folder: its screenshots are next to it.
-    const shots = path.join(path.dirname(file), REPORT_FOLDER_SCREENSHOTS);
-    if (fs.statSync(shots, { throwIfNoEntry: false })?.isDirectory()) screenshotsDir = shots;
   }
+  const report = readReportSummary(path.dirname(file));
+  const screenshotsDir = findScreenshotsDir(path.dirname(file), report);
+  const declaredChecks = report?.checks ?? [];
   let head: Buffer;
   try {
     const fd = fs.openSync(file, 'r');
@@ -177,6 +269,7 @@ export async function openRecordSource(input: string): Promise<RecordSource> {
     return {
       label: input,
       screenshotsDir,
+      declaredChecks,
       records: () => store.records(),
       skippedLines: () => 0,
       close: async () => {
@@ -187,7 +280,7 @@ export async function openRecordSource(input: string): Promise<RecordSource> {
     };
   }
   await checkJsonl(input, file);
-  return new JsonlSource(input, file, screenshotsDir);
+  return new JsonlSource(input, file, screenshotsDir, declaredChecks);
 }
 
 /**
@@ -198,12 +291,19 @@ export async function openRecordSource(input: string): Promise<RecordSource> {
  * @param screenshotsDir - the crawl's screenshots folder, if any
  */
 export function memorySource(label: string, records: Iterable<Partial<PageRecord> & { url: string }>, screenshotsDir: string | null = null): RecordSource {
+  let fields: ReadonlySet<string> | null = null;
   return {
     label,
     screenshotsDir,
     async *records() {
-      for (const r of records) yield upgradeRecord(r);
+      const seen = new Set<string>();
+      for (const r of records) {
+        fieldsOfRaw(r, seen);
+        yield upgradeRecord(r);
+      }
+      fields = seen;
     },
+    fieldsSeen: () => fields,
     skippedLines: () => 0,
     close: async () => {},
   };

@@ -3,6 +3,7 @@
  * then the URL changes, counted per kind, and the verdict.
  * @module
  */
+import { uncomparedText } from './checks.js';
 import { failingFindings, matchesFailOn } from './findings.js';
 import { changeCountsText, countByRule, diffOrigin, failOnText, oneLine, percentText, plural, shortUrl, statusText, timingText, whereText } from './formats/words.js';
 import { isEmptyDiff, type CrawlDiff } from './types.js';
@@ -30,6 +31,8 @@ export function diffSummary(d: CrawlDiff, failOn: readonly string[], maxListed =
   list(f.new, (x) => `${matchesFailOn(x, failOn) ? '✗' : '·'} ${x.rule} ${short(x.url)}${whereText(x, short)}: ${oneLine(x.message)}${x.ignored ? ' [ignored]' : ''}`);
   out.push(`${plural(f.fixed.length, 'fixed finding')}${f.fixed.length ? ` (${countByRule(f.fixed)})` : ''}, ${f.unchanged.length} unchanged`);
   list(f.fixed, (x) => `✓ ${x.rule} ${short(x.url)}${whereText(x, short)}`);
+  for (const u of d.checks.uncompared) out.push(`not compared: ${uncomparedText(u)}`);
+  for (const n of d.notices) out.push(`note: ${n}`);
   out.push(`changes: ${changeCountsText(d)}`);
   list(d.pages.added, (x) => `+ ${short(x.url)}${x.title !== null ? ` "${x.title}"` : ''}${x.status !== null && x.status !== 200 ? ` (${x.status})` : ''}`);
   list(d.pages.removed, (x) => `- ${short(x.url)}${x.title !== null ? ` "${x.title}"` : ''}${x.otherSkipped ? ` (now skipped: ${x.otherSkipped})` : ''}`);

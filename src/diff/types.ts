@@ -9,6 +9,23 @@ import type { RuleId, Severity } from '../report/audit.js';
 /** Version of the diff object's shape (the `json` report and `--json`); bumped on breaking changes. */
 export const DIFF_SCHEMA_VERSION = 1;
 
+/**
+ * An optional check: one named by its flag (`a11y`, `vitals`, `check-external`,
+ * `check-fragments`), or one every crawl makes today whose data records of older spacrawl
+ * versions lack, named by that data (`server-html`: `serverHtml`; `meta`: `meta`; `spa`: `spa`;
+ * `server-wait`: `timings.serverWaitMs`; `mixed-content`: `mixedContent`).
+ */
+export type CheckId = 'a11y' | 'vitals' | 'check-external' | 'check-fragments' | 'server-html' | 'meta' | 'spa' | 'server-wait' | 'mixed-content';
+
+/** A check that ran in one crawl only: its findings there are neither new nor fixed. */
+export interface UncomparedCheck {
+  check: CheckId;
+  /** The crawl it ran in. */
+  ranIn: 'old' | 'new';
+  /** That crawl's findings of the check (counted in `findings.notCompared`). */
+  findings: number;
+}
+
 /** One crawl of the two, as the diff saw it. */
 export interface DiffSide {
   /** Where its records were read: the path as given (a JSON Lines file, a state file, a report folder). */
@@ -153,8 +170,14 @@ export interface VisualDiff {
   threshold: number;
   /** Pages whose two screenshots were compared. */
   compared: number;
-  /** Pages with a screenshot named in a record but missing or unreadable on disk. */
+  /**
+   * Pages both crawls have a screenshot of (named in a record) that could not be compared: a
+   * file missing or unreadable on disk, or a side whose screenshots folder is unknown (then
+   * every such page; `notices` says which side).
+   */
   missing: number;
+  /** Some of the files not found (absolute paths, at most 5), for the notice. */
+  missingFiles?: string[];
   /** Pages above the threshold, largest ratio first. */
   changes: VisualChange[];
 }
@@ -174,6 +197,11 @@ export interface FindingsDiff {
   fixed: Finding[];
   /** In both (with the new crawl's message). */
   unchanged: Finding[];
+  /**
+   * In one crawl only, from an optional check that did not run in the other (`--a11y` in the
+   * baseline only …): neither new nor fixed, never failing. `checks.uncompared` says which.
+   */
+  notCompared: Finding[];
   /** Counts per rule that has any finding on either side. */
   byRule: Partial<Record<RuleId, RuleCounts>>;
 }
@@ -203,9 +231,16 @@ export interface CrawlDiff {
   lostLinks: LostLinks[];
   /** Timings and web vitals that changed beyond the thresholds; slowest-getting first. */
   timingChanges: TimingChange[];
+  /** The optional checks each crawl ran (read from its records, see `checks.ts`), and those that ran in one only. */
+  checks: { old: CheckId[]; new: CheckId[]; uncompared: UncomparedCheck[] };
   /** Screenshots compared, or `null` when a side has none (no screenshots folder). */
   visual: VisualDiff | null;
   findings: FindingsDiff;
+  /**
+   * What the diff could not compare, one line each, never silent: screenshots named by the
+   * records but not found, screenshots in one crawl only. Not changes (see `isEmptyDiff`).
+   */
+  notices: string[];
 }
 
 /** A diff as reported: the diff plus the `--fail-on` verdict (the `json` report, `--json`). */

@@ -13,6 +13,9 @@ import { compareImages } from './image-diff.js';
 import type { RecordSource } from './source.js';
 import type { Finding, VisualChange, VisualDiff } from './types.js';
 
+/** Screenshot files listed in {@link VisualDiff.missingFiles}; the rest are counted in `missing`. */
+export const MAX_MISSING_LISTED = 5;
+
 /** Default `--visual-threshold`: changed pixels above 0.1 % of a page's make a `visual-change`. */
 export const DEFAULT_VISUAL_THRESHOLD = 0.001;
 
@@ -29,7 +32,7 @@ export interface VisualOptions {
 }
 
 /** Screenshot file names of a crawl's pages, by canonical URL. */
-async function shotsOf(source: RecordSource): Promise<Map<string, string>> {
+export async function shotsOf(source: RecordSource): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for await (const r of source.records()) {
     if (isPage(r) && r.screenshot) out.set(r.url, r.screenshot);
@@ -51,12 +54,16 @@ export function visualMessage(c: Pick<VisualChange, 'ratio' | 'changedPixels' | 
  * on disk (or not PNGs) are counted in `missing` and skipped.
  */
 export async function diffScreenshots(older: RecordSource, newer: RecordSource, opts: VisualOptions): Promise<VisualDiff> {
+  return compareShots(await shotsOf(older), await shotsOf(newer), opts);
+}
+
+/** {@link diffScreenshots} over the screenshot names of each side (see {@link shotsOf}). */
+export function compareShots(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>, opts: VisualOptions): VisualDiff {
   const threshold = opts.threshold ?? DEFAULT_VISUAL_THRESHOLD;
-  const a = await shotsOf(older);
-  const b = await shotsOf(newer);
   const changes: VisualChange[] = [];
   let compared = 0;
   let missing = 0;
+  const missingFiles: string[] = [];
   if (opts.diffDir) fs.mkdirSync(opts.diffDir, { recursive: true });
   for (const [url, newName] of b) {
     const oldName = a.get(url);
@@ -68,6 +75,7 @@ export async function diffScreenshots(older: RecordSource, newer: RecordSource, 
       c = compareImages(oldFile, newFile, Boolean(opts.diffDir));
     } catch {
       missing++;
+      if (missingFiles.length < MAX_MISSING_LISTED) missingFiles.push(fs.existsSync(oldFile) ? newFile : oldFile);
       continue;
     }
     compared++;
@@ -81,7 +89,7 @@ export async function diffScreenshots(older: RecordSource, newer: RecordSource, 
     changes.push({ url, ...cmp, old: oldFile, new: newFile, diff });
   }
   changes.sort((x, y) => y.ratio - x.ratio || x.url.localeCompare(y.url));
-  return { threshold, compared, missing, changes };
+  return { threshold, compared, missing, missingFiles, changes };
 }
 
 /** The `visual-change` findings of a visual diff: one per changed page, all new. */

@@ -39,6 +39,14 @@ export interface CrawlSummary {
   endReason: EndReason;
   /** Logins of a crawl behind a login (`--login`); absent without one. */
   logins?: LoginTotals;
+  /**
+   * The optional checks this crawl ran, by flag (`a11y`, `vitals`, `check-external`,
+   * `check-fragments`): a diff with a crawl that did not run one compares none of its findings.
+   * Absent when none ran.
+   */
+  checks?: string[];
+  /** Absolute path of the screenshots folder (`--screenshots`, or `--output-dir`'s `screenshots/`); absent without screenshots. */
+  screenshotsDir?: string;
 }
 
 /** The logins of a crawl behind a login. */

@@ -21,6 +21,11 @@ export interface ReportInput {
    * new and known issues, and only new ones fail. Absent without a baseline.
    */
   isNew?: (issue: AuditIssue) => boolean;
+  /**
+   * With `crawl --baseline`: whether an issue belongs to a check that did not run in the
+   * baseline (`--a11y` in this crawl only …): neither new nor known, never failing. Absent: none.
+   */
+  notCompared?: (issue: AuditIssue) => boolean;
   /** `--budget` limits, shown next to each vital's worst pages; absent or `null`: none. */
   budget?: Budget | null;
 }

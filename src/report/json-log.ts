@@ -2,7 +2,7 @@
  * `--log-format json`: one JSON object per line on stderr for every log event, for log
  * collectors. Every line has `time` (ISO 8601), `level` (`info`, `warn`, `error`) and `event`
  * (`page`, `skip`, `retry`, `login`, `logged-out`, `relaunch`, `logout-blocked`, `notice`,
- * `summary`, `error`); the other fields depend on the event. Politeness waits are metrics, not
+ * `summary`, `baseline`, `error`); the other fields depend on the event. Politeness waits are metrics, not
  * log lines.
  * @module
  */
@@ -64,6 +64,33 @@ export function logObjectOf(e: CrawlEvent, at: Date = new Date()): LogObject | n
 /** The closing line: the summary (as `--json` prints it). */
 export function summaryLogObject(summary: CrawlSummary, at: Date = new Date()): LogObject {
   return { time: at.toISOString(), level: 'info', event: 'summary', summary };
+}
+
+/** The verdict of `crawl --baseline`: the findings compared with the baseline's and the exit decision. */
+export interface BaselineVerdict {
+  /** The baseline as given (`--baseline`). */
+  baseline: string;
+  /** Findings of this crawl absent from the baseline (visual changes included). */
+  new: number;
+  /** Findings of the baseline absent from this crawl. */
+  fixed: number;
+  /** Findings in both. */
+  unchanged: number;
+  /** Findings of checks that ran in one crawl only, neither new nor fixed. */
+  notCompared: number;
+  /** Pages whose screenshot changed beyond the threshold (`null`: screenshots not compared). */
+  visualChanges: number | null;
+  /** The `--fail-on` rules, in the audit's terms (`new` is `warnings`). */
+  failOn: readonly string[];
+  /** New findings that match `--fail-on`. */
+  failing: number;
+  /** The exit code the crawl ends with. */
+  exitCode: number;
+}
+
+/** The baseline comparison's line (`event: "baseline"`; `level: warn` when a new finding fails). */
+export function baselineLogObject(v: BaselineVerdict, at: Date = new Date()): LogObject {
+  return { time: at.toISOString(), level: v.failing ? 'warn' : 'info', event: 'baseline', ...v, failOn: [...v.failOn] };
 }
 
 /** A line for a failure that stops the command (`level: error`). */

@@ -24,8 +24,8 @@ export function buildCli(): void {
   }
 }
 
-/** Run `node bin/run.js ...args` in `cwd` and collect its exit code and output (killed after 60 s). */
-export function runCli(args: string[], cwd = REPO): Promise<Run> {
+/** Run `node bin/run.js ...args` in `cwd` and collect its exit code and output (killed after `killMs`, 60 s by default). */
+export function runCli(args: string[], cwd = REPO, killMs = 60_000): Promise<Run> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env };
     delete env.SPACRAWL_DEBUG;
@@ -36,7 +36,7 @@ export function runCli(args: string[], cwd = REPO): Promise<Run> {
     child.stderr.setEncoding('utf8');
     child.stdout.on('data', (c: string) => (stdout += c));
     child.stderr.on('data', (c: string) => (stderr += c));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const killer = setTimeout(() => child.kill('SIGKILL'), killMs);
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(killer);

@@ -74,6 +74,38 @@ describe('spacrawl diff OLD NEW', () => {
     expect((await run('a.jsonl', 'b.jsonl', '--fail-on', 'js-error,server-error')).code).toBe(0);
   });
 
+  it('--fail-on takes the grammar of crawl --fail-on: new and new:RULE count new findings, as a plain rule id does', async () => {
+    const codes: [string, number | null][] = [];
+    for (const failOn of ['new', 'new:broken-link', 'new:js-error,new:server-error', 'broken-link,new:js-error', 'warnings']) {
+      codes.push([failOn, (await run('a.jsonl', 'b.jsonl', '--fail-on', failOn)).code]);
+    }
+    expect(codes).toEqual([
+      ['new', 1],
+      ['new:broken-link', 1],
+      ['new:js-error,new:server-error', 0],
+      ['broken-link,new:js-error', 1],
+      ['warnings', 1],
+    ]);
+    // Only new findings fail: B → A has none (the broken links are fixed there).
+    expect((await run('b.jsonl', 'a.jsonl', '--fail-on', 'new')).code).toBe(0);
+    const r = await run('a.jsonl', 'b.jsonl', '--fail-on', 'new:broken-link', '--json');
+    expect((JSON.parse(r.stdout) as { failOn: string[]; failing: number })).toMatchObject({ failOn: ['broken-link'], failing: 2 });
+    const known = [...Object.keys(RULES), 'none', 'warnings'].join(', ');
+    expectUsageError(await run('a.jsonl', 'b.jsonl', '--fail-on', 'new:broken-links'), `unknown --fail-on rule "broken-links" (known: ${known})`);
+  });
+
+  it('--budget judges both crawls: budget findings of pages over it, compared only where both measured vitals', async () => {
+    const vitals = { lcp: 5000, cls: 0, tbt: 0, fcp: 900, ttfb: 50, transferBytes: 1000, requests: 3, alone: true, throttle: 'none' };
+    const measured = crawlA().map((r) => (r.url === `${O}/` ? { ...r, vitals } : r));
+    writeJsonl(path.join(tmp, 'vitals-a.jsonl'), measured);
+    writeJsonl(path.join(tmp, 'vitals-b.jsonl'), measured);
+    type Out = { findings: { unchanged: { rule: string; url: string }[]; notCompared: { rule: string }[] }; checks: { uncompared: unknown[] } };
+    const judged = JSON.parse((await run('vitals-a.jsonl', 'vitals-b.jsonl', '--budget', 'lcp=2500', '--json')).stdout) as Out;
+    expect(judged.findings.unchanged.filter((f) => f.rule === 'budget').map((f) => f.url)).toEqual([`${O}/`]);
+    const against = JSON.parse((await run('vitals-a.jsonl', 'a.jsonl', '--budget', 'lcp=2500', '--json')).stdout) as Out;
+    expect([against.findings.notCompared.map((f) => f.rule), against.checks.uncompared]).toEqual([['budget'], [{ check: 'vitals', ranIn: 'old', findings: 1 }]]);
+  });
+
   it('reads a state file, a report folder and an older-schema file as sides', async () => {
     const r = await run('a.db', 'report-b', '--fail-on', 'broken-link', '--json');
     expect(r.code).toBe(1);

@@ -37,10 +37,12 @@ export function sampleDiff(): CrawlDiff {
       { url: u('/slow'), metric: 'total', old: 300, new: 1800, delta: 1500 },
       { url: u('/shift'), metric: 'vitals.cls', old: 0.05, new: 0.3, delta: 0.25 },
     ],
+    checks: { old: ['a11y', 'server-html'], new: ['server-html'], uncompared: [{ check: 'a11y', ranIn: 'old', findings: 1 }] },
     visual: {
       threshold: 0.001,
       compared: 6,
-      missing: 0,
+      missing: 1,
+      missingFiles: ['/shots/old/blog.png'],
       changes: [
         { url: u('/docs/a'), ratio: 0.0231, changedPixels: 23_654, width: 1280, height: 800, sizeChanged: false, old: '/shots/old/docs-a.png', new: '/shots/new/docs-a.png', diff: '/shots/diff/docs-a.png' },
       ],
@@ -56,6 +58,7 @@ export function sampleDiff(): CrawlDiff {
       ],
       fixed: [finding({ rule: 'missing-h1', severity: 'notice', url: u('/old'), message: 'no <h1>' })],
       unchanged: [finding({ rule: 'missing-description', severity: 'notice', url: u('/docs/b'), message: 'no <meta name="description">' })],
+      notCompared: [finding({ rule: 'a11y-serious', severity: 'warning', url: u('/'), message: 'color-contrast: Elements must meet minimum color contrast ratio thresholds — 2 elements (#a, #b)', subject: 'color-contrast' })],
       byRule: {
         'broken-link': { new: 3, fixed: 0, unchanged: 0 },
         'js-error': { new: 1, fixed: 0, unchanged: 0 },
@@ -64,6 +67,7 @@ export function sampleDiff(): CrawlDiff {
         'visual-change': { new: 1, fixed: 0, unchanged: 0 },
       },
     },
+    notices: ['1 screenshot named in the records could not be read, those pages not compared: /shots/old/blog.png'],
   };
 }
 
@@ -80,7 +84,9 @@ export function emptyDiff(): CrawlDiff {
     soft404s: [],
     lostLinks: [],
     timingChanges: [],
+    checks: { old: ['server-html'], new: ['server-html'], uncompared: [] },
     visual: { threshold: 0.001, compared: 7, missing: 0, changes: [] },
-    findings: { new: [], fixed: [], unchanged: d.findings.unchanged, byRule: { 'missing-description': { new: 0, fixed: 0, unchanged: 1 } } },
+    findings: { new: [], fixed: [], unchanged: d.findings.unchanged, notCompared: [], byRule: { 'missing-description': { new: 0, fixed: 0, unchanged: 1 } } },
+    notices: [],
   };
 }

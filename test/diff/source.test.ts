@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { diffCrawls } from '../../src/diff/diff.js';
 import { DiffInputError } from '../../src/diff/errors.js';
-import { openRecordSource, type RecordSource } from '../../src/diff/source.js';
+import { memorySource, openRecordSource, type RecordSource } from '../../src/diff/source.js';
 import { isPage, type PageRecord } from '../../src/model/record.js';
 import { crawlA, crawlB, EXPECTED_NEW_FINDINGS, expectedUrlChanges, O, page } from './fixture-records.js';
 import { identity, urlChanges, writeJsonl, writeStateFile } from './helpers.js';
@@ -88,6 +88,31 @@ describe('opening a side', () => {
     const want = expectedUrlChanges(O);
     expect(urlChanges(d)).toEqual({ ...want, soft404s: [{ url: `${O}/promo`, reason: null }] });
     expect(d.findings.new.filter((f) => f.rule === 'broken-link').map(identity)).toEqual(EXPECTED_NEW_FINDINGS);
+  });
+
+  it('a --state file holding records of an older schema is read; one of a newer or unknown state schema is refused with one line', async () => {
+    await writeStateFile(at('old-records.db'), crawlA().map(oldSchema) as unknown as PageRecord[]);
+    const a = await openRecordSource(at('old-records.db'));
+    try {
+      const d = await diffCrawls(a, memorySource('b', crawlB().map(oldSchema) as unknown as PageRecord[]));
+      expect(urlChanges(d)).toEqual({ ...expectedUrlChanges(O), soft404s: [{ url: `${O}/promo`, reason: null }] });
+      expect(d.findings.new.filter((f) => f.rule === 'broken-link').map(identity)).toEqual(EXPECTED_NEW_FINDINGS);
+    } finally {
+      await a.close();
+    }
+    const cases: [string, string][] = [
+      ['2', 'was written by a newer spacrawl (state schema 2; this version reads up to 1)'],
+      ['0', 'has an unknown state schema (0)'],
+    ];
+    for (const [schema, why] of cases) {
+      const file = at(`schema-${schema}.db`);
+      await writeStateFile(file, crawlA());
+      const db = new Database(file);
+      db.prepare("UPDATE meta SET value = ? WHERE key = 'schema'").run(schema);
+      db.close();
+      const err = await refusal(file);
+      expect(err.message).toBe(`state file ${file} ${why}`);
+    }
   });
 
   it('skips lines that are not records (a torn last line) and counts them', async () => {

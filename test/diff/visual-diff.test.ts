@@ -34,8 +34,9 @@ beforeAll(async () => {
   site = await startVersionedSite();
   runs.a = await crawlVersion('A', 'a');
   runs.a2 = await crawlVersion('A', 'a2', ['--baseline', 'a', '--fail-on', 'new']);
-  runs.b = await crawlVersion('B', 'b', ['--baseline', 'a', '--fail-on', 'new']);
+  runs.b = await crawlVersion('B', 'b', ['--baseline', 'a', '--fail-on', 'new', '--log-format', 'json']);
   runs.b2 = await crawlVersion('B', 'b2', ['--baseline', 'b/pages.jsonl', '--fail-on', 'broken-link,new:visual-change']);
+  runs.a11y = await crawlVersion('A', 'a11y', ['--a11y', '--baseline', 'a', '--fail-on', 'new']);
 }, 300_000);
 
 afterAll(async () => {
@@ -111,12 +112,33 @@ describe('crawl --baseline', () => {
     expect(fs.readdirSync(path.join(tmp, 'b', 'visual-diff')).length).toBe(3);
   });
 
+  it('--log-format json: one "baseline" event after the summary carries the verdict and the exit code', () => {
+    const events = runs.b!.stderr.trim().split('\n').map((l) => JSON.parse(l) as { event: string } & Record<string, unknown>);
+    expect(events.map((e) => e.event).slice(-2)).toEqual(['summary', 'baseline']);
+    const { time: _t, ...verdict } = events.at(-1)!;
+    expect(verdict).toEqual({ level: 'warn', event: 'baseline', baseline: 'a', new: 5, fixed: 0, unchanged: 1, notCompared: 0, visualChanges: 3, failOn: ['warnings'], failing: 5, exitCode: 1 });
+  });
+
   it('B against B: its broken links are known and never fail, even under --fail-on broken-link; no visual change', () => {
     expect(runs.b2!.stderr).toContain('0 new findings\n');
     expect(runs.b2!.code).toBe(0);
     const d = JSON.parse(fs.readFileSync(path.join(tmp, 'b2', 'diff.json'), 'utf8')) as DiffReport;
     expect(d.visual!.changes).toEqual([]);
     expect(d.findings.unchanged.filter((f) => f.rule === 'broken-link').length).toBe(2);
+  });
+
+  it('A with --a11y against A without: the a11y findings are "not compared", never new, so --fail-on new passes; index.html tags them', () => {
+    const d = JSON.parse(fs.readFileSync(path.join(tmp, 'a11y', 'diff.json'), 'utf8')) as DiffReport;
+    const a11y = d.findings.notCompared.filter((f) => f.rule.startsWith('a11y-'));
+    expect(a11y.length).toBeGreaterThan(0);
+    expect(a11y.length).toBe(d.findings.notCompared.length);
+    expect(d.checks.uncompared).toEqual([{ check: 'a11y', ranIn: 'new', findings: a11y.length }]);
+    expect([d.findings.new, d.findings.fixed, d.failing]).toEqual([[], [], 0]);
+    expect(runs.a11y!.code).toBe(0);
+    expect(runs.a11y!.stderr).toContain(`\nnot compared: a11y check ran only in NEW (${a11y.length} finding${a11y.length === 1 ? '' : 's'} not compared)\n`);
+    const html = fs.readFileSync(path.join(tmp, 'a11y', 'index.html'), 'utf8');
+    expect(html.match(/>not compared<\/span>/g)?.length).toBeGreaterThan(0);
+    expect(html).not.toContain('<span class="tag new"');
   });
 
   it('--fail-on new without --baseline, and a missing baseline, are usage errors (exit 2) before anything is crawled', async () => {

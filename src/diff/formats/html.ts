@@ -2,6 +2,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { RULES, type RuleId } from '../../report/audit.js';
 import { escapeHtml as esc } from '../../report/formats/html.js';
+import { uncomparedText } from '../checks.js';
 import { failingFindings, matchesFailOn } from '../findings.js';
 import { isEmptyDiff, type Finding } from '../types.js';
 import type { DiffReportInput } from './input.js';
@@ -77,6 +78,8 @@ export function renderDiffHtml(input: DiffReportInput): string {
     ...changeCounts(d),
   ];
   parts.push(`<dl class="stats">${stats.map((s) => `<div class="stat"><dt>${esc(s.label)}</dt><dd>${s.count}</dd></div>`).join('')}</dl>`);
+  for (const u of d.checks.uncompared) parts.push(`<p class="muted">Not compared: ${esc(uncomparedText(u))}: its findings are neither new nor fixed.</p>`);
+  for (const n of d.notices) parts.push(`<p class="muted">Note: ${esc(n)}</p>`);
   if (isEmptyDiff(d)) parts.push('<p>No changes: the same pages, statuses, titles, redirects, links and findings.</p>');
   const ruleIds = (Object.keys(f.byRule) as RuleId[]).sort((a, b) => SEVERITY_ORDER[RULES[a].severity] - SEVERITY_ORDER[RULES[b].severity] || a.localeCompare(b));
   parts.push(

@@ -1,6 +1,7 @@
 import { XMLBuilder } from 'fast-xml-parser';
 import { RULES } from '../../report/audit.js';
 import { xmlSafe } from '../../report/formats/sitemap.js';
+import { uncomparedText } from '../checks.js';
 import { failingFindings, matchesFailOn } from '../findings.js';
 import type { Finding } from '../types.js';
 import type { DiffReportInput } from './input.js';
@@ -39,6 +40,8 @@ export function renderDiffJunit(input: DiffReportInput): string {
   for (const f of d.findings.fixed) testcase.push({ '@_classname': 'spacrawl.diff.fixed', '@_name': xmlSafe(caseName(f)), '@_time': '0.000' });
   const changes = [
     changeCountsText(d),
+    ...d.checks.uncompared.map((u) => `not compared: ${uncomparedText(u)}`),
+    ...d.notices.map((n) => `note: ${n}`),
     ...d.statusChanges.map((s) => `status ${s.url}: ${statusText(s.old)} -> ${statusText(s.new)}`),
   ];
   testcase.push({ '@_classname': 'spacrawl.diff', '@_name': 'changes', '@_time': '0.000', 'system-out': xmlSafe(changes.join('\n')) });

@@ -1,5 +1,6 @@
 import { RULES, type RuleId } from '../../report/audit.js';
 import { mdText, mdUrl } from '../../report/formats/markdown.js';
+import { uncomparedText } from '../checks.js';
 import { failingFindings, matchesFailOn } from '../findings.js';
 import { isEmptyDiff, type Finding } from '../types.js';
 import type { DiffReportInput } from './input.js';
@@ -78,6 +79,8 @@ function lines(input: DiffReportInput): Line[] {
     }
     head(`| **total** | | ${f.new.length} | ${f.fixed.length} | ${f.unchanged.length} |`, '');
   }
+  for (const u of d.checks.uncompared) head(`_Not compared: ${mdText(uncomparedText(u))}: its findings are neither new nor fixed._`, '');
+  for (const n of d.notices) head(`_Note: ${mdText(n)}_`, '');
   if (isEmptyDiff(d)) {
     head('No changes: the same pages, statuses, titles, redirects, links and findings.', '');
     return out;

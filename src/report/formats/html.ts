@@ -41,10 +41,16 @@ function stat(key: string, label: string, value: number | string, bad = false): 
   return `<div class="stat${bad ? ' bad' : ''}"><dt>${esc(label)}</dt><dd data-count="${esc(key)}">${esc(String(value))}</dd></div>`;
 }
 
-function issueItem(i: AuditIssue, failing: boolean, isNew: ((i: AuditIssue) => boolean) | undefined): string {
+function issueItem(i: AuditIssue, failing: boolean, isNew: ((i: AuditIssue) => boolean) | undefined, notCompared?: (i: AuditIssue) => boolean): string {
   const refs = i.referrers.slice(0, HTML_MAX_REFERRERS).map((r) => `<li>from ${urlLink(r.url)}${r.text ? ` “<span class="anchor">${esc(r.text)}</span>”` : ' <span class="none">(no anchor text)</span>'}</li>`);
   if (i.referrers.length > HTML_MAX_REFERRERS) refs.push(`<li class="more">and ${i.referrers.length - HTML_MAX_REFERRERS} more (report.json lists them all)</li>`);
-  const fresh = isNew ? (isNew(i) ? ' <span class="tag new" title="not in the --baseline crawl">new</span>' : ' <span class="tag known" title="also in the --baseline crawl: never fails">known</span>') : '';
+  const fresh = notCompared?.(i)
+    ? ' <span class="tag known" title="its check did not run in the --baseline crawl: not compared, never fails">not compared</span>'
+    : isNew
+      ? isNew(i)
+        ? ' <span class="tag new" title="not in the --baseline crawl">new</span>'
+        : ' <span class="tag known" title="also in the --baseline crawl: never fails">known</span>'
+      : '';
   const tags = `${fresh}${i.ignored ? ' <span class="tag ignored" title="matched --ignore-url or .spacrawlignore">ignored</span>' : ''}${failing ? ' <span class="tag failing">fails the build</span>' : ''}`;
   return `<li class="issue${i.ignored ? ' ignored' : ''}" data-url="${esc(i.url)}"${i.ignored ? ' data-ignored="true"' : ''}>${urlLink(i.url)}${tags} <span class="msg">${esc(i.message)}</span>${refs.length ? `<ul class="refs">${refs.join('')}</ul>` : ''}</li>`;
 }
@@ -76,7 +82,7 @@ function writeIssueGroups(sink: ReportSink, input: ReportInput, failing: Readonl
         `<summary><span class="sev ${sev}">${sev}</span> <code>${esc(rule)}</code> — <span class="n">${active}</span>${ignored ? ` <span class="muted">(+${ignored} ignored)</span>` : ''}${failingRules.has(rule) ? ' <span class="tag failing">fails the build</span>' : ''}</summary>` +
         `<p class="desc muted">${esc(RULES[rule].description)}</p><ul class="issues">`,
     );
-    for (const i of list) sink.write(issueItem(i, failing.has(i), input.isNew));
+    for (const i of list) sink.write(issueItem(i, failing.has(i), input.isNew, input.notCompared));
     sink.write('</ul></details>');
   });
 }
