@@ -4,6 +4,7 @@ import type { StorageState } from './login/perform.js';
 import { installScheduleWatch } from './schedule-scripts.js';
 import { installMutationClock, installSettleProbe } from './settle-scripts.js';
 import { installStreamWatch } from './stream-scripts.js';
+import type { AssetLoading } from './asset-placeholders.js';
 import { openTab, type RequestGuard, type VisitTab } from './tab.js';
 import { withTimeout } from './timeout.js';
 
@@ -21,6 +22,8 @@ export interface PoolOptions {
   headerScope?: (url: string) => boolean;
   /** Requests every visit tab refuses (sign-out URLs while logged in), or none. */
   guard?: RequestGuard | null;
+  /** How every tab loads images, media and web fonts (see `openTab`). @default 'load' */
+  assets?: AssetLoading;
   /** More init scripts (JavaScript source) for every page of every context, e.g. `vitalsInitScript()` with `--vitals`. */
   initScripts?: readonly string[];
 }
@@ -129,7 +132,7 @@ export class ContextPool {
     const slot = this.free.pop() ?? (await this.create());
     try {
       await this.cookies.apply(slot.context, slot.jar);
-      if (!slot.tab) slot.tab = await openTab(slot.context, this.opts.guard ?? null);
+      if (!slot.tab) slot.tab = await openTab(slot.context, this.opts.guard ?? null, this.opts.assets ?? 'load');
     } catch (err) {
       this.release(slot, true);
       throw err;

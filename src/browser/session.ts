@@ -4,6 +4,7 @@ import { HttpClient } from '../net/http-client.js';
 import { VERSION } from '../version.js';
 import { browserUserAgent, defaultUserAgent, launchBrowser } from './launch.js';
 import type { StorageState } from './login/perform.js';
+import type { AssetLoading } from './asset-placeholders.js';
 import { ContextPool, type PoolSlot } from './pool.js';
 import type { RequestGuard } from './tab.js';
 
@@ -34,6 +35,12 @@ export interface SessionOptions {
   recycleAfter: number;
   /** `--header` values, sent only to URLs for which the session's `headerScope` says yes. */
   headers: Record<string, string>;
+  /** `--assets`: how images, media and web fonts load (see {@link assetLoadingOf}). */
+  assets: AssetLoading;
+  /** `--vitals`: pages are measured (the real images, media and fonts are loaded). */
+  vitals: boolean;
+  /** `--a11y`: pages are checked by axe-core (the real images, media and fonts are loaded). */
+  a11y: boolean;
 }
 
 /**
@@ -137,6 +144,7 @@ export class BrowserSession {
       headerScope: this.hooks.headerScope,
       guard: this.hooks.guard ?? null,
       initScripts: this.hooks.initScripts ?? [],
+      assets: assetLoadingOf(o),
     });
   }
 
@@ -242,4 +250,13 @@ export class BrowserSession {
     if (!this.contexts) throw new Error('the browser session has not started');
     return this.contexts;
   }
+}
+
+/**
+ * How the crawl's tabs load images, media and web fonts: the `assets` option, except that a
+ * screenshot (pixels), vitals (LCP, transfer size) and the accessibility check (axe-core's
+ * contrast and target-size rules read the layout real images give) need the real ones.
+ */
+export function assetLoadingOf(o: Pick<SessionOptions, 'assets' | 'screenshotsDir' | 'vitals' | 'a11y'>): AssetLoading {
+  return o.screenshotsDir || o.vitals || o.a11y ? 'load' : o.assets;
 }

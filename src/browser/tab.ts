@@ -3,6 +3,7 @@
  * @module
  */
 import type { BrowserContext, CDPSession, Page } from 'playwright';
+import { answerAsset, ASSET_PATTERNS, isAssetResponse, type AssetLoading } from './asset-placeholders.js';
 import { withTimeout } from './timeout.js';
 
 /** A reusable browser tab: a page, its CDP session, and response interception for the main frame. */
@@ -45,15 +46,21 @@ export function isRequestStage(ev: { responseStatusCode?: number; responseErrorR
  * document response (so non-HTML targets can be decided from their headers). While no visit
  * intercepts (`intercepting` is `false`), paused responses are let through at once. With a
  * `guard`, the requests it picks are paused before they are sent and refused when it says so.
+ * With `assets: 'placeholder'`, image, media and font responses are paused too and answered
+ * with stand-ins (see `answerAsset`), whether or not a visit is under way.
  * @throws CallTimeoutError or a Playwright error when the browser does not answer
  */
-export async function openTab(context: BrowserContext, guard: RequestGuard | null = null): Promise<VisitTab> {
+export async function openTab(context: BrowserContext, guard: RequestGuard | null = null, assets: AssetLoading = 'load'): Promise<VisitTab> {
   const page = await withTimeout(context.newPage(), 15_000, 'opening a page');
   const cdp = await withTimeout(context.newCDPSession(page), 10_000, 'opening a CDP session');
   const tree = (await withTimeout(cdp.send('Page.getFrameTree'), 10_000, 'reading the frame tree')) as { frameTree: { frame: { id: string } } };
   await withTimeout(
     cdp.send('Fetch.enable', {
-      patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Response' }, ...(guard?.patterns ?? []).map((urlPattern) => ({ urlPattern, requestStage: 'Request' as const }))],
+      patterns: [
+        { urlPattern: '*', resourceType: 'Document', requestStage: 'Response' },
+        ...(assets === 'placeholder' ? ASSET_PATTERNS : []),
+        ...(guard?.patterns ?? []).map((urlPattern) => ({ urlPattern, requestStage: 'Request' as const })),
+      ],
     }),
     10_000,
     'enabling response interception',
@@ -68,6 +75,7 @@ export async function openTab(context: BrowserContext, guard: RequestGuard | nul
       } else cdp.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
       return;
     }
+    if (isAssetResponse(ev)) return answerAsset(cdp, ev);
     if (!tab.intercepting) cdp.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
   });
   return tab;

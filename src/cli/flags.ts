@@ -142,6 +142,7 @@ export const crawlFlags = flagsOf(
   C.scrollLimit,
   C.soft404,
   C.dedupeContent,
+  C.assets,
   C.include,
   C.exclude,
   C.hashRoutes,

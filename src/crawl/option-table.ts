@@ -155,6 +155,15 @@ export const CRAWL_OPTIONS = {
     topic: 'pages',
     help: 'probe each origin, and the route prefixes of its pages, with made-up URLs (containing spacrawl-probe) and flag pages that render their "not found" screen',
   },
+  assets: {
+    flag: 'assets',
+    kind: 'string',
+    choices: ['placeholder', 'load'],
+    default: 'placeholder',
+    topic: 'pages',
+    help: 'images, media and web fonts: placeholder answers each with a tiny valid stand-in once its server has answered (its body is never downloaded; load events fire; a broken one is still reported), load downloads them; --screenshots, --vitals and --a11y always load them',
+    doc: '; see "How a page is visited"',
+  },
   dedupeContent: {
     flag: 'dedupe-content',
     kind: 'boolean',
