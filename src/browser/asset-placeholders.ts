@@ -72,16 +72,20 @@ export function answerAsset(cdp: CDPSession, ev: PausedAsset): void {
     .send('Fetch.fulfillRequest', {
       requestId: ev.requestId,
       responseCode: 200,
-      // The server's CORS headers are kept: a font or an image read by a script from another origin loads (or not) as it would.
-      responseHeaders: [{ name: 'content-type', value: contentType }, { name: 'cache-control', value: 'no-store' }, ...corsHeaders(ev)],
+      responseHeaders: [{ name: 'content-type', value: contentType }, ...keptHeaders(ev)],
       body,
     })
     .catch(() => {});
 }
 
-/** The response's `Access-Control-*` and `Timing-Allow-Origin` header lines. */
-function corsHeaders(ev: PausedAsset): { name: string; value: string }[] {
-  return (ev.responseHeaders ?? []).filter((h) => /^(access-control-|timing-allow-origin$)/i.test(h.name));
+/**
+ * The response's header lines a placeholder keeps: CORS (`Access-Control-*`, `Timing-Allow-Origin`),
+ * so that a font or image read by a script from another origin loads, or not, as it would; and
+ * caching (`Cache-Control`, `Expires`, `ETag`, `Last-Modified`, `Vary`), so that an asset the
+ * server lets the browser keep (a site's web fonts) is asked once per browser context, as it would be.
+ */
+function keptHeaders(ev: PausedAsset): { name: string; value: string }[] {
+  return (ev.responseHeaders ?? []).filter((h) => /^(access-control-.*|timing-allow-origin|cache-control|expires|etag|last-modified|vary)$/i.test(h.name));
 }
 
 /** The content type and base64 body that stand in for `ev`'s asset. */
