@@ -125,11 +125,13 @@ export class ContextPool {
 
   /**
    * Borrow a slot (a context and its tab) for one visit; give it back with
-   * {@link ContextPool.release}.
+   * {@link ContextPool.release}. With `prefer`, a free slot whose tab it picks is taken first
+   * (a tab that shows the document of the URL to visit: see `visit/hash-route.ts`).
    * @throws when the browser cannot open a context or a page (e.g. it died)
    */
-  async acquire(): Promise<Slot & { tab: VisitTab }> {
-    const slot = this.free.pop() ?? (await this.create());
+  async acquire(prefer?: (tab: VisitTab) => boolean): Promise<Slot & { tab: VisitTab }> {
+    const at = prefer ? this.free.findIndex((s) => s.tab !== null && prefer(s.tab)) : -1;
+    const slot = (at >= 0 ? this.free.splice(at, 1)[0] : this.free.pop()) ?? (await this.create());
     try {
       await this.cookies.apply(slot.context, slot.jar);
       if (!slot.tab) slot.tab = await openTab(slot.context, this.opts.guard ?? null, this.opts.assets ?? 'load');

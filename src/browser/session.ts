@@ -6,7 +6,7 @@ import { browserUserAgent, defaultUserAgent, launchBrowser } from './launch.js';
 import type { StorageState } from './login/perform.js';
 import type { AssetLoading } from './asset-placeholders.js';
 import { ContextPool, type PoolSlot } from './pool.js';
-import type { RequestGuard } from './tab.js';
+import type { RequestGuard, VisitTab } from './tab.js';
 
 /** A borrowed context with its tab, as the pool hands it out. */
 export type SessionSlot = Awaited<ReturnType<ContextPool['acquire']>>;
@@ -212,19 +212,20 @@ export class BrowserSession {
   /**
    * Borrow a context and its tab for one visit (relaunching a crashed browser first, and once more
    * when it died while the context was opened). Give it back with {@link BrowserSession.release}.
+   * `prefer` picks the free tab to take first (see `ContextPool.acquire`).
    * @throws InfrastructureError as {@link BrowserSession.ensureBrowser}; the pool's error when a
    * connected browser cannot open a context
    */
-  async acquire(): Promise<SessionSlot> {
+  async acquire(prefer?: (tab: VisitTab) => boolean): Promise<SessionSlot> {
     const pool = this.pool();
     await this.ensureBrowser();
     try {
-      return await pool.acquire();
+      return await pool.acquire(prefer);
     } catch (err) {
       // The browser may have died between the check and the new context.
       if (this.connected) throw err;
       await this.ensureBrowser();
-      return pool.acquire();
+      return pool.acquire(prefer);
     }
   }
 

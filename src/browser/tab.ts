@@ -3,6 +3,7 @@
  * @module
  */
 import type { BrowserContext, CDPSession, Page } from 'playwright';
+import type { ShownDocument } from './shown-document.js';
 import { answerAsset, ASSET_PATTERNS, isAssetResponse, type AssetLoading } from './asset-placeholders.js';
 import { withTimeout } from './timeout.js';
 
@@ -18,6 +19,11 @@ export interface VisitTab {
   intercepting: boolean;
   /** `true` while the page a visit left behind has its scripts disabled (resumed by the next visit). */
   paused: boolean;
+  /**
+   * The document the tab shows (paused) after a clean visit, whose other hash routes the next
+   * visit may reach by changing the hash (see `visit/hash-route.ts`); `null` when it must load.
+   */
+  shown: ShownDocument | null;
   /** The tab has a {@link RequestGuard}: requests it picks are paused before they are sent (and decided by the guard, not by a visit). */
   guarded?: boolean;
 }
@@ -66,7 +72,7 @@ export async function openTab(context: BrowserContext, guard: RequestGuard | nul
     'enabling response interception',
   );
   // Fetch pauses every document response; with no visit listening, let them through.
-  const tab: VisitTab = { page, cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, guarded: guard !== null };
+  const tab: VisitTab = { page, cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, shown: null, guarded: guard !== null };
   cdp.on('Fetch.requestPaused', (ev) => {
     if (guard && isRequestStage(ev)) {
       if (guard.blocks(ev.request.url)) {

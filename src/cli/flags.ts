@@ -143,6 +143,7 @@ export const crawlFlags = flagsOf(
   C.soft404,
   C.dedupeContent,
   C.assets,
+  C.hashRouteReuse,
   C.include,
   C.exclude,
   C.hashRoutes,

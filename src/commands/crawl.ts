@@ -134,6 +134,7 @@ export function crawlOptionsOf(flags: CrawlFlags, seeds: string[], screenshotsDi
     soft404: flags.soft404,
     dedupeContent: flags['dedupe-content'],
     assets: flags.assets as AssetLoading,
+    hashRouteReuse: flags['hash-route-reuse'],
     include: flags.include ?? [],
     exclude: flags.exclude ?? [],
     hashRoutes: flags['hash-routes'] as HashRouteMode,

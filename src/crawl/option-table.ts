@@ -164,6 +164,15 @@ export const CRAWL_OPTIONS = {
     help: 'images, media and web fonts: placeholder answers each with a tiny valid stand-in once its server has answered (its body is never downloaded; load events fire; a broken one is still reported), load downloads them; --screenshots, --vitals and --a11y always load them',
     doc: '; see "How a page is visited"',
   },
+  hashRouteReuse: {
+    flag: 'hash-route-reuse',
+    kind: 'boolean',
+    allowNo: true,
+    default: true,
+    topic: 'pages',
+    help: 'visit a hash route (#/a) of a document a tab already shows by changing the hash instead of loading the app again, when that is safe; otherwise, and with --no-hash-route-reuse, every URL is loaded',
+    doc: '; see "Hash routes"',
+  },
   dedupeContent: {
     flag: 'dedupe-content',
     kind: 'boolean',

@@ -78,6 +78,13 @@ export interface CrawlOptions {
   /** Learn parameters that do not change content and skip further variants as duplicates. @default true */
   dedupeContent?: boolean;
   /**
+   * Visit a hash route (`#/a`) of a document a tab already shows by changing the hash instead of
+   * loading the document again, when it is safe (same document, no `beforeunload` handler, the
+   * previous visit was clean, the app reacts to the hash change); else load it. Ignored with
+   * `vitals` and `screenshotsDir`. @default true
+   */
+  hashRouteReuse?: boolean;
+  /**
    * Images, media and web fonts: `placeholder` answers each successful one with a tiny valid
    * stand-in once its response headers are in (never downloaded or decoded; load events fire;
    * an error answer goes through and is reported as before), `load` downloads them. Ignored
@@ -215,6 +222,7 @@ export interface ResolvedCrawlOptions {
   soft404: boolean;
   dedupeContent: boolean;
   assets: AssetLoading;
+  hashRouteReuse: boolean;
   include: string[];
   exclude: string[];
   normalize: NormalizeOptions;
@@ -346,6 +354,7 @@ export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
     soft404: or(o.soft404, S.soft404),
     dedupeContent: or(o.dedupeContent, S.dedupeContent),
     assets: choiceOf(S.assets, o.assets),
+    hashRouteReuse: or(o.hashRouteReuse, S.hashRouteReuse),
     include: [...(o.include ?? S.include.default)],
     exclude: [...(o.exclude ?? S.exclude.default)],
     normalize: {
