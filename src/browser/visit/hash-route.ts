@@ -99,13 +99,16 @@ function routeChanged(mark: RouteMark): boolean {
  * Stage: go to the requested hash route in the page the tab shows. Resumes the paused page,
  * makes its activity this visit's, gives the result the document's answer, and sets
  * `location.href` to the requested URL (a same-document navigation: `hashchange`, no request).
+ * The politeness gate is passed first, as for a load: `--rate` and `Crawl-delay` count routes.
  * Falls back (`attempt.fallback`) when the page has a `beforeunload` handler.
  */
 export function hashNavigate(shown: ShownDocument, attempt: RouteAttempt, mark: { value: RouteMark | null }): Stage<VisitContext> {
   return {
     name: 'hash-navigate',
     async action(ctx) {
-      const { tab, page: p, result, activity: act, requestedUrl } = ctx;
+      const { tab, page: p, result, activity: act, requestedUrl, opts } = ctx;
+      // A route is a page for the politeness gate (--rate, Crawl-delay), though nothing is requested for it.
+      if (opts.beforeNavigate) await ctx.step(opts.beforeNavigate());
       await ctx.step(withTimeout(tab.cdp.send('Emulation.setScriptExecutionDisabled', { value: false }), 5_000, 'resuming scripts'));
       tab.paused = false;
       if (await ctx.step(withTimeout(hasBeforeUnload(ctx), 5_000, 'looking for beforeunload').catch(() => true))) {
@@ -124,6 +127,7 @@ export function hashNavigate(shown: ShownDocument, attempt: RouteAttempt, mark: 
       result.blockedBy = shown.blockedBy;
       result.respondedAt = Date.now();
       mark.value = await ctx.step(withTimeout(p.evaluate(markRoute), 5_000, 'marking the route'));
+      opts.onNavigationSent?.(Date.now());
       await ctx.step(withTimeout(p.evaluate((u) => void (location.href = u), requestedUrl), 5_000, 'changing the hash'));
     },
   };
