@@ -4,6 +4,7 @@ import type { StorageState } from './login/perform.js';
 import { installScheduleWatch } from './schedule-scripts.js';
 import { installMutationClock, installSettleProbe } from './settle-scripts.js';
 import { installStreamWatch } from './stream-scripts.js';
+import type { AssetLoading } from './asset-placeholders.js';
 import { openTab, type RequestGuard, type VisitTab } from './tab.js';
 import { withTimeout } from './timeout.js';
 
@@ -21,6 +22,8 @@ export interface PoolOptions {
   headerScope?: (url: string) => boolean;
   /** Requests every visit tab refuses (sign-out URLs while logged in), or none. */
   guard?: RequestGuard | null;
+  /** How every tab loads images, media and web fonts (see `openTab`). @default 'load' */
+  assets?: AssetLoading;
   /** More init scripts (JavaScript source) for every page of every context, e.g. `vitalsInitScript()` with `--vitals`. */
   initScripts?: readonly string[];
 }
@@ -122,14 +125,16 @@ export class ContextPool {
 
   /**
    * Borrow a slot (a context and its tab) for one visit; give it back with
-   * {@link ContextPool.release}.
+   * {@link ContextPool.release}. With `prefer`, a free slot whose tab it picks is taken first
+   * (a tab that shows the document of the URL to visit: see `visit/hash-route.ts`).
    * @throws when the browser cannot open a context or a page (e.g. it died)
    */
-  async acquire(): Promise<Slot & { tab: VisitTab }> {
-    const slot = this.free.pop() ?? (await this.create());
+  async acquire(prefer?: (tab: VisitTab) => boolean): Promise<Slot & { tab: VisitTab }> {
+    const at = prefer ? this.free.findIndex((s) => s.tab !== null && prefer(s.tab)) : -1;
+    const slot = (at >= 0 ? this.free.splice(at, 1)[0] : this.free.pop()) ?? (await this.create());
     try {
       await this.cookies.apply(slot.context, slot.jar);
-      if (!slot.tab) slot.tab = await openTab(slot.context, this.opts.guard ?? null);
+      if (!slot.tab) slot.tab = await openTab(slot.context, this.opts.guard ?? null, this.opts.assets ?? 'load');
     } catch (err) {
       this.release(slot, true);
       throw err;

@@ -4,8 +4,9 @@ import { HttpClient } from '../net/http-client.js';
 import { VERSION } from '../version.js';
 import { browserUserAgent, defaultUserAgent, launchBrowser } from './launch.js';
 import type { StorageState } from './login/perform.js';
+import type { AssetLoading } from './asset-placeholders.js';
 import { ContextPool, type PoolSlot } from './pool.js';
-import type { RequestGuard } from './tab.js';
+import type { RequestGuard, VisitTab } from './tab.js';
 
 /** Tries a visit gets to open a context and its tab before the crawl stops (see {@link BrowserSession.acquire}). */
 export const OPEN_ATTEMPTS = 3;
@@ -37,6 +38,12 @@ export interface SessionOptions {
   recycleAfter: number;
   /** `--header` values, sent only to URLs for which the session's `headerScope` says yes. */
   headers: Record<string, string>;
+  /** `--assets`: how images, media and web fonts load (see {@link assetLoadingOf}). */
+  assets: AssetLoading;
+  /** `--vitals`: pages are measured (the real images, media and fonts are loaded). */
+  vitals: boolean;
+  /** `--a11y`: pages are checked by axe-core (the real images, media and fonts are loaded). */
+  a11y: boolean;
 }
 
 /**
@@ -140,6 +147,7 @@ export class BrowserSession {
       headerScope: this.hooks.headerScope,
       guard: this.hooks.guard ?? null,
       initScripts: this.hooks.initScripts ?? [],
+      assets: assetLoadingOf(o),
     });
   }
 
@@ -208,15 +216,16 @@ export class BrowserSession {
    * Borrow a context and its tab for one visit (relaunching a crashed browser first, and again
    * when it died while the context was opened; a connected browser that does not open one in time
    * is asked {@link OPEN_ATTEMPTS} times in all). Give it back with {@link BrowserSession.release}.
+   * `prefer` picks the free tab to take first (see `ContextPool.acquire`).
    * @throws InfrastructureError as {@link BrowserSession.ensureBrowser}; the pool's error when a
    * connected browser cannot open a context
    */
-  async acquire(): Promise<SessionSlot> {
+  async acquire(prefer?: (tab: VisitTab) => boolean): Promise<SessionSlot> {
     const pool = this.pool();
     for (let attempt = 1; ; attempt++) {
       await this.ensureBrowser();
       try {
-        return await pool.acquire();
+        return await pool.acquire(prefer);
       } catch (err) {
         // The browser may have died between the check and the new context: relaunch it and try
         // again. A connected browser that did not open a context or tab in time (starved, or
@@ -249,4 +258,13 @@ export class BrowserSession {
     if (!this.contexts) throw new Error('the browser session has not started');
     return this.contexts;
   }
+}
+
+/**
+ * How the crawl's tabs load images, media and web fonts: the `assets` option, except that a
+ * screenshot (pixels), vitals (LCP, transfer size) and the accessibility check (axe-core's
+ * contrast and target-size rules read the layout real images give) need the real ones.
+ */
+export function assetLoadingOf(o: Pick<SessionOptions, 'assets' | 'screenshotsDir' | 'vitals' | 'a11y'>): AssetLoading {
+  return o.screenshotsDir || o.vitals || o.a11y ? 'load' : o.assets;
 }

@@ -3,6 +3,8 @@
  * @module
  */
 import type { BrowserContext, CDPSession, Page } from 'playwright';
+import type { ShownDocument } from './shown-document.js';
+import { answerAsset, ASSET_PATTERNS, isAssetResponse, type AssetLoading } from './asset-placeholders.js';
 import { withTimeout } from './timeout.js';
 
 /** A reusable browser tab: a page, its CDP session, and response interception for the main frame. */
@@ -17,6 +19,11 @@ export interface VisitTab {
   intercepting: boolean;
   /** `true` while the page a visit left behind has its scripts disabled (resumed by the next visit). */
   paused: boolean;
+  /**
+   * The document the tab shows (paused) after a clean visit, whose other hash routes the next
+   * visit may reach by changing the hash (see `visit/hash-route.ts`); `null` when it must load.
+   */
+  shown: ShownDocument | null;
   /** The tab has a {@link RequestGuard}: requests it picks are paused before they are sent (and decided by the guard, not by a visit). */
   guarded?: boolean;
 }
@@ -45,21 +52,27 @@ export function isRequestStage(ev: { responseStatusCode?: number; responseErrorR
  * document response (so non-HTML targets can be decided from their headers). While no visit
  * intercepts (`intercepting` is `false`), paused responses are let through at once. With a
  * `guard`, the requests it picks are paused before they are sent and refused when it says so.
+ * With `assets: 'placeholder'`, image, media and font responses are paused too and answered
+ * with stand-ins (see `answerAsset`), whether or not a visit is under way.
  * @throws CallTimeoutError or a Playwright error when the browser does not answer
  */
-export async function openTab(context: BrowserContext, guard: RequestGuard | null = null): Promise<VisitTab> {
+export async function openTab(context: BrowserContext, guard: RequestGuard | null = null, assets: AssetLoading = 'load'): Promise<VisitTab> {
   const page = await withTimeout(context.newPage(), 15_000, 'opening a page');
   const cdp = await withTimeout(context.newCDPSession(page), 10_000, 'opening a CDP session');
   const tree = (await withTimeout(cdp.send('Page.getFrameTree'), 10_000, 'reading the frame tree')) as { frameTree: { frame: { id: string } } };
   await withTimeout(
     cdp.send('Fetch.enable', {
-      patterns: [{ urlPattern: '*', resourceType: 'Document', requestStage: 'Response' }, ...(guard?.patterns ?? []).map((urlPattern) => ({ urlPattern, requestStage: 'Request' as const }))],
+      patterns: [
+        { urlPattern: '*', resourceType: 'Document', requestStage: 'Response' },
+        ...(assets === 'placeholder' ? ASSET_PATTERNS : []),
+        ...(guard?.patterns ?? []).map((urlPattern) => ({ urlPattern, requestStage: 'Request' as const })),
+      ],
     }),
     10_000,
     'enabling response interception',
   );
   // Fetch pauses every document response; with no visit listening, let them through.
-  const tab: VisitTab = { page, cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, guarded: guard !== null };
+  const tab: VisitTab = { page, cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, shown: null, guarded: guard !== null };
   cdp.on('Fetch.requestPaused', (ev) => {
     if (guard && isRequestStage(ev)) {
       if (guard.blocks(ev.request.url)) {
@@ -68,6 +81,7 @@ export async function openTab(context: BrowserContext, guard: RequestGuard | nul
       } else cdp.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
       return;
     }
+    if (isAssetResponse(ev)) return answerAsset(cdp, ev);
     if (!tab.intercepting) cdp.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
   });
   return tab;

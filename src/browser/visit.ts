@@ -11,6 +11,7 @@ import { newVisitContext, type VisitContext } from './visit/context.js';
 import { discover } from './visit/discover.js';
 import { extract } from './visit/extract.js';
 import { workSpan } from './visit/gate.js';
+import { hashNavigate, reusableFor, routeCheck, shownAfter, type RouteAttempt } from './visit/hash-route.js';
 import { inspectStages } from './visit/inspect.js';
 import { intercept } from './visit/intercept.js';
 import { leave } from './visit/leave.js';
@@ -19,6 +20,7 @@ import { navigate, stageError } from './visit/navigate.js';
 import { observe } from './visit/observe.js';
 import { runStages, type Stage } from './visit/pipeline.js';
 import { screenshot } from './visit/screenshot.js';
+import type { ShownDocument } from './shown-document.js';
 import { settle } from './visit/settle.js';
 import { VisitAbort, type VisitOptions, type VisitResult } from './visit/types.js';
 import { vitalsStages } from './visit/vitals.js';
@@ -41,12 +43,14 @@ export type { VitalsOptions } from './visit/vitals.js';
  * works on a page (for a visit without vitals, navigation to extraction as one span) holds it
  * for work.
  */
-function visitStages(opts: VisitOptions, clock: GateClock): Stage<VisitContext>[] {
+function visitStages(opts: VisitOptions, clock: GateClock, route: { shown: ShownDocument; attempt: RouteAttempt } | null = null): Stage<VisitContext>[] {
   const vitals = vitalsStages(clock);
   const a11y = a11yStages();
   const inspect = inspectStages();
   const gate = opts.measureGate;
-  const load = [navigate(), settle(), extract()];
+  const mark = { value: null };
+  // A hash route of the document the tab shows: change the hash instead of loading (see `visit/hash-route.ts`).
+  const load = route ? [hashNavigate(route.shown, route.attempt, mark), settle(), routeCheck(route.attempt, mark), extract()] : [navigate(), settle(), extract()];
   const measured = opts.vitals ? [vitals.watch, ...load, vitals.read] : workSpan(gate, clock, load);
   const after = [inspect.read, screenshot(), a11y.check, discover(a11y.revealed), inspect.compare].flatMap((s) => workSpan(gate, clock, [s]));
   return [leave(), limits(clock), observe(), intercept(), ...measured, ...after];
@@ -64,15 +68,40 @@ function visitStages(opts: VisitOptions, clock: GateClock): Stage<VisitContext>[
  * intercepted before the body is read) are not rendered: the browser is handed an empty
  * document instead, so nothing is downloaded.
  *
+ * With `reuseDocument`, a hash route of the document the tab shows (left by a clean visit) is
+ * reached by changing the hash instead of loading, when it is safe; when that attempt finds it
+ * is not (the app does not react, a `beforeunload` handler, a document loaded meanwhile), the URL
+ * is loaded as usual (see `visit/hash-route.ts`). Either way the tab then remembers whether its
+ * page can serve the next route (`tab.shown`).
+ *
  * Never throws for page behaviour: failures come back as `error`. Every browser call runs
  * under its own timeout and the whole visit under a hard deadline (`hardDeadlineMs`), so a
  * stuck page always frees its slot. A visit that failed, or whose page could not be paused,
  * has `contextBroken: true`; one cancelled by `signal` has `interrupted: true`.
  */
 export async function visitPage(tab: VisitTab, requestedUrl: string, opts: VisitOptions): Promise<VisitResult> {
+  const shown = opts.reuseDocument ? reusableFor(tab, requestedUrl) : null;
+  tab.shown = null;
+  if (shown) {
+    const attempt: RouteAttempt = { fallback: false };
+    const ctx = await runVisit(tab, requestedUrl, opts, { shown, attempt });
+    // A page that loaded a document meanwhile is not the document that was shown.
+    const done = ctx.result.interrupted || ctx.result.contextBroken || (!attempt.fallback && ctx.activity.mainRequest === null);
+    if (done) {
+      tab.shown = shownAfter(ctx);
+      return ctx.result;
+    }
+  }
+  const ctx = await runVisit(tab, requestedUrl, opts, null);
+  tab.shown = shownAfter(ctx);
+  return ctx.result;
+}
+
+/** One run of the visit stages (a load, or a hash change when `route` is given); never throws. */
+async function runVisit(tab: VisitTab, requestedUrl: string, opts: VisitOptions, route: { shown: ShownDocument; attempt: RouteAttempt } | null): Promise<VisitContext> {
   const ctx = newVisitContext(tab, requestedUrl, opts);
   const result = ctx.result;
-  await runStages(ctx, visitStages(opts, { waitedMs: 0 }), ({ stage, phase, error }) => {
+  await runStages(ctx, visitStages(opts, { waitedMs: 0 }, route), ({ stage, phase, error }) => {
     if (phase === 'action') {
       if (error instanceof VisitAbort) {
         result.error = error.recordError;
@@ -84,5 +113,5 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     // A stage that failed, or could not undo what it set up, leaves the tab in an unknown state.
     result.contextBroken = true;
   });
-  return result;
+  return ctx;
 }

@@ -142,6 +142,8 @@ export const crawlFlags = flagsOf(
   C.scrollLimit,
   C.soft404,
   C.dedupeContent,
+  C.assets,
+  C.hashRouteReuse,
   C.include,
   C.exclude,
   C.hashRoutes,

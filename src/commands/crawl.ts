@@ -32,6 +32,7 @@ import { parseBudget } from '../report/budget.js';
 import type { CrawlOptions } from '../crawl/options.js';
 import { CRAWL_OPTIONS as C } from '../crawl/option-table.js';
 import { toLibraryUnit } from '../crawl/option-spec.js';
+import type { AssetLoading } from '../browser/asset-placeholders.js';
 import type { HashRouteMode } from '../url/normalize.js';
 import type { ScopeMode } from '../url/scope.js';
 
@@ -134,6 +135,8 @@ export function crawlOptionsOf(flags: CrawlFlags, seeds: string[], screenshotsDi
     scrollLimit: flags['scroll-limit'],
     soft404: flags.soft404,
     dedupeContent: flags['dedupe-content'],
+    assets: flags.assets as AssetLoading,
+    hashRouteReuse: flags['hash-route-reuse'],
     include: flags.include ?? [],
     exclude: flags.exclude ?? [],
     hashRoutes: flags['hash-routes'] as HashRouteMode,

@@ -11,6 +11,7 @@ import type { Frontier } from '../store/frontier.js';
 import { UsageError } from '../model/errors.js';
 import type { OptionSpec } from './option-spec.js';
 import { CRAWL_OPTIONS } from './option-table.js';
+import type { AssetLoading } from '../browser/asset-placeholders.js';
 import type { LoginFunction } from '../browser/login/recipe.js';
 import type { CrawlEvent } from './events.js';
 import { parseLoggedOutRules, type LoggedOutRule } from './logged-out.js';
@@ -76,6 +77,21 @@ export interface CrawlOptions {
   soft404?: boolean;
   /** Learn parameters that do not change content and skip further variants as duplicates. @default true */
   dedupeContent?: boolean;
+  /**
+   * Visit a hash route (`#/a`) of a document a tab already shows by changing the hash instead of
+   * loading the document again, when it is safe (same document, no `beforeunload` handler, the
+   * previous visit was clean, the app reacts to the hash change); else load it. Ignored with
+   * `vitals` and `screenshotsDir`. @default true
+   */
+  hashRouteReuse?: boolean;
+  /**
+   * Images, media and web fonts: `placeholder` answers each successful one with a tiny valid
+   * stand-in once its response headers are in (never downloaded or decoded; load events fire;
+   * an error answer goes through and is reported as before), `load` downloads them. Ignored
+   * (everything loads) with `screenshotsDir`, `vitals` or `a11y`, which need the real ones.
+   * @default 'placeholder'
+   */
+  assets?: AssetLoading;
   /** Folder for one full-page PNG per visited page. @default none */
   screenshotsDir?: string | null;
   /** With `screenshotsDir`: `full` shoots the whole page, `viewport` only the first screen. @default 'full' */
@@ -205,6 +221,8 @@ export interface ResolvedCrawlOptions {
   scrollLimit: number;
   soft404: boolean;
   dedupeContent: boolean;
+  assets: AssetLoading;
+  hashRouteReuse: boolean;
   include: string[];
   exclude: string[];
   normalize: NormalizeOptions;
@@ -335,6 +353,8 @@ export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
     scrollLimit: int(S.scrollLimit, o.scrollLimit),
     soft404: or(o.soft404, S.soft404),
     dedupeContent: or(o.dedupeContent, S.dedupeContent),
+    assets: choiceOf(S.assets, o.assets),
+    hashRouteReuse: or(o.hashRouteReuse, S.hashRouteReuse),
     include: [...(o.include ?? S.include.default)],
     exclude: [...(o.exclude ?? S.exclude.default)],
     normalize: {

@@ -4,6 +4,7 @@ import type { ClickOptions } from '../browser/explore.js';
 import { scrollOptionsOf } from '../browser/scroll.js';
 import type { BrowserSession } from '../browser/session.js';
 import { visitPage, type DocumentDecision, type DocumentResponse, type VisitOptions, type VisitResult } from '../browser/visit.js';
+import { reusableFor } from '../browser/visit/hash-route.js';
 import { isLogoutUrl } from '../url/logout.js';
 import type { PageRecord } from '../model/record.js';
 import { screenshotFileName } from '../browser/screenshot-name.js';
@@ -180,6 +181,8 @@ export class PageJob {
       collectAnchors: o.checkFragments,
       ...(this.p.login ? { lookFor: this.p.login.guard.rules.selectors } : {}),
       onDocument: (doc) => this.documentDecision(e, doc),
+      // Vitals measure a load, and a screenshot crawl starts every page from a fresh context.
+      reuseDocument: o.hashRouteReuse && !this.p.auditing.vitals && !o.screenshotsDir,
       a11y: this.p.auditing.a11y,
       vitals: this.p.auditing.vitals,
       onMainResponse: (status, headers, at) => {
@@ -252,7 +255,8 @@ export class PageJob {
    */
   private async visit(url: string, host: string, extra: Partial<VisitOptions>): Promise<VisitResult> {
     const o = this.p.options;
-    const slot = await this.p.session.acquire();
+    // A tab that shows this URL's document may reach it by a hash change (see `visit/hash-route.ts`).
+    const slot = await this.p.session.acquire(extra.reuseDocument ? (tab) => reusableFor(tab, url) !== null : undefined);
     const res = await visitPage(slot.tab, url, {
       navigationTimeoutMs: o.timeoutMs,
       settleTimeoutMs: o.settleTimeoutMs,

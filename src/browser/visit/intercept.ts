@@ -7,6 +7,7 @@
  * responses back to the tab.
  * @module
  */
+import { isAssetResponse } from '../asset-placeholders.js';
 import { isRequestStage } from '../tab.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
@@ -30,6 +31,8 @@ export interface PausedResponse {
   requestId: string;
   /** CDP id of the frame the document is for. */
   frameId: string;
+  /** CDP `Network.ResourceType` of the request (`Document` for a document). */
+  resourceType?: string;
   /** The response's status; absent when paused before a response. */
   responseStatusCode?: number;
   /** Set when the request failed (paused at the response stage without a response). */
@@ -98,8 +101,9 @@ function stopAt(ctx: VisitContext, ev: PausedResponse, stop: StoppedNavigation):
 /** Decide one paused response (see the module comment). Never throws. */
 async function decide(ctx: VisitContext, ev: PausedResponse): Promise<void> {
   const { document: doc, result, opts, requestedUrl } = ctx;
-  // A request paused before it is sent belongs to the tab's request guard (which lets it go or refuses it).
-  if (ctx.tab.guarded && isRequestStage(ev)) return;
+  // A request paused before it is sent belongs to the tab's request guard (which lets it go or
+  // refuses it), an asset's response to the tab's placeholders (see `openTab`).
+  if ((ctx.tab.guarded && isRequestStage(ev)) || isAssetResponse(ev)) return;
   const status = ev.responseStatusCode;
   if (ev.frameId !== ctx.tab.mainFrameId || status === undefined || !doc.deciding || result.stopped) return pass(ctx, ev);
   const headers = ev.responseHeaders ?? [];

@@ -50,6 +50,11 @@ export interface VisitOptions {
    * event), with its time (ms since epoch): politeness spaces the next navigation from it.
    */
   onNavigationSent?: (at: number) => void;
+  /**
+   * Visit a hash route of the document the tab shows by changing the hash instead of loading it,
+   * when it is safe (see `visit/hash-route.ts`); else, or when absent, load. @default false
+   */
+  reuseDocument?: boolean;
   /** Click discovery (`--click`), or `null` for none. */
   click?: ClickOptions | null;
   /** Scroll discovery (`--scroll`, see `scrollForLinks`), or `null` for none. */
