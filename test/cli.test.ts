@@ -331,4 +331,18 @@ describe('spacrawl demo', () => {
     expect(summary.pages).toBe(DEMO_PAGES.length);
     expect(summary).toMatchObject({ errors: 1, robotsSkipped: 1, endReason: 'done' });
   });
+
+  it('a --port out of range, or one in use, is a usage error (exit 2, one line)', async () => {
+    const range = await run(['demo', '--port', '99999']);
+    expect([range.code, range.stderr.trim()]).toEqual([2, 'spacrawl: --port: Expected an integer less than or equal to 65535 but received: 99999']);
+    const taken = net.createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const busy = await run(['demo', '--port', String(port)]);
+      expect([busy.code, busy.stderr.trim()]).toEqual([2, `spacrawl: --port ${port}: the port is in use on 127.0.0.1 (give another, or 0 for any free port)`]);
+    } finally {
+      await new Promise((r) => taken.close(r));
+    }
+  });
 });

@@ -77,7 +77,7 @@ export function flagOf<const S extends FlagSpec & FlagVariant>(spec: S): FlagOf<
       ...(spec.exclusive ? { exclusive: [...spec.exclusive] } : {}),
     });
   } else if (spec.kind === 'integer' || spec.flagKind === 'integer') {
-    flag = Flags.integer({ description, ...withDefault, ...(spec.min !== undefined ? { min: spec.min } : {}), ...relations } as never);
+    flag = Flags.integer({ description, ...withDefault, ...(spec.min !== undefined ? { min: spec.min } : {}), ...(spec.max !== undefined ? { max: spec.max } : {}), ...relations } as never);
   } else if (spec.kind === 'list') {
     flag = Flags.string({ description, multiple: true, multipleNonGreedy: true, ...relations } as never);
   } else {

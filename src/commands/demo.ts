@@ -11,6 +11,7 @@ import { openBaseline } from '../diff/baseline.js';
 import { DEFAULT_VISUAL_THRESHOLD } from '../diff/visual.js';
 import type { CrawlSummary } from '../model/summary.js';
 import { checkWritableDir } from '../cli/validate.js';
+import { UsageError } from '../model/errors.js';
 
 /**
  * The demo's port by default: a fixed one, so that two runs (the demo and `--changed`) crawl
@@ -18,6 +19,15 @@ import { checkWritableDir } from '../cli/validate.js';
  * and a line says so.
  */
 export const DEMO_PORT = 7357;
+
+/** The `--port` the user chose is taken (exit 2). */
+class PortInUseError extends UsageError {
+  readonly code = 'port-in-use';
+  constructor(port: number) {
+    super(`--port ${port}: the port is in use on 127.0.0.1 (give another, or 0 for any free port)`);
+    this.name = 'PortInUseError';
+  }
+}
 
 /** The running demo site. */
 type DemoSite = Awaited<ReturnType<typeof startDemoSite>>;
@@ -27,7 +37,8 @@ async function startOn(port: number, explicit: boolean, changed: boolean, say: (
   try {
     return await startDemoSite(port, 0, changed ? 'B' : 'A');
   } catch (err) {
-    if (explicit || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    if (explicit) throw new PortInUseError(port);
     say(`port ${port} is in use: the demo runs on a free port instead (another run of it is another site for spacrawl diff; give both the same --port)`);
     return startDemoSite(0, 0, changed ? 'B' : 'A');
   }
@@ -50,7 +61,7 @@ export default class Demo extends SpacrawlCommand {
     CRAWL_OPTIONS.concurrency,
     CRAWL_OPTIONS.browserPath,
     { flag: 'changed', kind: 'boolean', default: false, topic: 'output', help: 'serve version B of the demo: a page removed and one added, a link broken, a title and a redirect target changed, a visible change' },
-    { flag: 'port', kind: 'integer', min: 0, default: DEMO_PORT, value: 'PORT', topic: 'output', help: 'port of the demo site on 127.0.0.1 (0 = any free port)' },
+    { flag: 'port', kind: 'integer', min: 0, max: 65535, default: DEMO_PORT, value: 'PORT', topic: 'output', help: 'port of the demo site on 127.0.0.1 (0 = any free port)' },
     variant(CLI_OPTIONS.outputDir, { help: 'write every report format and the screenshots into this folder (a side of spacrawl diff)' }),
     variant(CLI_OPTIONS.baseline, { help: 'compare with an earlier demo crawl (an --output-dir folder, --out file): prints the diff, writes diff.md, diff.html, diff.json into --output-dir' }),
   );

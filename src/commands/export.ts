@@ -19,12 +19,12 @@ import { audit } from '../report/audit.js';
 import { parseBudget } from '../report/budget.js';
 import { readStateFile } from '../store/sqlite/reader.js';
 import { storedEndReason, type CrawlProgress } from '../store/policy.js';
-import { humanDuration } from './status.js';
+import { crawlTime, humanDuration } from './status.js';
 
 /** The crawl's time and end as `export` tells them: start, end, crawl time, end reason. */
 export function crawlTimeLine(p: CrawlProgress): string {
   const end = p.running ? 'still running' : `ended ${p.endedAt ?? 'at an unknown time'} (${p.endReason ?? 'done'})`;
-  return `crawl started ${p.startedAt ?? 'at an unknown time'}, ${end}; ${humanDuration(p.elapsedMs)} of crawling`;
+  return `crawl started ${p.startedAt ?? 'at an unknown time'}, ${end}; ${p.running ? `${humanDuration(p.elapsedMs)} of crawling` : crawlTime(p)}`;
 }
 
 /** `spacrawl export --state FILE --report FORMAT:PATH`: reports from a stored crawl, without crawling. */

@@ -18,12 +18,22 @@ export function humanDuration(ms: number): string {
   return `${Math.floor(m / 60)} h ${m % 60} min`;
 }
 
+/**
+ * The crawl time of an ended crawl: the runs that recorded their end. A run that was killed
+ * (`kill -9`) recorded none, so its time is not known: after an interrupted end the text says so,
+ * so that "0.0 s" does not read as a crawl that did nothing.
+ */
+export function crawlTime(p: CrawlProgress): string {
+  const t = `${humanDuration(p.elapsedMs)} of crawling`;
+  return p.endReason === 'interrupted' ? `${t} (a run that was killed counts no time)` : t;
+}
+
 /** The lines of a stored crawl's progress shared by `status --redis` and `status --state`. */
 function progressLines(p: CrawlProgress, skippedBy?: Record<string, number>): string[] {
   const reasons = skippedBy && Object.keys(skippedBy).length ? ` (${Object.entries(skippedBy).sort(([a], [b]) => a.localeCompare(b)).map(([k, n]) => `${k} ${n}`).join(', ')})` : '';
   const when = p.running
     ? `running; started ${p.startedAt ?? 'at an unknown time'}; ${humanDuration(p.elapsedMs)} of crawling so far`
-    : `ended${p.endReason ? ` (${p.endReason})` : ''}${p.endedAt ? ` at ${p.endedAt}` : ''}; started ${p.startedAt ?? 'at an unknown time'}; ${humanDuration(p.elapsedMs)} of crawling`;
+    : `ended${p.endReason ? ` (${p.endReason})` : ''}${p.endedAt ? ` at ${p.endedAt}` : ''}; started ${p.startedAt ?? 'at an unknown time'}; ${crawlTime(p)}`;
   return [
     `  ${when}`,
     `  pages: ${p.done} done, ${p.failed} failed; ${p.skipped} skipped${reasons}`,

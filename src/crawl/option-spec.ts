@@ -65,6 +65,8 @@ export interface OptionSpec {
   readonly default: string | number | boolean | null | readonly string[] | Readonly<Record<string, unknown>>;
   /** Smallest accepted value (`integer` kind, and `flagKind: 'integer'`). */
   readonly min?: number;
+  /** Largest accepted value (`integer` kind, and `flagKind: 'integer'`). */
+  readonly max?: number;
   /** The accepted values of a `string` option. */
   readonly choices?: readonly string[];
   /** `--[no-]flag` is accepted (booleans). */
