@@ -63,5 +63,5 @@ export function summaryLine(s: CrawlSummary): string {
   const redirects = s.redirects ? `, ${s.redirects} redirect${s.redirects === 1 ? '' : 's'}` : '';
   const l = s.logins;
   const logins = l ? `, ${l.logins} login${l.logins === 1 ? '' : 's'} (${l.relogins} after the session ended${l.failedLogins ? `, ${l.failedLogins} failed` : ''})` : '';
-  return `${s.pages} pages, ${s.ok} ok, ${s.errors} errors${soft}${redirects}, ${s.robotsSkipped} skipped by robots.txt${extra}, ${s.uniqueUrls} unique URLs${sm}${logins}, ${secs} s${end}`;
+  return `${s.pages} page${s.pages === 1 ? '' : 's'}, ${s.ok} ok, ${s.errors} error${s.errors === 1 ? '' : 's'}${soft}${redirects}, ${s.robotsSkipped} skipped by robots.txt${extra}, ${s.uniqueUrls} unique URLs${sm}${logins}, ${secs} s${end}`;
 }
