@@ -62,7 +62,7 @@ export function planReports(o: ReportingOptions): { specs: ReportSpec[]; ignore:
     }
   }
   const known = new Set([...Object.keys(RULES), 'none', 'warnings']);
-  for (const r of o.failOn) if (!known.has(r)) throw new OptionsError(`unknown --fail-on rule ${JSON.stringify(r)} (known: ${[...known].join(', ')})`);
+  for (const r of o.failOn) if (!known.has(r)) throw new OptionsError(`unknown --fail-on rule ${JSON.stringify(r)} (known: ${[...known].join(', ')}; and new or new:RULE for findings the baseline lacks)`);
   return { specs, ignore: o.ignore.map(compilePattern) };
 }
 

@@ -167,7 +167,7 @@ export function parseFailOn(value: string): string[] {
     .map((x) => x.trim())
     .filter(Boolean);
   const known = new Set<string>([...Object.keys(RULES), 'none', 'warnings']);
-  for (const r of list) if (!known.has(r)) throw new DiffInputError('bad-option', `unknown --fail-on rule ${JSON.stringify(r)} (known: ${[...known].join(', ')})`);
+  for (const r of list) if (!known.has(r)) throw new DiffInputError('bad-option', `unknown --fail-on rule ${JSON.stringify(r)} (known: ${[...known].join(', ')}; and new or new:RULE for findings the baseline lacks)`);
   return list;
 }
 
