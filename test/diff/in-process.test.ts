@@ -54,7 +54,8 @@ describe('diff and export through the in-process io', () => {
       .map((l) => (JSON.parse(l) as { url: string }).url)
       .sort();
     expect(urls).toEqual(crawlA().map((x) => x.url).sort());
-    expect(r.stderr).toMatch(new RegExp(`^exported ${urls.length} records \\(\\d+ pages\\) from .*a\\.db\n$`));
+    // The count, then the crawl's time and end (`export` tells them since #19).
+    expect(r.stderr).toMatch(new RegExp(`^exported ${urls.length} records \\(\\d+ pages\\) from .*a\\.db\ncrawl started [^\n]+; [\\d.]+ s of crawling\n$`));
     expect([r.stdout, r.stderr]).toEqual([spawned.stdout, spawned.stderr]);
   });
 });
