@@ -16,7 +16,7 @@ import { sameDocument } from './urls.js';
 /** Classify a Playwright navigation error into a record error. */
 export function navigationError(err: unknown, timeoutMs: number): RecordError {
   const msg = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-  if (err instanceof CallTimeoutError || /Timeout .*exceeded|timed? ?out/i.test(msg)) return { code: 'timeout', message: `navigation timed out after ${timeoutMs} ms` };
+  if (/Timeout .*exceeded|timed? ?out/i.test(msg)) return { code: 'timeout', message: `navigation timed out after ${timeoutMs} ms` };
   const net = /net::(ERR_[A-Z_]+)/.exec(msg);
   if (net) return { code: 'network', message: net[1]! };
   if (/crash/i.test(msg)) return { code: 'page-crashed', message: 'the page crashed' };
@@ -25,15 +25,15 @@ export function navigationError(err: unknown, timeoutMs: number): RecordError {
 }
 
 /**
- * Classify the failure of a visit stage into a record error. The navigate stage's own failure
- * is a navigation error (see {@link navigationError}). After it, a timeout of one of the visit's
- * calls into the browser (reading the DOM, a screenshot, a script in the page: a
- * `CallTimeoutError`, or Playwright's `TimeoutError`) is `unresponsive`: the page's main thread
- * hung, or the browser was starved; a retry tells the two apart (see `isRetryable`). Never a
- * "navigation timed out": the page had answered.
+ * Classify the failure of a visit stage into a record error. A timeout of one of the visit's own
+ * calls into the browser (leaving the previous page, reading the DOM, a screenshot, a script in
+ * the page: a `CallTimeoutError`; after the navigate stage, Playwright's `TimeoutError` too) is
+ * `unresponsive`: the page's main thread hung, or the browser was starved; a retry tells the two
+ * apart (see `isRetryable`). Never a "navigation timed out": the navigation's own timeout is
+ * decided by the navigate stage. Anything else is a navigation error (see {@link navigationError}).
  */
 export function stageError(stage: string, err: unknown, timeoutMs: number): RecordError {
-  if (stage !== 'navigate' && (err instanceof CallTimeoutError || err instanceof errors.TimeoutError)) {
+  if (err instanceof CallTimeoutError || (stage !== 'navigate' && err instanceof errors.TimeoutError)) {
     const msg = err.message.split('\n')[0]!;
     return { code: 'unresponsive', message: `the browser did not answer (${stage}): ${msg}` };
   }
@@ -66,7 +66,8 @@ export function navigate(): Stage<VisitContext> {
         await ctx.step(Promise.race([navigation, ctx.document.clientStopped]));
       } catch (err) {
         if (err instanceof VisitAbort) throw err;
-        navError = navigationError(err, opts.navigationTimeoutMs);
+        // The navigation's own timer (withTimeout above): the server or the page never got to DOMContentLoaded.
+        navError = err instanceof CallTimeoutError ? { code: 'timeout', message: `navigation timed out after ${opts.navigationTimeoutMs} ms` } : navigationError(err, opts.navigationTimeoutMs);
       }
       return readAnswer(ctx, navError);
     },
