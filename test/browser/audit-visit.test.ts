@@ -7,7 +7,7 @@
  */
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUDIT_PAGES, HEAVY_SCRIPT_BYTES, MENU_STATE, startAuditSite } from '../../fixtures/sites/audit.js';
+import { AUDIT_PAGES, HEAVY_SCRIPT_BYTES, HEAVY_TBT_LIMIT_MS, MENU_STATE, PLANTED_FINDINGS, startAuditSite } from '../../fixtures/sites/audit.js';
 import type { FixtureServer } from '../../fixtures/server.js';
 import { A11yChecker, DEFAULT_A11Y_TAGS } from '../../src/browser/a11y.js';
 import { CLICK_EVERYWHERE } from '../../src/browser/click-memory.js';
@@ -103,24 +103,7 @@ describe('the audit site', () => {
       .issues.filter((i) => NEW_RULES.has(i.rule))
       .map((i) => `${i.rule} ${path(i.url)}`)
       .sort();
-    expect(found).toEqual(
-      [
-        'a11y-critical /a11y/bad', // image-alt
-        'a11y-serious /a11y/bad', // color-contrast
-        'a11y-moderate /a11y/bad', // html-xml-lang-mismatch
-        'a11y-minor /a11y/bad', // aria-deprecated-role
-        'a11y-critical /a11y/menu', // image-alt, in the revealed panel
-        'a11y-critical /a11y/menu', // label, in the revealed panel
-        'budget /vitals/heavy',
-        'unrendered-template /spa/template',
-        'hydration-error /spa/hydration',
-        'stuck-loading /spa/stuck',
-        'empty-render /spa/empty',
-        'js-only-title /bots/spa',
-        'js-only-links /bots/spa',
-        'js-only-content /bots/spa',
-      ].sort(),
-    );
+    expect(found).toEqual(PLANTED_FINDINGS);
   });
 
   it('axe-core: violations by rule id and element count, on the page as read', () => {
@@ -196,9 +179,9 @@ describe('the audit site', () => {
   });
 
   it('budget: names each metric over its limit, with units', () => {
-    // tbt=199: the heavy page blocks for at least 200 ms (asserted above); the light one, a few
+    // HEAVY_TBT_LIMIT_MS (199): the heavy page blocks for at least 200 ms (asserted above); the light one, a few
     // lines of HTML, stays under it even on a busy machine.
-    const budget = parseBudget('bytes=100KB,cls=0.1,tbt=199,requests=5');
+    const budget = parseBudget(`bytes=100KB,cls=0.1,tbt=${HEAVY_TBT_LIMIT_MS},requests=5`);
     const issues = audit([rec('/vitals/heavy'), rec('/vitals/light')], { budget }).issues.filter((i) => i.rule === 'budget');
     expect(issues).toHaveLength(1);
     expect(issues[0]!.severity).toBe(RULES.budget.severity);
