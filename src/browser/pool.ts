@@ -135,6 +135,11 @@ export class ContextPool {
     try {
       await this.cookies.apply(slot.context, slot.jar);
       if (!slot.tab) slot.tab = await openTab(slot.context, this.opts.guard ?? null, this.opts.assets ?? 'load');
+      // The garbage collection the tab's last visit started (see `renderer-heap.ts`) ends first.
+      if (slot.tab.tidying) {
+        await slot.tab.tidying;
+        slot.tab.tidying = null;
+      }
     } catch (err) {
       this.release(slot, true);
       throw err;

@@ -5,6 +5,7 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright';
 import type { ShownDocument } from './shown-document.js';
 import { answerAsset, ASSET_PATTERNS, isAssetResponse, type AssetLoading } from './asset-placeholders.js';
+import type { HeapWatch } from './renderer-heap.js';
 import { withTimeout } from './timeout.js';
 
 /** A reusable browser tab: a page, its CDP session, and response interception for the main frame. */
@@ -26,6 +27,10 @@ export interface VisitTab {
   shown: ShownDocument | null;
   /** The tab has a {@link RequestGuard}: requests it picks are paused before they are sent (and decided by the guard, not by a visit). */
   guarded?: boolean;
+  /** The renderer's heap between visits (see `renderer-heap.ts`). */
+  heap: HeapWatch;
+  /** A garbage collection the last visit started on leaving, which the next visit waits for; `null` when none runs. */
+  tidying: Promise<void> | null;
 }
 
 /**
@@ -72,7 +77,7 @@ export async function openTab(context: BrowserContext, guard: RequestGuard | nul
     'enabling response interception',
   );
   // Fetch pauses every document response; with no visit listening, let them through.
-  const tab: VisitTab = { page, cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, shown: null, guarded: guard !== null };
+  const tab: VisitTab = { page, cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, shown: null, guarded: guard !== null, heap: { heldAfterCollect: 0 }, tidying: null };
   cdp.on('Fetch.requestPaused', (ev) => {
     if (guard && isRequestStage(ev)) {
       if (guard.blocks(ev.request.url)) {

@@ -9,9 +9,10 @@ import path from 'node:path';
 import type { Browser } from 'playwright';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { html, startFixtureServer, type FixtureServer } from '../../fixtures/server.js';
-import { LATE_API_MS, startStageSite } from '../../fixtures/sites/stages.js';
+import { GARBAGE_MB, LATE_API_MS, startStageSite } from '../../fixtures/sites/stages.js';
 import { CLICK_EVERYWHERE } from '../../src/browser/click-memory.js';
 import { launchBrowser } from '../../src/browser/launch.js';
+import { HEAP_COLLECT_FLOOR_BYTES } from '../../src/browser/renderer-heap.js';
 import { ContextPool, type PoolSlot } from '../../src/browser/pool.js';
 import type { VisitTab } from '../../src/browser/tab.js';
 import { sleep } from '../../src/browser/timeout.js';
@@ -351,6 +352,33 @@ describe('leave', () => {
     const after = site.count('/api/tick');
     await sleep(500);
     expect(site.count('/api/tick')).toBe(after);
+  });
+
+  it('collects the garbage of a paused tab whose heap grew, and waits for it before the next visit', async () => {
+    const held = async (tab: VisitTab): Promise<number> => ((await tab.cdp.send('Runtime.getHeapUsage')) as { totalSize: number }).totalSize;
+    const ctx = await contextFor('/garbage');
+    let before = 0;
+    await run(ctx, [leave(), gotoStage('load'), probe(async () => void (before = await held(ctx.tab)))]);
+    // The page's boot left V8 holding its garbage: more than the floor (the MB of arrays it dropped).
+    expect(before).toBeGreaterThan(HEAP_COLLECT_FLOOR_BYTES);
+    expect(ctx.tab.tidying).not.toBeNull();
+    const tab = ctx.tab;
+    pool.release(slot!, false);
+    slot = await pool.acquire();
+    expect(slot.tab).toBe(tab);
+    // acquire() waited for the collection: it ended, and V8 gave the space back.
+    expect(tab.tidying).toBeNull();
+    expect(tab.heap.heldAfterCollect).toBeGreaterThan(0);
+    expect(tab.heap.heldAfterCollect).toBeLessThan(HEAP_COLLECT_FLOOR_BYTES);
+    expect(await held(tab)).toBeLessThan(HEAP_COLLECT_FLOOR_BYTES);
+    expect(GARBAGE_MB * 1024 * 1024).toBeGreaterThan(HEAP_COLLECT_FLOOR_BYTES);
+  });
+
+  it('does not collect a tab whose heap stayed small', async () => {
+    const ctx = await contextFor('/poll');
+    await run(ctx, [leave(), gotoStage()]);
+    await ctx.tab.tidying;
+    expect(ctx.tab.heap.heldAfterCollect).toBe(0);
   });
 
   it('leaves a tab whose visit failed as it is (broken, not paused)', async () => {
