@@ -77,7 +77,7 @@ export async function openTab(context: BrowserContext, guard: RequestGuard | nul
     'enabling response interception',
   );
   // Fetch pauses every document response; with no visit listening, let them through.
-  const tab: VisitTab = { page, cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, shown: null, guarded: guard !== null, heap: { heldAfterCollect: 0 }, tidying: null };
+  const tab: VisitTab = { page, cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, shown: null, guarded: guard !== null, heap: { heldAfterCollect: 0, visitsSinceCollect: 0 }, tidying: null };
   cdp.on('Fetch.requestPaused', (ev) => {
     if (guard && isRequestStage(ev)) {
       if (guard.blocks(ev.request.url)) {
