@@ -149,6 +149,8 @@ describe('spacrawl status --state', () => {
     const human = cli(['status', '--state', db]);
     expect(human.stdout).toContain(`skipped (budget ${s.skipped})`);
     expect(human.stdout).toContain('ended (max-pages) at ');
+    // Reading a file no crawl uses leaves no WAL files of its own beside it.
+    expect(fs.readdirSync(tmp).filter((f) => f.startsWith('budget.db')).sort()).toEqual(['budget.db', 'budget.db-lock']);
   });
 
   it('bad input: one line, exit 2, and the file is left as it was', () => {

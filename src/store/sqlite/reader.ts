@@ -43,6 +43,8 @@ export function readStateFile(file: string, now = Date.now()): StateFileStatus {
   if (!fs.existsSync(file)) throw new StateFileError(file, 'does not exist');
   if (fs.statSync(file).isDirectory()) throw new StateFileError(file, 'is a folder, not a file');
   const running = ownerAlive(file);
+  const sidecars = [`${file}-wal`, `${file}-shm`];
+  const hadSidecars = sidecars.some((f) => fs.existsSync(f));
   let db: Database.Database;
   try {
     db = new Database(file, { readonly: true, fileMustExist: true, timeout: BUSY_MS });
@@ -108,6 +110,20 @@ export function readStateFile(file: string, now = Date.now()): StateFileStatus {
     throw openError(file, err);
   } finally {
     db.close();
+    // A read-only connection cannot remove the WAL files it had to create; when no crawl uses the
+    // file and they hold nothing (an empty -wal), they are this reading's and go.
+    if (!running && !hadSidecars) removeEmptyWal(file, sidecars);
+  }
+}
+
+/** Remove `FILE-wal` (when empty) and `FILE-shm`, unless a crawl opened the file meanwhile. Never throws. */
+function removeEmptyWal(file: string, [wal, shm]: string[]): void {
+  try {
+    if (fs.statSync(wal!).size !== 0 || ownerAlive(file)) return;
+    fs.rmSync(wal!, { force: true });
+    fs.rmSync(shm!, { force: true });
+  } catch {
+    // left as SQLite left them
   }
 }
 
