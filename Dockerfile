@@ -17,6 +17,7 @@ COPY tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
 COPY fixtures ./fixtures
+COPY assets ./assets
 RUN npx tsc -p tsconfig.json && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
@@ -33,6 +34,7 @@ COPY --from=build /opt/spacrawl/package.json /opt/spacrawl/package.json
 COPY --from=build /opt/spacrawl/node_modules /opt/spacrawl/node_modules
 COPY --from=build /opt/spacrawl/bin /opt/spacrawl/bin
 COPY --from=build /opt/spacrawl/dist /opt/spacrawl/dist
+COPY --from=build /opt/spacrawl/assets /opt/spacrawl/assets
 RUN ln -s /opt/spacrawl/bin/run.js /usr/local/bin/spacrawl \
  && useradd --create-home --uid 10001 --shell /usr/sbin/nologin spacrawl \
  && mkdir /data && chown spacrawl:spacrawl /data

@@ -3,7 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PAGES } from '../fixtures/demo-site.js';
+import { DEMO_PAGES } from '../src/demo/site.js';
 import { startTreeSite, TREE_MISSING_PATH, TREE_PRIVATE_PATH, treePath, treeVisitedPaths, type TreeSite } from '../fixtures/sites/tree.js';
 import { checkWritableFile } from '../src/util/files.js';
 import { lines, runInProcess, spawnCli, type CliRun, type InProcessOptions } from './helpers/cli.js';

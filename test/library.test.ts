@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PAGES, DEMO_REDIRECTS, startDemoSite } from '../fixtures/demo-site.js';
+import { DEMO_PAGES, DEMO_REDIRECTS, startDemoSite } from '../src/demo/site.js';
 import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
 import { crawl, Crawler, launchBrowser, type PageRecord } from '../src/index.js';
 import { collect, expectWellFormed, pagesOf, pathOf, redirectsOf, sorted } from './helpers/records.js';

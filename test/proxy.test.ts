@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PAGES, startDemoSite } from '../fixtures/demo-site.js';
+import { DEMO_PAGES, startDemoSite } from '../src/demo/site.js';
 import { startLoggingProxy, startSocksProxy, type LoggingProxy } from '../fixtures/proxy.js';
 import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
 import { startDualServer, type DualServer } from '../fixtures/sites/checks.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { SpacrawlCommand } from '../cli/base-command.js';
-import { DEMO_VISUAL_MASK, startDemoSite } from '../../fixtures/demo-site.js';
+import { DEMO_VISUAL_MASK, startDemoSite } from '../demo/site.js';
 import { classifyError } from '../cli/errors.js';
 import { runCrawl, type BaselineRun } from '../cli/run-crawl.js';
 import { flagsOf, variant } from '../cli/flags.js';
@@ -47,7 +47,7 @@ async function startOn(port: number, explicit: boolean, changed: boolean, say: (
 /** `spacrawl demo`: serve the bundled demo SPA on 127.0.0.1 and crawl it. */
 export default class Demo extends SpacrawlCommand {
   static override summary = 'Serve the bundled demo single-page app on 127.0.0.1 and crawl it';
-  static override description = `Starts the demo SPA from fixtures/ on 127.0.0.1:${DEMO_PORT} (a free port when that one is taken), crawls it with the default settings and prints the same log and summary as \`crawl\`. Exits 0 whenever the crawl finishes, findings or not (the demo has a 404 on purpose).
+  static override description = `Starts the demo SPA bundled with spacrawl on 127.0.0.1:${DEMO_PORT} (a free port when that one is taken), crawls it with the default settings and prints the same log and summary as \`crawl\`. Exits 0 whenever the crawl finishes, findings or not (the demo has a 404 on purpose).
 
 --changed serves version B of the demo, with known differences (a page removed and one added, a link broken, a title changed, a redirect target changed, a visible change): crawl the demo with --output-dir A, then --changed with --output-dir B, and compare them with \`spacrawl diff A B\` (or in one step with --changed --baseline A). The /live page's clock is masked in screenshots.`;
   static override examples = [

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { startDemoSite, DEMO_PAGES } from '../../fixtures/demo-site.js';
+import { startDemoSite, DEMO_PAGES } from '../../src/demo/site.js';
 import type { FixtureServer } from '../../fixtures/server.js';
 import { crawl } from '../../src/index.js';
 import type { PageRecord } from '../../src/index.js';
