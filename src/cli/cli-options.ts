@@ -21,7 +21,7 @@ export const CLI_OPTIONS = {
     value: 'FILE',
     topic: 'output',
     help: 'write one JSON record per URL to this file (JSON Lines)',
-    doc: ': one PageRecord per line, written as each URL is decided',
+    doc: ': one PageRecord per line, written as each URL is decided; an existing file is replaced (with `--state`, a resume appends to it)',
   },
   state: {
     flag: 'state',

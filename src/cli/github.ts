@@ -5,6 +5,7 @@ import { renderMarkdownCapped } from '../report/formats/markdown.js';
 import type { LogEnv } from '../report/progress.js';
 import type { Reporter } from '../report/reporter.js';
 import type { DataStream } from './io.js';
+import { failingNow } from './reporting.js';
 
 /** Annotations GitHub shows per level and step. */
 const SHOWN_PER_LEVEL = 10;
@@ -14,7 +15,9 @@ const STEP_SUMMARY_LIMIT = 1024 * 1024;
 
 /**
  * On GitHub Actions (`GITHUB_ACTIONS=true`): `::error` / `::warning` annotations on stdout for
- * the most severe issues, and the markdown summary appended to `$GITHUB_STEP_SUMMARY`.
+ * the most severe issues (an issue that fails the build is an `::error`, whatever its rule's
+ * severity; the others by severity, notices not at all), and the markdown summary appended to
+ * `$GITHUB_STEP_SUMMARY`.
  */
 export class GithubReporter implements Reporter {
   /**
@@ -36,17 +39,20 @@ export class GithubReporter implements Reporter {
     if (this.env.GITHUB_ACTIONS === 'true') {
       // Annotations are stdout lines; when stdout carries data (--json, a report) they would corrupt it.
       if (this.stdoutTaken) this.log('GitHub annotations skipped: stdout carries the --json summary or a report');
-      else this.annotations(end.audit.issues.filter((i) => !i.ignored));
+      else this.annotations(end);
     }
     const stepSummary = this.env.GITHUB_STEP_SUMMARY;
     if (stepSummary) this.stepSummary(stepSummary, end);
   }
 
   /** `::error`/`::warning` lines: GitHub shows 10 of each per step, so the 10 most severe of each and a count. */
-  private annotations(issues: readonly AuditIssue[]): void {
+  private annotations(end: ReportInput): void {
     const esc = (s: string): string => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+    const failing = new Set(failingNow(end));
+    const levelOf = (i: AuditIssue): string => (failing.has(i) ? 'error' : i.severity);
+    const issues = end.audit.issues.filter((i) => !i.ignored);
     for (const level of ['error', 'warning'] as const) {
-      const mine = issues.filter((i) => i.severity === level);
+      const mine = issues.filter((i) => levelOf(i) === level);
       for (const i of mine.slice(0, SHOWN_PER_LEVEL)) {
         const from = i.referrers[0] ? ` (linked from ${i.referrers[0].url} "${i.referrers[0].text}")` : '';
         this.stdout.write(`::${level} title=spacrawl ${i.rule}::${esc(`${i.url}: ${i.message}${from}`)}\n`);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { OptionsError } from '../crawl/options.js';
 import { checkWritableFile, describeFsError, ensureWritableDir } from '../util/files.js';
-import { failingIssues, RULES } from '../report/audit.js';
+import { failingIssues, RULES, type AuditIssue } from '../report/audit.js';
 import { FORMATTERS, parseReportSpec, writeReport, type ReportInput, type ReportSpec } from '../report/formats.js';
 import type { Reporter } from '../report/reporter.js';
 import type { Budget } from '../report/budget.js';
@@ -80,6 +80,14 @@ export function readIgnoreFile(file: string): string[] {
     .filter((l) => l && !l.startsWith('#'));
 }
 
+/**
+ * The issues that fail the build: those `--fail-on` names (see `failingIssues`), and with
+ * `--baseline` only the new ones.
+ */
+export function failingNow(end: ReportInput): AuditIssue[] {
+  return failingIssues(end.audit, end.failOn).filter((i) => end.isNew?.(i) ?? true);
+}
+
 /** Failing issues named one per line on the log after the issue table. */
 const MAX_FAILING_LINES = 10;
 
@@ -91,9 +99,8 @@ export class IssueTable implements Reporter {
   constructor(private readonly log: (line: string) => void) {}
 
   onEnd(end: ReportInput): void {
-    const { audit: result, failOn } = end;
-    // With --baseline, known issues never fail.
-    const failing = failingIssues(result, failOn).filter((i) => end.isNew?.(i) ?? true);
+    const result = end.audit;
+    const failing = failingNow(end);
     const rows = Object.entries(result.counts);
     const log = this.log;
     if (rows.length) {

@@ -30,7 +30,8 @@ export function checkSeed(raw: string, what = 'seed URL'): string {
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
     throw new InvalidUrlError(raw, `unsupported scheme ${u.protocol} (only http and https can be crawled)`);
   }
-  if (u.username || u.password) throw new InvalidUrlError(raw, 'URLs with credentials (user:pass@) are refused');
+  // The message names the URL without its user and password: error lines end up in CI logs.
+  if (u.username || u.password) throw new InvalidUrlError(raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@'), 'URLs with credentials (user:pass@) are refused');
   return u.href;
 }
 

@@ -38,6 +38,8 @@ describe('flag checks', () => {
     expect(refusal(() => checkSeed('example.com'))).toMatch(/expected an absolute http:\/\/ or https:\/\/ seed URL/);
     expect(refusal(() => checkSeed('ftp://x/'))).toMatch(/unsupported scheme ftp: \(only http and https can be crawled\)/);
     expect(refusal(() => checkSeed('http://u:p@x/'))).toMatch(/URLs with credentials \(user:pass@\) are refused/);
+    // Never the password itself: the line goes to CI logs.
+    expect(refusal(() => checkSeed('http://user:s3cret@x/a'))).toBe('Invalid URL "http://***@x/a": URLs with credentials (user:pass@) are refused');
     expect(refusal(() => checkSeed('x', 'URL'))).toMatch(/expected an absolute http:\/\/ or https:\/\/ URL/);
   });
 

@@ -1,0 +1,51 @@
+/** GitHub annotations (src/cli/github.ts): what fails the build is an ::error, whatever its rule's severity. */
+import { describe, expect, it } from 'vitest';
+import { GithubReporter } from '../../src/cli/github.js';
+import type { DataStream } from '../../src/cli/io.js';
+import { audit } from '../../src/report/audit.js';
+import { SummaryCounter } from '../../src/report/summary.js';
+import { buildRecords } from '../helpers/report-fixture.js';
+
+/** The annotation lines for a crawl of the report fixture under `failOn`, as `level rule` pairs. */
+function annotate(failOn: string[]): string[] {
+  const records = buildRecords();
+  const counter = new SummaryCounter();
+  for (const r of records) counter.add(r);
+  let out = '';
+  const stdout = { write: (s: string) => ((out += s), true) } as unknown as DataStream;
+  new GithubReporter({ GITHUB_ACTIONS: 'true' }, stdout, () => {}, [], false).onEnd({
+    records,
+    summary: counter.snapshot(1000, 'done'),
+    audit: audit(records),
+    failOn,
+    screenshotsDir: null,
+  });
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => /^::(\w+) title=spacrawl ([\w-]+)::/.exec(l)!.slice(1, 3).join(' '));
+}
+
+const count = (lines: string[]): Record<string, number> => Object.fromEntries([...new Set(lines)].sort().map((l) => [l, lines.filter((x) => x === l).length]));
+
+describe('GitHub annotations', () => {
+  it('by severity when --fail-on names error rules only; notices are not annotated', () => {
+    expect(count(annotate(['broken-link', 'server-error']))).toEqual({
+      'error broken-link': 5,
+      'error server-error': 1,
+      'warning blocked': 1,
+      'warning broken-fragment': 1,
+      'warning missing-title': 1,
+    });
+  });
+
+  it('a warning rule that --fail-on names is an ::error (the job fails on it)', () => {
+    expect(count(annotate(['broken-link', 'missing-title']))).toEqual({
+      'error broken-link': 5,
+      'error missing-title': 1,
+      'error server-error': 1,
+      'warning blocked': 1,
+      'warning broken-fragment': 1,
+    });
+  });
+});
