@@ -128,8 +128,12 @@ describe('--proxy with https://: CONNECT to port 443 only, then TLS through the 
     const from = proxy.log.length;
     const before = tls.log.length;
     const records = await crawlThroughProxy({ seeds: ['https://secure.test/'], ignoreHttpsErrors: true, soft404: false });
-    const lines = proxy.log.slice(from).map((l) => `${l.line} ${l.outcome}`);
-    expect(new Set(lines)).toEqual(new Set(['CONNECT secure.test:443 HTTP/1.1 tunnelled']));
+    const seenByProxy = proxy.log.slice(from);
+    // Every request is a CONNECT to secure.test:443. Chromium may open a second connection it then
+    // drops (a backup connect when the first is slow, on a busy machine), whose tunnel never ends up
+    // used: only that the requests went this way is asserted, and that tunnels carried them.
+    expect(new Set(seenByProxy.map((l) => l.line))).toEqual(new Set(['CONNECT secure.test:443 HTTP/1.1']));
+    expect(seenByProxy.filter((l) => l.outcome === 'tunnelled').length).toBeGreaterThanOrEqual(1);
     expect(sorted(pagesOf(records).map((r) => `${pathOf(r.url)} ${r.status} ${r.title}`))).toEqual(['/ 200 Secure home', '/a 200 Secure A']);
     expect(records.filter((r) => r.skipped === 'robots').map((r) => pathOf(r.url))).toEqual(['/private']);
     const seen = tls.log.slice(before);
