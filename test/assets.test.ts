@@ -32,8 +32,9 @@ async function crawlFrom(p: string, opts: Partial<CrawlOptions> = {}): Promise<P
 }
 
 /** What a record says about its page, without timings. */
+/** What a record says, with links as a set: the events that insert them race (which of the font and the image chain finishes first), in either mode. */
 function seen(r: PageRecord): unknown {
-  return { url: pathOf(r.url), status: r.status, title: r.title, links: r.links.map(pathOf), consoleErrors: r.consoleErrors, pageErrors: r.pageErrors, failedRequests: r.failedRequests, error: r.error };
+  return { url: pathOf(r.url), status: r.status, title: r.title, links: r.links.map(pathOf).sort(), consoleErrors: r.consoleErrors, pageErrors: r.pageErrors, failedRequests: r.failedRequests, error: r.error };
 }
 
 describe('--assets placeholder (the default)', () => {
