@@ -57,7 +57,10 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: UNIT_TESTS, exclude: IGNORED, sequence: { groupOrder: 0 } },
+        // Unit files share their worker's module cache (isolate: false): importing the sources again for each of
+        // the ~27 files was two thirds of the tier's time (import 24 s of 64 s on a loaded 2-core machine, 9 s
+        // without). Unit tests keep no state in modules they share; a test that needs it resets it.
+        test: { name: 'unit', include: UNIT_TESTS, exclude: IGNORED, isolate: false, sequence: { groupOrder: 0 } },
       },
       {
         extends: true,
