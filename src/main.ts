@@ -13,6 +13,7 @@ import type { SpacrawlCommand } from './cli/base-command.js';
 import { oneLine } from './cli/errors.js';
 import { ExitCode } from './cli/exit-codes.js';
 import { CliExit, processIO, type CliIO } from './cli/io.js';
+import { nearestName } from './cli/suggest.js';
 
 export { processIO, CliExit, type CliIO, type DataStream, type StopSignal } from './cli/io.js';
 
@@ -44,7 +45,7 @@ function loadConfig(): Promise<Config> {
   return config;
 }
 
-/** `true` when oclif itself must answer: no command, `--version`, `--help` (before a `--`), or a name that is no command. */
+/** `true` when oclif itself must answer: no command, `--version`, `--help` (before a `--`), or a flag in place of a command. */
 function oclifAnswers(argv: readonly string[]): boolean {
   const [id] = argv;
   if (id === undefined || id === '--version' || !Object.hasOwn(COMMANDS, id)) return true;
@@ -66,6 +67,20 @@ function oclifAnswers(argv: readonly string[]): boolean {
  */
 export async function runCli(argv: readonly string[], io: CliIO = processIO): Promise<number> {
   try {
+    // `spacrawl help [COMMAND]` is `spacrawl [COMMAND] --help`.
+    if (argv[0] === 'help') argv = argv[1] !== undefined && Object.hasOwn(COMMANDS, argv[1]) ? [argv[1], '--help'] : ['--help'];
+    if (argv[0] === '-h') argv = ['--help', ...argv.slice(1)];
+    if (argv[0] === '-v') argv = ['--version'];
+    const [first] = argv;
+    if (first !== undefined && first.startsWith('-') && first !== '--help' && first !== '--version') {
+      io.stderr.write(`spacrawl: ${first} before a command: the command comes first, e.g. spacrawl crawl URL ${first} (spacrawl --help lists the commands)\n`);
+      return ExitCode.Usage;
+    }
+    if (first !== undefined && !first.startsWith('-') && !Object.hasOwn(COMMANDS, first)) {
+      const hint = nearestName(first, Object.keys(COMMANDS));
+      io.stderr.write(`spacrawl: no command "${first}"${hint ? `; did you mean "${hint}"?` : ''} (spacrawl --help lists the commands)\n`);
+      return ExitCode.Usage;
+    }
     if (oclifAnswers(argv)) {
       await oclifRun([...argv], packageRoot());
       return ExitCode.Ok;

@@ -2,6 +2,7 @@ import { Command, Errors, ux } from '@oclif/core';
 import { failAndExit, oneLine } from './errors.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { CliExit, processIO, type CliIO } from './io.js';
+import { nearestName, unknownFlagsIn } from './suggest.js';
 
 /**
  * Base of every spacrawl command: it writes through {@link io} (the process's streams, or a
@@ -47,9 +48,17 @@ export abstract class SpacrawlCommand extends Command {
     this.io.stdout.write(`${ux.colorizeJson(json, { pretty: true, theme: this.config.theme?.json })}\n`);
   }
 
+  /** ` (did you mean --concurrency?)` after oclif's "Nonexistent flag: --concurency", when this command has a flag that near; else empty. */
+  private flagHint(err: Error): string {
+    const ctor = this.ctor as { flags?: Record<string, unknown>; enableJsonFlag?: boolean };
+    const known = [...Object.keys(ctor.flags ?? {}).map((f) => `--${f}`), '--help', ...(ctor.enableJsonFlag ? ['--json'] : [])];
+    const hints = unknownFlagsIn(err.message).flatMap((f) => nearestName(f, known) ?? []);
+    return hints.length > 0 ? ` (did you mean ${hints.join(', ')}?)` : '';
+  }
+
   protected override async catch(err: Error & { oclif?: { exit?: number } }): Promise<void> {
     if (err instanceof Errors.ExitError || err instanceof CliExit) throw err;
-    const message = oneLine(err);
+    const message = `${oneLine(err)}${this.flagHint(err)}`;
     const exit = (typeof err.oclif?.exit === 'number' && err.oclif.exit !== 1 ? err.oclif.exit : ExitCode.Usage) as ExitCodeValue;
     failAndExit(message, exit, this.io);
   }
