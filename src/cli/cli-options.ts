@@ -32,6 +32,15 @@ export const CLI_OPTIONS = {
     help: 'keep the frontier and the records in this SQLite file: run the same command again to resume after Ctrl-C, a crash or kill -9',
     doc: '; see "Resume"',
   },
+  /** `spacrawl export`: the records of a crawl that wrote files rather than a state file. */
+  records: {
+    flag: 'records',
+    kind: 'string',
+    default: null,
+    value: 'PATH',
+    topic: 'store',
+    help: 'spacrawl export: read the records from a JSON Lines file (--out) or an --output-dir folder',
+  },
   force: {
     flag: 'force',
     kind: 'boolean',

@@ -20,11 +20,22 @@ import { parseBudget } from '../report/budget.js';
 import { readStateFile } from '../store/sqlite/reader.js';
 import { storedEndReason, type CrawlProgress } from '../store/policy.js';
 import { crawlTime, humanDuration } from './status.js';
+import { openRecordSource, readReportSummary, REPORT_FOLDER_RECORDS } from '../diff/source.js';
 
 /** The crawl's time and end as `export` tells them: start, end, crawl time, end reason. */
 export function crawlTimeLine(p: CrawlProgress): string {
   const end = p.running ? 'still running' : `ended ${p.endedAt ?? 'at an unknown time'} (${p.endReason ?? 'done'})`;
   return `crawl started ${p.startedAt ?? 'at an unknown time'}, ${end}; ${p.running ? `${humanDuration(p.elapsedMs)} of crawling` : crawlTime(p)}`;
+}
+
+/**
+ * The crawl's time and end from the report.json beside `input`'s records, when `input` is an
+ * --output-dir folder or its pages.jsonl (the same crawl wrote both); else `null`.
+ */
+function recordsCrawl(input: string): { elapsedMs: number; endReason: EndReason } | null {
+  const file = path.resolve(input);
+  const dir = fs.statSync(file).isDirectory() ? file : path.basename(file) === REPORT_FOLDER_RECORDS ? path.dirname(file) : null;
+  return dir === null ? null : (readReportSummary(dir)?.crawl ?? null);
 }
 
 /** `spacrawl export --state FILE --report FORMAT:PATH`: reports from a stored crawl, without crawling. */
@@ -35,10 +46,12 @@ export default class Export extends SpacrawlCommand {
   static override examples = [
     '<%= config.bin %> export --state crawl.db --report jsonl:pages.jsonl --report json:report.json',
     '<%= config.bin %> export --redis redis://127.0.0.1:6379 --crawl-id docs --report html:report.html',
+    '<%= config.bin %> export --records pages.jsonl --report html:report.html --report junit:junit.xml',
   ];
   static override enableJsonFlag = true;
   static override flags = flagsOf(
-    variant(X.state, { help: 'the SQLite state file of a crawl', exactlyOne: ['state', 'redis'] }),
+    variant(X.state, { help: 'the SQLite state file of a crawl', exactlyOne: ['state', 'redis', 'records'] }),
+    variant(X.records, { help: 'the JSON Lines file of a crawl (--out), or its --output-dir folder' }),
     variant(X.redis, { help: 'the Redis of a shared crawl (with --crawl-id)', dependsOn: ['crawl-id'] }),
     variant(X.crawlId, { help: 'with --redis: the name of the shared crawl' }),
     variant(X.redisRetryMs, { help: 'with --redis: seconds to keep trying to reach Redis before exiting 3' }),
@@ -53,9 +66,9 @@ export default class Export extends SpacrawlCommand {
       const budget = flags.budget === undefined ? null : parseBudget(flags.budget);
       if (specs.filter((s) => s.path === null).length > 1) throw new OptionsError('only one report may go to stdout');
       if (this.jsonEnabled() && specs.some((s) => s.path === null)) throw new OptionsError('--json prints the summary on stdout: give every --report a PATH');
-      let store: Frontier;
+      let store: Pick<Frontier, 'records' | 'close'>;
       let source: string;
-      let progress: CrawlProgress;
+      let progress: CrawlProgress | null;
       if (flags.redis) {
         checkRedisTarget(flags.redis, flags['crawl-id']!);
         const shared = await RedisFrontier.open(flags.redis, { crawlId: flags['crawl-id']!, crawlKey: null, heartbeat: false, retryMs: toLibraryUnit(X.redisRetryMs, flags['redis-timeout']) });
@@ -65,6 +78,11 @@ export default class Export extends SpacrawlCommand {
           throw err;
         });
         source = `crawl ${flags['crawl-id']!}`;
+      } else if (flags.records !== undefined) {
+        const records = await openRecordSource(flags.records);
+        store = records;
+        progress = null;
+        source = flags.records;
       } else {
         const file = path.resolve(flags.state!);
         if (!fs.existsSync(file)) throw new OptionsError(`no state file at ${file}`);
@@ -75,8 +93,11 @@ export default class Export extends SpacrawlCommand {
       }
       // A shared crawl may be exported while its workers run: its end reason is then what it
       // would be if they stopped now.
-      const elapsedMs = progress.elapsedMs;
-      const endReason: EndReason = progress.endReason ?? storedEndReason(null, progress.queued + progress.inFlight);
+      // Records alone do not say how long the crawl took or how it ended: an --output-dir folder's
+      // report.json does; a lone JSON Lines file gives 0 ms and 'done', and stderr says so.
+      const told = progress === null ? recordsCrawl(flags.records!) : null;
+      const elapsedMs = progress?.elapsedMs ?? told?.elapsedMs ?? 0;
+      const endReason: EndReason = progress ? (progress.endReason ?? storedEndReason(null, progress.queued + progress.inFlight)) : (told?.endReason ?? 'done');
       // The store's records are copied to a spool file as they are read, then read back from it
       // by the audit and each report: the process never holds them all.
       const spooled = RecordsFile.open(null, specs);
@@ -96,7 +117,12 @@ export default class Export extends SpacrawlCommand {
         const summary = counter.snapshot(elapsedMs, endReason);
         const input: ReportInput = { records: spooled.source, summary, audit: audit(spooled.source, { budget }), failOn: DEFAULT_FAIL_ON, screenshotsDir: null, budget };
         for (const s of specs) writeReport(s, input, this.io.stdout);
-        this.io.stderr.write(`exported ${n} records (${summary.pages} pages) from ${source}\n${crawlTimeLine(progress)}\n`);
+        const timeLine = progress
+          ? crawlTimeLine(progress)
+          : told
+            ? `crawl time ${humanDuration(told.elapsedMs)}, ended (${told.endReason}), from its report.json`
+            : 'crawl time and end unknown (not in a JSON Lines file): the summary says 0 s and done';
+        this.io.stderr.write(`exported ${n} records (${summary.pages} pages) from ${source}\n${timeLine}\n`);
         return summary;
       } finally {
         spooled.remove();

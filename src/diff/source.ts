@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 import { upgradeRecord, type PageRecord } from '../model/record.js';
+import type { EndReason } from '../model/summary.js';
 import { DiffInputError } from './errors.js';
 import { openStateRecords } from './state-store.js';
 import { fieldsOfRaw } from './checks.js';
@@ -91,7 +92,11 @@ export interface ReportSummary {
   screenshotsDir: string | null;
   /** The optional checks it ran (`[]` for a report from before they were recorded). */
   checks: string[];
+  /** The crawl's time (ms) and how it ended, as the report says; `null` when it does not. */
+  crawl: { elapsedMs: number; endReason: EndReason } | null;
 }
+
+const END_REASONS: readonly string[] = ['done', 'max-pages', 'max-time', 'interrupted'] satisfies readonly EndReason[];
 
 /**
  * The summary of the `report.json` in `dir` (an `--output-dir` folder), read from the file's
@@ -117,12 +122,16 @@ export function readReportSummary(dir: string): ReportSummary | null {
       head += chunk.subarray(0, n).toString('latin1');
       const end = head.indexOf(marker);
       if (end < 0) continue;
-      const doc = JSON.parse(Buffer.from(`${head.slice(0, end)}\n}`, 'latin1').toString('utf8')) as { summary?: { screenshotsDir?: unknown; checks?: unknown } };
+      const doc = JSON.parse(Buffer.from(`${head.slice(0, end)}\n}`, 'latin1').toString('utf8')) as { summary?: { screenshotsDir?: unknown; checks?: unknown; elapsedMs?: unknown; endReason?: unknown } };
       const sum = doc.summary;
       if (typeof sum !== 'object' || sum === null) return null;
       return {
         screenshotsDir: typeof sum.screenshotsDir === 'string' ? sum.screenshotsDir : null,
         checks: Array.isArray(sum.checks) ? sum.checks.filter((c): c is string => typeof c === 'string') : [],
+        crawl:
+          typeof sum.elapsedMs === 'number' && typeof sum.endReason === 'string' && END_REASONS.includes(sum.endReason)
+            ? { elapsedMs: sum.elapsedMs, endReason: sum.endReason as EndReason }
+            : null,
       };
     }
     return null;
