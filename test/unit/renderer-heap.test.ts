@@ -1,22 +1,31 @@
 /** When a left tab is worth a full collection (src/browser/renderer-heap.ts). */
 import { describe, expect, it } from 'vitest';
-import { COLLECT_EVERY_VISITS, HEAP_COLLECT_FLOOR_BYTES, shouldCollect } from '../../src/browser/renderer-heap.js';
+import { COLLECT_EVERY_VISITS, HEAP_GROWTH_FLOOR_BYTES, heapBytes, shouldCollect } from '../../src/browser/renderer-heap.js';
 
 const MB = 1024 * 1024;
 
 describe('shouldCollect', () => {
-  it('a small heap waits for the periodic collection, every 4th visit', () => {
-    expect(COLLECT_EVERY_VISITS).toBe(4);
-    expect(HEAP_COLLECT_FLOOR_BYTES).toBe(64 * MB);
-    expect(shouldCollect(64 * MB, { heldAfterCollect: 0, visitsSinceCollect: 3 })).toBe(false);
-    expect(shouldCollect(5 * MB, { heldAfterCollect: 0, visitsSinceCollect: 4 })).toBe(true);
-    expect(shouldCollect(40 * MB, { heldAfterCollect: 10 * MB, visitsSinceCollect: 1 })).toBe(false);
+  it('the floor: heaps that grew by 16 MB or less since the last collection wait', () => {
+    expect(HEAP_GROWTH_FLOOR_BYTES).toBe(16 * MB);
+    expect(shouldCollect(16 * MB, { heldAfterCollect: 0, visitsSinceCollect: 1 })).toBe(false);
+    expect(shouldCollect(16 * MB + 1, { heldAfterCollect: 0, visitsSinceCollect: 1 })).toBe(true);
+    expect(shouldCollect(21 * MB, { heldAfterCollect: 5 * MB, visitsSinceCollect: 9 })).toBe(false);
+    expect(shouldCollect(21 * MB + 1, { heldAfterCollect: 5 * MB, visitsSinceCollect: 9 })).toBe(true);
   });
 
-  it('a heap over the floor is collected at once, once it is more than twice what the last collection left', () => {
-    expect(shouldCollect(64 * MB + 1, { heldAfterCollect: 0, visitsSinceCollect: 1 })).toBe(true);
+  it('above the floor, heaps are collected once they more than doubled', () => {
     expect(shouldCollect(100 * MB, { heldAfterCollect: 50 * MB, visitsSinceCollect: 1 })).toBe(false);
     expect(shouldCollect(100 * MB + 1, { heldAfterCollect: 50 * MB, visitsSinceCollect: 1 })).toBe(true);
-    expect(shouldCollect(70 * MB, { heldAfterCollect: 20 * MB, visitsSinceCollect: 1 })).toBe(true);
+  });
+
+  it('every 32nd visit whatever the heaps say, and not before', () => {
+    expect(COLLECT_EVERY_VISITS).toBe(32);
+    expect(shouldCollect(5 * MB, { heldAfterCollect: 5 * MB, visitsSinceCollect: 31 })).toBe(false);
+    expect(shouldCollect(5 * MB, { heldAfterCollect: 5 * MB, visitsSinceCollect: 32 })).toBe(true);
+  });
+
+  it("heapBytes: V8's held heap plus Blink's, which older Chromium does not report", () => {
+    expect(heapBytes({ totalSize: 3 * MB, embedderHeapUsedSize: 5 * MB })).toBe(8 * MB);
+    expect(heapBytes({ totalSize: 3 * MB })).toBe(3 * MB);
   });
 });
