@@ -254,16 +254,17 @@ describe.each(STORES)('$name frontier: the Frontier contract', (s) => {
   });
 
   test('renew keeps a lease alive past its first expiry; a released lease is claimable again at once', async () => {
-    // Generous margins: a timer late by more than 500 ms would be needed to fail this.
-    const f = await s.open({ leaseTtlMs: 800 });
-    const other = await s.peer(f, { leaseTtlMs: 800 });
+    // Generous margins: with a TTL of 2 s and a renewal every 600 ms, a timer late by more than
+    // 1.4 s would be needed to fail this (800 ms and 300 ms failed once with two CPU hogs running).
+    const f = await s.open({ leaseTtlMs: 2_000 });
+    const other = await s.peer(f, { leaseTtlMs: 2_000 });
     await f.add([entry('/1', 1), entry('/2', 1)]);
     const l1 = (await f.next())!;
     for (let i = 0; i < 4; i++) {
-      await new Promise((r) => setTimeout(r, 300));
+      await new Promise((r) => setTimeout(r, 600));
       await f.renew(l1);
     }
-    // 1.2 s after the claim: alive only thanks to the renewals, so the other claimer gets /2.
+    // 2.4 s after the claim: alive only thanks to the renewals, so the other claimer gets /2.
     const l2 = (await other.next())!;
     expect(l2.entry.url).toBe('http://site.test/2');
     expect(await other.next()).toBeNull();
