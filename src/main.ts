@@ -67,9 +67,10 @@ function oclifAnswers(argv: readonly string[]): boolean {
  */
 export async function runCli(argv: readonly string[], io: CliIO = processIO): Promise<number> {
   try {
-    // `spacrawl help [COMMAND]` is `spacrawl [COMMAND] --help`.
-    if (argv[0] === 'help') argv = argv[1] !== undefined && Object.hasOwn(COMMANDS, argv[1]) ? [argv[1], '--help'] : ['--help'];
-    if (argv[0] === '-h') argv = ['--help', ...argv.slice(1)];
+    // `spacrawl help [COMMAND]` is `spacrawl [COMMAND] --help`; `-h` (before a `--`) is `--help`.
+    if (argv[0] === 'help') argv = argv[1] === undefined ? ['--help'] : [argv[1], '--help'];
+    const end = argv.indexOf('--');
+    argv = argv.map((a, i) => (a === '-h' && (end < 0 || i < end) ? '--help' : a));
     if (argv[0] === '-v') argv = ['--version'];
     const [first] = argv;
     if (first !== undefined && first.startsWith('-') && first !== '--help' && first !== '--version') {

@@ -1,4 +1,5 @@
 import { describeFsError } from '../util/files.js';
+import { nearestName } from './suggest.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { OptionsError } from '../crawl/options.js';
@@ -42,7 +43,10 @@ export async function applyConfig<T extends Record<string, unknown>>(
   const out: Record<string, unknown> = { ...flags };
   for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
     const def = defs[key] as FlagDef | undefined;
-    if (!def || key === 'config' || key === 'json') throw new OptionsError(`config ${file}: unknown setting ${JSON.stringify(key)}`);
+    if (!def || key === 'config' || key === 'json') {
+      const near = nearestName(key, Object.keys(defs).filter((k) => k !== 'config' && k !== 'json'));
+      throw new OptionsError(`config ${file}: unknown setting ${JSON.stringify(key)}${near ? ` (did you mean ${JSON.stringify(near)}?)` : ''}`);
+    }
     if (given(key) || argv.includes(`--no-${key}`)) continue;
     const bad = (want: string): never => {
       throw new OptionsError(`config ${file}: ${key} must be ${want}, got ${JSON.stringify(value)}`);

@@ -22,6 +22,7 @@ import { openObservers, type LogFormat } from './observers.js';
 import type { MetricsAddress } from '../report/metrics.js';
 import type { FrontierCounts } from '../store/frontier.js';
 import { compareWithBaseline, reportBaseline, type BaselineResult } from '../diff/baseline.js';
+import { skippedLinesNote } from '../diff/source.js';
 import type { RecordSource as DiffRecordSource } from '../diff/source.js';
 
 /** Where a CLI crawl writes, besides its {@link CliIO} streams. */
@@ -320,7 +321,11 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
       budget: reporting.budget ?? null,
     };
     reporters.onEnd(end);
-    if (base && 'isNew' in base) reportBaseline(base, failOn, reporting.outputDir, say);
+    if (base && 'isNew' in base) {
+      const skipped = output.baseline ? skippedLinesNote(output.baseline.source) : null;
+      if (skipped) say(`${skipped} (--baseline)`);
+      reportBaseline(base, failOn, reporting.outputDir, say);
+    }
     // With a baseline, the new findings that match --fail-on (visual changes included).
     const failing = base && 'isNew' in base ? base.failing : failingIssues(end.audit, failOn);
     // No seed answered (and no earlier run or other worker did): the crawl found nothing to audit.

@@ -11,7 +11,7 @@ import { DiffInputError } from '../diff/errors.js';
 import { failingFindings, parseGateFailOn } from '../diff/findings.js';
 import { parseDiffReportSpec, writeDiffReport, type DiffReportInput } from '../diff/formats/index.js';
 import { diffReport } from '../diff/formats/json.js';
-import { openRecordSource, type RecordSource } from '../diff/source.js';
+import { openRecordSource, skippedLinesNote, type RecordSource } from '../diff/source.js';
 import { diffSummary } from '../diff/terminal.js';
 import { parseVisualThreshold } from '../diff/visual.js';
 import type { DiffReport } from '../diff/types.js';
@@ -121,8 +121,8 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
         visual,
       });
       for (const s of opened) {
-        const n = s.skippedLines();
-        if (n) this.io.stderr.write(`spacrawl: ${s.label}: skipped ${n} line${n === 1 ? '' : 's'} that ${n === 1 ? 'is' : 'are'} not a record\n`);
+        const note = skippedLinesNote(s);
+        if (note) this.io.stderr.write(`${note}\n`);
       }
       const input: DiffReportInput = { diff, failOn };
       this.io.stderr.write(`${diffSummary(diff, failOn)}\n`);

@@ -20,7 +20,7 @@ import { parseBudget } from '../report/budget.js';
 import { readStateFile } from '../store/sqlite/reader.js';
 import { storedEndReason, type CrawlProgress } from '../store/policy.js';
 import { crawlTime, humanDuration } from './status.js';
-import { openRecordSource, readReportSummary, REPORT_FOLDER_RECORDS } from '../diff/source.js';
+import { openRecordSource, readReportSummary, REPORT_FOLDER_RECORDS, skippedLinesNote, type RecordSource } from '../diff/source.js';
 
 /** The crawl's time and end as `export` tells them: start, end, crawl time, end reason. */
 export function crawlTimeLine(p: CrawlProgress): string {
@@ -40,9 +40,9 @@ function recordsCrawl(input: string): { elapsedMs: number; endReason: EndReason 
 
 /** `spacrawl export --state FILE --report FORMAT:PATH`: reports from a stored crawl, without crawling. */
 export default class Export extends SpacrawlCommand {
-  static override summary = 'Write reports from a stored crawl (--state or --redis) without crawling';
+  static override summary = 'Write reports from a stored crawl (--state, --redis or --records) without crawling';
   static override description =
-    "Reads every record of a durable crawl (--state, refused while a crawl holds the file) or of a shared crawl (--redis with --crawl-id: the records of every worker, also while they run), finished or cut short, and writes the requested reports. The summary carries the crawl's time (runs summed) and end reason; stderr also says when it started and ended.";
+    "Reads every record of a durable crawl (--state, refused while a crawl holds the file), of a shared crawl (--redis with --crawl-id: the records of every worker, also while they run) or of a crawl's files (--records: its --out JSON Lines or its --output-dir folder), finished or cut short, and writes the requested reports. The summary carries the crawl's time (runs summed) and end reason; stderr also says when it started and ended.";
   static override examples = [
     '<%= config.bin %> export --state crawl.db --report jsonl:pages.jsonl --report json:report.json',
     '<%= config.bin %> export --redis redis://127.0.0.1:6379 --crawl-id docs --report html:report.html',
@@ -69,6 +69,7 @@ export default class Export extends SpacrawlCommand {
       let store: Pick<Frontier, 'records' | 'close'>;
       let source: string;
       let progress: CrawlProgress | null;
+      let fromFiles: RecordSource | null = null;
       if (flags.redis) {
         checkRedisTarget(flags.redis, flags['crawl-id']!);
         const shared = await RedisFrontier.open(flags.redis, { crawlId: flags['crawl-id']!, crawlKey: null, heartbeat: false, retryMs: toLibraryUnit(X.redisRetryMs, flags['redis-timeout']) });
@@ -81,6 +82,7 @@ export default class Export extends SpacrawlCommand {
       } else if (flags.records !== undefined) {
         const records = await openRecordSource(flags.records);
         store = records;
+        fromFiles = records;
         progress = null;
         source = flags.records;
       } else {
@@ -122,7 +124,8 @@ export default class Export extends SpacrawlCommand {
           : told
             ? `crawl time ${humanDuration(told.elapsedMs)}, ended (${told.endReason}), from its report.json`
             : 'crawl time and end unknown (not in a JSON Lines file): the summary says 0 s and done';
-        this.io.stderr.write(`exported ${n} records (${summary.pages} pages) from ${source}\n${timeLine}\n`);
+        const skipped = fromFiles ? skippedLinesNote(fromFiles) : null;
+        this.io.stderr.write(`${skipped ? `${skipped}\n` : ''}exported ${n} records (${summary.pages} pages) from ${source}\n${timeLine}\n`);
         return summary;
       } finally {
         spooled.remove();

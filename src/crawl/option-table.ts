@@ -63,7 +63,7 @@ export const CRAWL_OPTIONS = {
     default: 'full',
     topic: 'output',
     help: 'with --screenshots: full takes the whole page, viewport only the first screen',
-    doc: '; every shot is taken the same way: device scale factor 1, `prefers-reduced-motion: reduce`, CSS animations and transitions finished, caret hidden, web fonts loaded; see "Screenshots and visual diffs"',
+    doc: '; every shot is taken the same way: device scale factor 1, `prefers-reduced-motion: reduce`, CSS animations and transitions finished, caret hidden, web fonts loaded; see "Screenshots that can be compared"',
   },
   hide: {
     flag: 'hide',

@@ -229,6 +229,16 @@ async function checkJsonl(label: string, file: string): Promise<void> {
 }
 
 /**
+ * The line that says what `source`'s last complete pass skipped, e.g. `spacrawl: old.jsonl:
+ * skipped 1 line that is not a record` (a line torn by a crash, a log line mixed in); `null`
+ * when it skipped none.
+ */
+export function skippedLinesNote(source: RecordSource): string | null {
+  const n = source.skippedLines();
+  return n ? `spacrawl: ${source.label}: skipped ${n} line${n === 1 ? '' : 's'} that ${n === 1 ? 'is' : 'are'} not a record` : null;
+}
+
+/**
  * Open one side of a diff. What `input` is decides how it is read:
  * - a folder: the `pages.jsonl` an `--output-dir` crawl wrote there;
  * - a file starting with the SQLite header (`SQLite format 3\0`): a `--state` file, read with

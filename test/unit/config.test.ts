@@ -65,6 +65,7 @@ describe('config file', () => {
 
   it('bad keys and values are one-line OptionsErrors naming the file and the key', async () => {
     expect(await refusal({ nope: 1 })).toBe('config FILE: unknown setting "nope"');
+    expect(await refusal({ concurency: 2 })).toBe('config FILE: unknown setting "concurency" (did you mean "concurrency"?)');
     expect(await refusal({ config: 'x.json' })).toBe('config FILE: unknown setting "config"');
     expect(await refusal({ scroll: 'yes' })).toBe('config FILE: scroll must be true or false, got "yes"');
     expect(await refusal({ scope: 'world' })).toBe('config FILE: scope must be one of host, subdomains, domain, got "world"');

@@ -48,6 +48,14 @@ describe('export --records', () => {
     expect(fs.readFileSync(path.join(dir, 'again.jsonl'), 'utf8').trim().split('\n').length).toBe(records.length);
   });
 
+  it('a line that is not a record (torn by a crash) is skipped and said on stderr', async () => {
+    const torn = path.join(dir, 'torn.jsonl');
+    fs.writeFileSync(torn, `${fs.readFileSync(jsonl, 'utf8')}{"url":"https://site.test/half`);
+    const r = await runInProcess(['export', '--records', torn, '--report', `json:${path.join(dir, 'torn.json')}`]);
+    expect(r.code).toBe(0);
+    expect(r.stderr.split('\n').slice(0, 2)).toEqual([`spacrawl: ${torn}: skipped 1 line that is not a record`, `exported ${records.length} records (${(await expectedSummary()).pages} pages) from ${torn}`]);
+  });
+
   it('bad input is exit 2 with one line: nothing there, not a crawl, two sources', async () => {
     const notCrawl = path.join(dir, 'notes.txt');
     fs.writeFileSync(notCrawl, 'hello\n');

@@ -33,6 +33,7 @@ describe('usage errors name what was meant: exit 2, one line, nothing on stdout'
     [['crawl', 'http://127.0.0.1:9/', '--concurency', '3'], 'spacrawl: Nonexistent flag: --concurency (did you mean --concurrency?)\n'],
     [['crawl', 'http://127.0.0.1:9/', '--jsn'], 'spacrawl: Nonexistent flag: --jsn (did you mean --json?)\n'],
     [['crawl', 'http://127.0.0.1:9/', '--zzzzzz'], 'spacrawl: Nonexistent flag: --zzzzzz\n'],
+    [['help', 'crawll'], 'spacrawl: no command "crawll"; did you mean "crawl"? (spacrawl --help lists the commands)\n'],
   ])('%j', async (args, stderr) => {
     const r = await runInProcess(args);
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 2, stdout: '', stderr });
