@@ -20,7 +20,6 @@ import { visitPage } from '../../src/browser/visit.js';
 import { newVisitContext, type VisitContext } from '../../src/browser/visit/context.js';
 import { discover } from '../../src/browser/visit/discover.js';
 import { extract } from '../../src/browser/visit/extract.js';
-import { inspectStages } from '../../src/browser/visit/inspect.js';
 import { intercept } from '../../src/browser/visit/intercept.js';
 import { leave } from '../../src/browser/visit/leave.js';
 import { limits } from '../../src/browser/visit/limits.js';
@@ -301,37 +300,6 @@ describe('extract', () => {
     expect(ctx.result.finalUrl).toBe(`${site.origin}/moved`);
     expect(ctx.result.redirectChain).toEqual([{ url: `${site.origin}/moves`, status: null, kind: 'client' }]);
     expect(ctx.result.anchors).toEqual([]);
-  });
-});
-
-describe('inspect', () => {
-  // The server's HTML is read while the stages between `read` and `compare` run; a visit that
-  // ends between them still gets it (read's cleanup), the same as one that reached `compare`.
-  const serverView = {
-    title: 'Frames',
-    links: 1,
-    textLength: 1,
-    renderedLinks: 1,
-    renderedTextLength: 1,
-    jsOnlyLinks: 0,
-    jsOnlyLinkSamples: [],
-  };
-  it('reads the server HTML and compares its links with the rendered ones', async () => {
-    const ctx = await contextFor('/frames');
-    const inspect = inspectStages();
-    expect(await run(ctx, [gotoStage('load'), extract(), inspect.read, inspect.compare])).toEqual([]);
-    expect(ctx.result.serverHtml).toMatchObject(serverView);
-  });
-
-  it('fills serverHtml also when the visit fails between read and compare', async () => {
-    const ctx = await contextFor('/frames');
-    const inspect = inspectStages();
-    const failing = probe(() => {
-      throw new Error('a stage failed');
-    });
-    const failures = await run(ctx, [gotoStage('load'), extract(), inspect.read, failing, inspect.compare]);
-    expect(failures.map((f) => f.stage)).toEqual(['probe']);
-    expect(ctx.result.serverHtml).toMatchObject(serverView);
   });
 });
 

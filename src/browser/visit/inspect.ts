@@ -7,8 +7,7 @@
  *   response already intercepted and read by the browser, not requested again), read up to
  *   `MAX_SERVER_HTML_BYTES` (see `readServerHtml`);
  * - `compare` (after discover): the rendered page's link targets a person can follow (anchors,
- *   shadow roots, click and scroll discovery) next to the server's. The server's HTML is read
- *   while the stages between them run (on TypeDoc pages, ~80 ms of the ~180 ms `read` took).
+ *   shadow roots, click and scroll discovery) next to the server's.
  *
  * The body is read after the page settled, not while the response is paused in the intercept
  * stage: `Fetch.getResponseBody` there would hold the whole document back from the browser until
@@ -17,7 +16,7 @@
  */
 import type { Response } from 'playwright';
 import type { LinkSource } from '../../model/record.js';
-import { linkIdentity, MAX_SERVER_HTML_BYTES, readServerHtml, type ServerHtmlReading } from '../server-html.js';
+import { linkIdentity, MAX_SERVER_HTML_BYTES, readServerHtml } from '../server-html.js';
 import { readSpaSignals, type SpaReading } from '../spa-scripts.js';
 import { withTimeout } from '../timeout.js';
 import type { VisitContext } from './context.js';
@@ -28,42 +27,9 @@ const FOLLOWABLE: ReadonlySet<LinkSource> = new Set<LinkSource>(['anchor', 'shad
 /** Most example URLs kept of the links only the rendered page has. */
 const MAX_SAMPLES = 10;
 
-/** What the server's HTML of the visited document holds, as `read` found it. */
-interface ServerView {
-  reading: ServerHtmlReading;
-  bytes: number;
-  truncated: boolean;
-}
-
-/**
- * The two inspect stages of one visit. `read` takes the SPA signals at once (the settled page,
- * before discovery changes it) and starts reading the server's HTML (a CDP round trip and a
- * parse in this process), which goes on while the screenshot, accessibility and discovery
- * stages run; `compare` waits for it and fills `serverHtml`. When the visit ends before
- * `compare` (a failure, the deadline), `read`'s cleanup fills it, so a record has the same
- * `serverHtml` however its visit ended after `read`.
- */
+/** The two inspect stages of one visit, sharing what `read` found of the server's HTML. */
 export function inspectStages(): { read: Stage<VisitContext>; compare: Stage<VisitContext> } {
-  let server: Promise<ServerView | null> | null = null;
-  let renderedTextLength = 0;
-  let filled = false;
-  const fill = async (ctx: VisitContext, view: Promise<ServerView | null>): Promise<void> => {
-    const v = await view;
-    if (filled || !v) return;
-    filled = true;
-    ctx.result.serverHtml = {
-      title: v.reading.title,
-      links: v.reading.links.size,
-      textLength: v.reading.textLength,
-      renderedLinks: 0,
-      renderedTextLength,
-      jsOnlyLinks: 0,
-      jsOnlyLinkSamples: [],
-      bytes: v.bytes,
-      truncated: v.truncated,
-    };
-    compareLinks(ctx, v.reading.links);
-  };
+  let serverLinks: Set<string> | null = null;
   return {
     read: {
       name: 'inspect',
@@ -75,31 +41,35 @@ export function inspectStages(): { read: Stage<VisitContext>; compare: Stage<Vis
           result.spa.unrendered = spa.unrendered;
           result.spa.busy = spa.busy;
           result.spa.emptyRoot = spa.emptyRoot;
-          renderedTextLength = spa.textLength;
         }
         const doc = ctx.activity.lastDocument ?? ctx.activity.mainResponse;
-        if (doc) server = readServer(doc);
-      },
-      async cleanup(ctx) {
-        if (server && !filled) await fill(ctx, server);
+        const body = doc ? await ctx.step(withTimeout(doc.body(), 5_000, 'reading the server HTML').catch(() => null)) : null;
+        if (!doc || !body) return;
+        const truncated = body.length > MAX_SERVER_HTML_BYTES;
+        const bytes = truncated ? body.subarray(0, MAX_SERVER_HTML_BYTES) : body;
+        const server = readServerHtml(decodeHtml(bytes, await contentType(doc)), doc.url());
+        serverLinks = server.links;
+        result.serverHtml = {
+          title: server.title,
+          links: server.links.size,
+          textLength: server.textLength,
+          renderedLinks: 0,
+          renderedTextLength: spa?.textLength ?? 0,
+          jsOnlyLinks: 0,
+          jsOnlyLinkSamples: [],
+          bytes: bytes.length,
+          truncated,
+        };
+        compareLinks(ctx, serverLinks);
       },
     },
     compare: {
       name: 'inspect-links',
-      async action(ctx) {
-        if (server) await ctx.step(fill(ctx, server));
+      action(ctx) {
+        if (serverLinks) compareLinks(ctx, serverLinks);
       },
     },
   };
-}
-
-/** The server's HTML of `doc` (the body the browser kept, up to `MAX_SERVER_HTML_BYTES`), read; `null` when the body cannot be had within 5 s. Never rejects. */
-async function readServer(doc: Response): Promise<ServerView | null> {
-  const body = await withTimeout(doc.body(), 5_000, 'reading the server HTML').catch(() => null);
-  if (!body) return null;
-  const truncated = body.length > MAX_SERVER_HTML_BYTES;
-  const bytes = truncated ? body.subarray(0, MAX_SERVER_HTML_BYTES) : body;
-  return { reading: readServerHtml(decodeHtml(bytes, await contentType(doc)), doc.url()), bytes: bytes.length, truncated };
 }
 
 /** Fill `serverHtml`'s rendered link counts from the links found so far. */
