@@ -117,8 +117,8 @@ describe('usage errors exit 2 with one line on stderr and nothing on stdout', ()
     expect(tree.server.log).toHaveLength(0);
   }, 20_000);
 
-  it('export with neither --state nor --redis', async () => {
-    expectUsageError(await run(['export', '--report', 'json']), /^spacrawl: Exactly one of the following must be provided: --redis, --state\n$/);
+  it('export with none of --state, --redis and --records', async () => {
+    expectUsageError(await run(['export', '--report', 'json']), /^spacrawl: Exactly one of the following must be provided: --records, --redis, --state\n$/);
   });
 
   it('a --proxy that is not a proxy URL', async () => {
