@@ -45,7 +45,7 @@ function loadConfig(): Promise<Config> {
   return config;
 }
 
-/** `true` when oclif itself must answer: no command, `--version`, `--help` (before a `--`), or a flag in place of a command. */
+/** `true` when oclif itself must answer: no command, `--version`, or `--help` (first, or after a command and before a `--`). Unknown names and other flags in place of a command never get here (see {@link runCli}). */
 function oclifAnswers(argv: readonly string[]): boolean {
   const [id] = argv;
   if (id === undefined || id === '--version' || !Object.hasOwn(COMMANDS, id)) return true;
