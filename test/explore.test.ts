@@ -8,6 +8,7 @@ import {
   PACKAGES,
   PAGER_PAGES,
   PAGER_PAGE_SIZE,
+  SLOW_VERSIONS_MS,
   VERSIONS,
   VIRTUAL_ROWS,
   startFeedSite,
@@ -124,6 +125,30 @@ describe('controls whose clicks differ per page', () => {
       expect(s.log.filter((r) => r.method !== 'GET')).toEqual([]);
     });
   }
+});
+
+describe('a click whose effect came after the click wait', () => {
+  it('two pages whose "Versions" tab showed too late do not make it chrome: the other package pages still click it', async () => {
+    // The first two versions requests (the first two package pages) take longer than a click's
+    // settle wait; their empty looks must not teach the memory that the tab reveals nothing.
+    const s = keep(await startRegistrySite(2));
+    const recs = await run({ seeds: [`${s.origin}/`], concurrency: 1 });
+    const requests = s.log.filter((r) => /^\/api\/pkg\/\w+\/versions$/.test(r.path)).map((r) => r.path.split('/')[3]!);
+    const slow = requests.slice(0, 2);
+    expect(new Set(slow).size).toBe(2);
+    const fast = PACKAGES.filter((p) => !slow.includes(p));
+    expect(fast.length).toBe(2);
+    // Every package page clicked "Versions"; those answered in time have their versions' pages
+    // crawled from their own record.
+    for (const p of PACKAGES) expect([p, s.count(`/api/pkg/${p}/versions`) >= 1]).toEqual([p, true]);
+    const pages = new Set(visited(recs));
+    for (const p of fast) {
+      for (const v of VERSIONS) expect(pages.has(`/pkg/${p}/v/${v}`)).toBe(true);
+      expect(linksOf(recordOf(recs, s, `/pkg/${p}`))).toEqual(expect.arrayContaining(VERSIONS.map((v) => `/pkg/${p}/v/${v}`)));
+    }
+    expect(SLOW_VERSIONS_MS).toBeGreaterThan(1_000);
+    expect(s.log.filter((r) => r.method !== 'GET')).toEqual([]);
+  });
 });
 
 describe('clicks that navigate', () => {

@@ -9,6 +9,12 @@
  * links (nothing revealed that the first page did not reveal, and everything the first page
  * revealed is on the second page too) → chrome. Anything else → per page.
  *
+ * A click whose page had not settled when the click wait ran out, and that revealed nothing, is
+ * no evidence: its effect may still have been on its way (a slow fetch, a busy machine), and two
+ * such empty looks would make a per-page control look like chrome that reveals nothing. Such a
+ * look leaves the signature unknown, so the next page clicks it again; only after
+ * {@link UNSETTLED_LOOKS} of them (a site that never goes quiet) does one count.
+ *
  * Concurrency: while one page is clicking a signature whose kind is not known yet, it holds a
  * claim on it; another page meeting the same signature is told to wait (it clicks other things
  * first, then waits a bounded time, then clicks anyway). So a chrome control is clicked on
@@ -26,7 +32,16 @@ export interface ClickObservation {
   revealed: ReadonlySet<string>;
   /** Every link on the page while clicking: before and after the clicks, navigation targets, the page's own URL. */
   present: ReadonlySet<string>;
+  /** `false` when a click's wait for the page to settle ran out (see the module comment). */
+  settled: boolean;
 }
+
+/**
+ * How many unsettled looks that revealed nothing a signature may get before such a look counts
+ * as an observation (see the module comment): bounds the extra clicks on a site that never goes
+ * quiet to this many per signature.
+ */
+export const UNSETTLED_LOOKS = 3;
 
 /** `click`: click it now (and report with `observe` or `release`); `skip`: do not; `wait`: another page is learning it. */
 export type ClickVerdict = 'click' | 'skip' | 'wait';
@@ -63,6 +78,8 @@ interface Entry {
   first: { page: string; revealed: Set<string> } | null;
   /** Page holding the claim, or `null`. */
   busy: string | null;
+  /** Unsettled empty looks set aside so far (see {@link UNSETTLED_LOOKS}). */
+  unsettled: number;
 }
 
 /** The click memory of one crawl process (see the module comment). */
@@ -79,7 +96,7 @@ export class ClickMemory {
       const key = `${site}|${sig}`;
       let e = this.entries.get(key);
       if (!e) {
-        e = { kind: null, first: null, busy: null };
+        e = { kind: null, first: null, busy: null, unsettled: 0 };
         this.entries.set(key, e);
       }
       return e;
@@ -102,6 +119,10 @@ export class ClickMemory {
         const e = entry(sig);
         if (e.busy === page) e.busy = null;
         if (e.kind !== null) return;
+        if (!seen.settled && seen.revealed.size === 0 && e.unsettled < UNSETTLED_LOOKS) {
+          e.unsettled++;
+          return;
+        }
         if (!e.first || e.first.page === page) {
           e.first = { page, revealed: new Set(seen.revealed) };
           return;

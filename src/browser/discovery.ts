@@ -23,6 +23,7 @@ export type QuietProbe = (quietMs: number) => Promise<boolean>;
 
 /**
  * Wait until the page has done what the last step (a click, going back) started, by the same
- * settle rule as the page's load (see `judgeSettle`), at most `capMs` (ms). Never throws.
+ * settle rule as the page's load (see `judgeSettle`), at most `capMs` (ms). Resolves `true` when
+ * the page settled, `false` when the cap ran out first (or the page could not be read). Never throws.
  */
-export type SettleWait = (capMs: number) => Promise<void>;
+export type SettleWait = (capMs: number) => Promise<boolean>;

@@ -84,6 +84,8 @@ interface Turn {
   /** What its clicks revealed so far (link identities), and every link seen meanwhile. */
   revealed: Set<string>;
   present: Set<string>;
+  /** `false` once one of its clicks' settle waits ran out (see `ClickObservation.settled`). */
+  settled: boolean;
 }
 
 /** A URL as a page's identity: plain fragment dropped, hash route kept. */
@@ -148,9 +150,9 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
   const takeNavs = async (): Promise<string[]> => withTimeout(page.evaluate(takeNavigations), 5_000, 'reading navigations').catch(() => [] as string[]);
   // After a click, what it started (a fetch, a render, a timeout due soon) is waited for by the
   // page load's settle rule, at most clickWaitMs.
-  const settle = async (): Promise<void> => {
+  const settle = async (): Promise<boolean> => {
     await sleep(CLICK_REACTION_MS);
-    await settleWait(Math.min(opts.clickWaitMs, Math.max(0, deadline - Date.now())));
+    return settleWait(Math.min(opts.clickWaitMs, Math.max(0, deadline - Date.now())));
   };
   const addLink = (href: string, text: string, rel = ''): boolean => {
     if (known.has(href)) return false;
@@ -206,7 +208,7 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
         if (!steps.has(c.signature)) steps.set(c.signature, { name: c.name, kind: c.kind });
         if (seenSigs.has(c.signature)) continue;
         seenSigs.add(c.signature);
-        out.push({ sig: c.signature, depth, state, clicks: 0, waitingSince: null, claimed: false, revealed: new Set(), present: new Set() });
+        out.push({ sig: c.signature, depth, state, clicks: 0, waitingSince: null, claimed: false, revealed: new Set(), present: new Set(), settled: true });
       }
       return out;
     };
@@ -215,7 +217,7 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
       if (!t.claimed) return;
       t.claimed = false;
       claimed.delete(t.sig);
-      if (t.clicks > 0) opts.policy.observe(t.sig, { revealed: t.revealed, present: t.present });
+      if (t.clicks > 0) opts.policy.observe(t.sig, { revealed: t.revealed, present: t.present, settled: t.settled });
       else opts.policy.release(t.sig);
     };
     let dom: Set<string> | null = null;
@@ -288,7 +290,7 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
       }
       result.clicks++;
       turn.clicks++;
-      await settle();
+      if (!(await settle())) turn.settled = false;
       for (const u of before) turn.present.add(u);
       turn.present.add(home);
       // (a) navigations the click caused or attempted: links of this page

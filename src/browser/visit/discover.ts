@@ -34,7 +34,7 @@ export function discover(revealed: (ctx: VisitContext) => RevealedHook | null = 
       if (opts.click) {
         const onRevealed = revealed(ctx);
         const click = onRevealed ? { ...opts.click, onRevealed } : opts.click;
-        const settleWait = async (capMs: number): Promise<void> => void (await waitForSettle(ctx, capMs).catch(() => false));
+        const settleWait = async (capMs: number): Promise<boolean> => waitForSettle(ctx, capMs).catch(() => false);
         const ex = await ctx.step(exploreClicks(p, known, click, settleWait));
         result.links.push(...ex.links);
         result.clicks = ex.clicks;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ClickMemory, type ClickObservation } from '../src/browser/click-memory.js';
+import { ClickMemory, UNSETTLED_LOOKS, type ClickObservation } from '../../src/browser/click-memory.js';
 
 const SITE = 'http://127.0.0.1:1';
-const seen = (revealed: string[], present: string[] = []): ClickObservation => ({ revealed: new Set(revealed), present: new Set([...revealed, ...present]) });
+const seen = (revealed: string[], present: string[] = [], settled = true): ClickObservation => ({ revealed: new Set(revealed), present: new Set([...revealed, ...present]), settled });
 
 describe('ClickMemory', () => {
   it('the same links revealed on two pages make chrome: no third page clicks it', () => {
@@ -69,5 +69,39 @@ describe('ClickMemory', () => {
     expect(a.take('menu', false)).toBe('click');
     a.observe('menu', seen(['/docs']));
     expect(m.kindOf(SITE, 'menu')).toBe('chrome');
+  });
+
+  it('an empty look whose settle wait ran out is no evidence, up to UNSETTLED_LOOKS of them; one that revealed links is', () => {
+    const m = new ClickMemory();
+    // A slow "Versions" tab: the first two pages' clicks ran out of time before it showed.
+    for (const p of ['/pkg/a', '/pkg/b']) {
+      expect(m.forPage(SITE, p).take('versions', false)).toBe('click');
+      m.forPage(SITE, p).observe('versions', seen([], [p], false));
+    }
+    expect(m.kindOf(SITE, 'versions')).toBe('unknown');
+    expect(m.forPage(SITE, '/pkg/c').take('versions', false)).toBe('click');
+    m.forPage(SITE, '/pkg/c').observe('versions', seen(['/pkg/c/v/1']));
+    m.forPage(SITE, '/pkg/d').take('versions', false);
+    m.forPage(SITE, '/pkg/d').observe('versions', seen(['/pkg/d/v/1']));
+    expect(m.kindOf(SITE, 'versions')).toBe('per-page');
+
+    // Two settled empty looks still make chrome (a theme switch that reveals no links).
+    m.forPage(SITE, '/a').observe('theme', seen([]));
+    m.forPage(SITE, '/b').observe('theme', seen([]));
+    expect(m.kindOf(SITE, 'theme')).toBe('chrome');
+
+    // Unsettled looks that revealed links count at once.
+    m.forPage(SITE, '/a').observe('menu', seen(['/docs'], [], false));
+    m.forPage(SITE, '/b').observe('menu', seen(['/docs'], [], false));
+    expect(m.kindOf(SITE, 'menu')).toBe('chrome');
+
+    // A site that never goes quiet: the look after UNSETTLED_LOOKS set aside ones counts.
+    const pages = Array.from({ length: UNSETTLED_LOOKS + 2 }, (_, i) => `/n/${i}`);
+    for (const [i, p] of pages.entries()) {
+      expect([i, m.kindOf(SITE, 'search')]).toEqual([i, 'unknown']);
+      m.forPage(SITE, p).observe('search', seen([], [], false));
+    }
+    expect(m.kindOf(SITE, 'search')).toBe('chrome');
+    expect(UNSETTLED_LOOKS).toBe(3);
   });
 });
