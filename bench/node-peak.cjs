@@ -5,6 +5,8 @@
 //   and of memory outside the heap (Buffers, ArrayBuffers), sampled every 250 ms;
 // - liveHeap: the peak of the used heap just after V8's full (mark-compact) collections, i.e.
 //   what the process keeps; observed, never forced, so the other figures are V8's own.
+// With $SPACRAWL_BENCH_SERIES set, it also appends a line "ms-since-start rss heapUsed" (bytes)
+// every 5 s to $SPACRAWL_BENCH_SERIES.<pid>: where in the crawl the peaks happen.
 const fs = require('node:fs');
 const { PerformanceObserver, constants } = require('node:perf_hooks');
 const file = process.env.SPACRAWL_BENCH_PEAK;
@@ -18,6 +20,14 @@ if (file) {
     external = Math.max(external, m.external); // arrayBuffers is a part of external
   };
   setInterval(sample, 250).unref();
+  const series = process.env.SPACRAWL_BENCH_SERIES;
+  if (series) {
+    const t0 = Date.now();
+    setInterval(() => {
+      const m = process.memoryUsage();
+      fs.appendFileSync(`${series}.${process.pid}`, `${Date.now() - t0} ${m.rss} ${m.heapUsed}\n`);
+    }, 5_000).unref();
+  }
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
       if (e.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) live = Math.max(live, process.memoryUsage().heapUsed);
