@@ -180,6 +180,19 @@ export function checkPatterns(o: { include?: readonly string[]; exclude?: readon
 }
 
 /**
+ * Check the flags that shape screenshots against the flags that take them: `--screenshot
+ * viewport`, `--hide` and `--visual-mask` change how a shot is taken, so without `--screenshots`
+ * or `--output-dir` (which takes them into its `screenshots/`) they would be silently ignored.
+ * @param shooting - whether screenshots are taken (`--screenshots` or `--output-dir` given)
+ * @throws OptionsError with a one-line message otherwise
+ */
+export function checkScreenshotFlags(flags: { screenshot: string; hide?: readonly string[] | undefined; 'visual-mask'?: readonly string[] | undefined }, shooting: boolean): void {
+  if (shooting) return;
+  const given = [flags.screenshot !== 'full' ? `--screenshot ${flags.screenshot}` : null, flags.hide?.length ? '--hide' : null, flags['visual-mask']?.length ? '--visual-mask' : null].filter((x) => x !== null);
+  if (given.length) throw new OptionsError(`${given.join(', ')}: no screenshots are taken without --screenshots DIR or --output-dir DIR`);
+}
+
+/**
  * Check the audit flags against each other: `--budget`, `--vitals-concurrency` and
  * `--vitals-throttle` limit or shape the measured vitals, so they need `--vitals`.
  * @throws OptionsError with a one-line message otherwise

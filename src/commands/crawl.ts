@@ -15,6 +15,7 @@ import {
   checkDevice,
   checkPatterns,
   checkReadable,
+  checkScreenshotFlags,
   checkStorageState,
   checkSeed,
   checkSharedFlags,
@@ -66,6 +67,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
       checkAuditFlags(flags);
       const outputDir = flags['output-dir'] ? path.resolve(flags['output-dir']) : null;
       const shots = flags.screenshots ? path.resolve(flags.screenshots) : outputDir ? path.join(outputDir, 'screenshots') : null;
+      checkScreenshotFlags(flags, shots !== null);
       if (shots) checkWritableDir(shots, flags.screenshots ? `screenshots to ${shots}` : `to --output-dir ${outputDir!}`);
       // A login recipe reads its secrets from the command's environment.
       const options = { ...crawlOptionsOf(flags, seeds, shots), loginEnv: this.io.env };

@@ -11,6 +11,7 @@ import {
   checkPatterns,
   checkReadable,
   checkRegex,
+  checkScreenshotFlags,
   checkSeed,
   checkSharedFlags,
   checkStorageState,
@@ -41,6 +42,15 @@ describe('flag checks', () => {
     // Never the password itself: the line goes to CI logs.
     expect(refusal(() => checkSeed('http://user:s3cret@x/a'))).toBe('Invalid URL "http://***@x/a": URLs with credentials (user:pass@) are refused');
     expect(refusal(() => checkSeed('x', 'URL'))).toMatch(/expected an absolute http:\/\/ or https:\/\/ URL/);
+  });
+
+  it('--screenshot viewport, --hide and --visual-mask need screenshots taken', () => {
+    expect(() => checkScreenshotFlags({ screenshot: 'full', hide: [], 'visual-mask': [] }, false)).not.toThrow();
+    expect(() => checkScreenshotFlags({ screenshot: 'viewport', hide: ['.b'], 'visual-mask': ['.d'] }, true)).not.toThrow();
+    expect(refusal(() => checkScreenshotFlags({ screenshot: 'viewport' }, false))).toBe('--screenshot viewport: no screenshots are taken without --screenshots DIR or --output-dir DIR');
+    expect(refusal(() => checkScreenshotFlags({ screenshot: 'full', hide: ['.cookie'], 'visual-mask': ['.date'] }, false))).toBe(
+      '--hide, --visual-mask: no screenshots are taken without --screenshots DIR or --output-dir DIR',
+    );
   });
 
   it('--viewport, --rate, --header, --device, regexes, readable files', () => {
