@@ -5,7 +5,7 @@
  */
 import type { PageRecord } from '../model/record.js';
 import type { Budget } from '../report/budget.js';
-import { RULES, audit, type AuditIssue, type AuditResult, type RuleId, type Severity } from '../report/audit.js';
+import { RULES, audit, failsOnEveryWarning, type AuditIssue, type AuditResult, type RuleId, type Severity } from '../report/audit.js';
 import { checkOfFinding, type CheckId } from './checks.js';
 import { DiffInputError } from './errors.js';
 import type { RecordSource } from './source.js';
@@ -166,8 +166,8 @@ export function parseFailOn(value: string): string[] {
     .split(',')
     .map((x) => x.trim())
     .filter(Boolean);
-  const known = new Set<string>([...Object.keys(RULES), 'none', 'warnings']);
-  for (const r of list) if (!known.has(r)) throw new DiffInputError('bad-option', `unknown --fail-on rule ${JSON.stringify(r)} (known: ${[...known].join(', ')}; and new or new:RULE for findings the baseline lacks)`);
+  const known = new Set<string>([...Object.keys(RULES), 'none', 'warnings', NEW]);
+  for (const r of list) if (!known.has(r)) throw new DiffInputError('bad-option', `unknown --fail-on rule ${JSON.stringify(r)} (known: ${[...known].filter((k) => k !== NEW).join(', ')}; and new or new:RULE for findings the baseline lacks)`);
   return list;
 }
 
@@ -179,8 +179,9 @@ export interface GateFailOn {
   /** `true` when an entry is `new` or `new:RULE` (which need a baseline). */
   usesNew: boolean;
   /**
-   * The rules in the audit's terms (rule ids, `warnings`, `none`): `new` becomes `warnings`,
-   * `new:RULE` becomes `RULE`. Against a baseline, only new findings of these fail.
+   * The rules in the audit's terms (rule ids, `warnings`, `none`, and `new`, which matches as
+   * `warnings` does but is shown as typed): `new:RULE` becomes `RULE`. Against a baseline, only
+   * new findings of these fail.
    */
   rules: string[];
 }
@@ -204,7 +205,7 @@ export function parseGateFailOn(value: string | readonly string[], hasBaseline: 
   const rules = list.map((entry) => {
     if (entry === NEW) {
       usesNew = true;
-      return 'warnings';
+      return NEW;
     }
     if (entry.startsWith(`${NEW}:`)) {
       usesNew = true;
@@ -222,7 +223,7 @@ export function parseGateFailOn(value: string | readonly string[], hasBaseline: 
  */
 export function matchesFailOn(f: Finding, failOn: readonly string[]): boolean {
   if (f.ignored || failOn.includes('none')) return false;
-  return failOn.includes(f.rule) || (failOn.includes('warnings') && f.severity !== 'notice');
+  return failOn.includes(f.rule) || (failsOnEveryWarning(failOn) && f.severity !== 'notice');
 }
 
 /** The new findings that fail the build under `failOn` (exit 1 when any). */

@@ -294,12 +294,21 @@ function documentKey(u: string): string {
 }
 
 /**
+ * `true` when a `--fail-on` list fails on every error- and warning-level rule: it has
+ * `warnings`, or `new` (every new finding of those rules, against a baseline).
+ */
+export function failsOnEveryWarning(failOn: readonly string[]): boolean {
+  return failOn.includes('warnings') || failOn.includes('new');
+}
+
+/**
  * The `--fail-on` decision.
- * @param failOn - rule ids, or `none`; `warnings` adds every error- and warning-level rule
+ * @param failOn - rule ids, or `none`; `warnings` (or `new`, see {@link failsOnEveryWarning}) adds every error- and warning-level rule
  * @returns the non-ignored issues that fail the build
  */
 export function failingIssues(result: AuditResult, failOn: readonly string[]): AuditIssue[] {
   if (failOn.includes('none')) return [];
   const wanted = new Set(failOn);
-  return result.issues.filter((i) => !i.ignored && (wanted.has(i.rule) || (wanted.has('warnings') && i.severity !== 'notice')));
+  const warnings = failsOnEveryWarning(failOn);
+  return result.issues.filter((i) => !i.ignored && (wanted.has(i.rule) || (warnings && i.severity !== 'notice')));
 }

@@ -7,6 +7,7 @@ import { DIFF_FORMATTERS, parseDiffReportSpec } from '../../src/diff/formats/ind
 import { renderDiffJson } from '../../src/diff/formats/json.js';
 import { GITHUB_COMMENT_MAX_CHARS, renderDiffMarkdown } from '../../src/diff/formats/markdown.js';
 import { diffSummary } from '../../src/diff/terminal.js';
+import { failingFindings, parseGateFailOn } from '../../src/diff/findings.js';
 import type { CrawlDiff, Finding } from '../../src/diff/types.js';
 import { emptyDiff, sampleDiff } from './sample-diff.js';
 
@@ -52,6 +53,21 @@ describe('diff report formats: golden strings', () => {
     );
     expect(DIFF_FORMATTERS.html!(input)).toContain('<p>No changes: the same pages, statuses, titles, redirects, links and findings.</p>');
     expect(JSON.parse(renderDiffJson(input))).toMatchObject({ failing: 0, failOn: FAIL_ON, findings: { new: [], fixed: [] } });
+  });
+});
+
+describe('--fail-on new', () => {
+  it('is shown as typed and fails on the new findings of every error- and warning-level rule, as warnings does', () => {
+    const gate = parseGateFailOn('new', true);
+    expect(gate).toEqual({ usesNew: true, rules: ['new'] });
+    const d = sampleDiff();
+    expect(diffSummary(d, gate.rules).split('\n').at(-1)).toMatch(/^fails under --fail-on new: \d+ new findings?$/);
+    expect(failingFindings(d, gate.rules)).toEqual(failingFindings(d, ['warnings']));
+    expect(failingFindings(d, gate.rules).length).toBeGreaterThan(0);
+    expect(failingFindings(d, gate.rules).every((f) => f.severity !== 'notice')).toBe(true);
+    expect(diffSummary(emptyDiff(), gate.rules).split('\n').at(-1)).toBe('passes under --fail-on new: no new finding of those rules');
+    expect(() => parseGateFailOn('new', false)).toThrow('--fail-on new: "new" needs --baseline (the crawl to compare with)');
+    expect(parseGateFailOn('new:broken-link,server-error', true).rules).toEqual(['broken-link', 'server-error']);
   });
 });
 

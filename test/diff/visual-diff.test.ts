@@ -88,10 +88,10 @@ describe('crawl --baseline', () => {
     expect(runs.a2!.stderr).toContain('\nbaseline: a (7 pages) → this crawl (7 pages)\n0 new findings\n0 fixed findings, 1 unchanged\n');
     // Timings may change on a busy machine (they never fail): everything else is unchanged.
     expect(runs.a2!.stderr).toMatch(/\nchanges: 0 pages added, 0 pages removed, 0 status changes, 0 title changes, 0 redirect changes, 0 new soft 404s, 0 pages that lost links, \d+ timing changes?, 0 visual changes\n/);
-    expect(runs.a2!.stderr).toContain('\npasses under --fail-on warnings: no new finding of those rules\n');
+    expect(runs.a2!.stderr).toContain('\npasses under --fail-on new: no new finding of those rules\n');
     const d = JSON.parse(fs.readFileSync(path.join(tmp, 'a2', 'diff.json'), 'utf8')) as DiffReport;
     expect([d.findings.new.length, d.findings.unchanged.length, d.visual!.compared, d.visual!.changes.length]).toEqual([0, 1, 7, 0]);
-    expect(fs.readFileSync(path.join(tmp, 'a2', 'diff.md'), 'utf8')).toContain('**✅ Passes** under `--fail-on warnings`');
+    expect(fs.readFileSync(path.join(tmp, 'a2', 'diff.md'), 'utf8')).toContain('**✅ Passes** under `--fail-on new`');
   });
 
   it('B against A: exit 1 under --fail-on new; new findings (the broken link, the visual changes) marked new in the HTML report, the known one known', () => {
@@ -116,7 +116,7 @@ describe('crawl --baseline', () => {
     const events = runs.b!.stderr.trim().split('\n').map((l) => JSON.parse(l) as { event: string } & Record<string, unknown>);
     expect(events.map((e) => e.event).slice(-2)).toEqual(['summary', 'baseline']);
     const { time: _t, ...verdict } = events.at(-1)!;
-    expect(verdict).toEqual({ level: 'warn', event: 'baseline', baseline: 'a', new: 5, fixed: 0, unchanged: 1, notCompared: 0, visualChanges: 3, failOn: ['warnings'], failing: 5, exitCode: 1 });
+    expect(verdict).toEqual({ level: 'warn', event: 'baseline', baseline: 'a', new: 5, fixed: 0, unchanged: 1, notCompared: 0, visualChanges: 3, failOn: ['new'], failing: 5, exitCode: 1 });
   });
 
   it('B against B: its broken links are known and never fail, even under --fail-on broken-link; no visual change', () => {
