@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,9 +38,18 @@ function exited(child: ChildProcess): Promise<{ code: number | null; stderr: str
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stderr })));
 }
 
-function cli(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: tmp, encoding: 'utf8' });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+/**
+ * Run the CLI and wait for it without blocking this process: the fixture server lives here, and
+ * a crawl running beside must keep getting its answers (a blocking spawnSync held back a page's
+ * API answer past the settle cap on a busy machine, so that page was read without its links).
+ */
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: tmp, encoding: 'utf8' }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
 }
 
 interface Status {
@@ -60,8 +69,8 @@ interface Status {
   seeds: string[];
 }
 
-function status(db: string): Status {
-  const r = cli(['status', '--state', db, '--json']);
+async function status(db: string): Promise<Status> {
+  const r = await cli(['status', '--state', db, '--json']);
   expect(r.code, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as Status;
 }
@@ -85,7 +94,7 @@ describe('spacrawl status --state', () => {
     const done = exited(child);
     await until(() => lines(out).length >= 8);
 
-    const live = status(db);
+    const live = await status(db);
     expect(child.exitCode).toBeNull(); // read while the crawl was still running
     expect(live.running).toBe(true);
     expect(live.endReason).toBeNull();
@@ -101,7 +110,7 @@ describe('spacrawl status --state', () => {
     expect(Date.parse(live.startedAt!)).toBeGreaterThan(0);
     expect(live.elapsedMs).toBeGreaterThan(0);
     // The human form, also while it runs.
-    const human = cli(['status', '--state', db]);
+    const human = await cli(['status', '--state', db]);
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain(`state file ${db}:`);
     expect(human.stdout).toContain(`seeds: ${site.origin}/`);
@@ -110,12 +119,12 @@ describe('spacrawl status --state', () => {
     expect(r.code, r.stderr).toBe(0);
     // The crawl was not disturbed: every page once.
     expect(site.documents().map((d) => d.path).sort()).toEqual(ALL);
-    const end = status(db);
+    const end = await status(db);
     expect(end).toMatchObject({ running: false, endReason: 'done', queued: 0, inFlight: 0, done: SIZE, failed: 0, skipped: 0, visited: SIZE, startedAt: live.startedAt });
     expect(Date.parse(end.endedAt!)).toBeGreaterThanOrEqual(Date.parse(end.startedAt!));
     expect(end.elapsedMs).toBeGreaterThan(0);
     // The reader changed nothing: the crawl resumes as finished.
-    expect(cli(['status', '--state', db, '--json']).stdout).toBe(cli(['status', '--state', db, '--json']).stdout);
+    expect((await cli(['status', '--state', db, '--json'])).stdout).toBe((await cli(['status', '--state', db, '--json'])).stdout);
   });
 
   it('a crawl killed with SIGKILL: not running, interrupted, its leases counted as queued', async () => {
@@ -127,7 +136,7 @@ describe('spacrawl status --state', () => {
     await until(() => lines(out).length >= 5);
     process.kill(-child.pid!, 'SIGKILL');
     await done;
-    const s = status(db);
+    const s = await status(db);
     expect(s.running).toBe(false);
     expect(s.endReason).toBe('interrupted');
     expect(s.endedAt).toBeNull();
@@ -142,18 +151,18 @@ describe('spacrawl status --state', () => {
     const db = path.join(tmp, 'budget.db');
     const r = await exited(crawl(['--state', db, '--max-pages', '5', '--concurrency', '1']));
     expect(r.code, r.stderr).toBe(0);
-    const s = status(db);
+    const s = await status(db);
     expect(s).toMatchObject({ running: false, endReason: 'max-pages', done: 5, visited: 5, queued: 0, inFlight: 0 });
     expect(s.skipped).toBeGreaterThan(0);
     expect(s.skippedBy).toEqual({ budget: s.skipped });
-    const human = cli(['status', '--state', db]);
+    const human = await cli(['status', '--state', db]);
     expect(human.stdout).toContain(`skipped (budget ${s.skipped})`);
     expect(human.stdout).toContain('ended (max-pages) at ');
     // Reading a file no crawl uses leaves no WAL files of its own beside it.
     expect(fs.readdirSync(tmp).filter((f) => f.startsWith('budget.db')).sort()).toEqual(['budget.db', 'budget.db-lock']);
   });
 
-  it('bad input: one line, exit 2, and the file is left as it was', () => {
+  it('bad input: one line, exit 2, and the file is left as it was', async () => {
     const missing = path.join(tmp, 'missing.db');
     const text = path.join(tmp, 'text.db');
     fs.writeFileSync(text, 'not a database at all, '.repeat(100));
@@ -175,7 +184,7 @@ describe('spacrawl status --state', () => {
     ];
     for (const [args, message] of cases) {
       const before = args[1] && fs.existsSync(args[1]) && fs.statSync(args[1]).isFile() ? fs.readFileSync(args[1]) : null;
-      const r = cli(['status', ...args]);
+      const r = await cli(['status', ...args]);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
       expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
       expect(r.stderr).toMatch(message);
