@@ -296,6 +296,19 @@ describe('markdown', () => {
     expect(ok).toContain('**✅ Passes** under `--fail-on none`.');
   });
 
+  it('an interrupted crawl with no failing issue is incomplete, never passing (markdown and html); a failing one still fails', () => {
+    const stopped = { ...input, failOn: ['none'], summary: { ...input.summary, endReason: 'interrupted' as const } };
+    const md = renderMarkdown(stopped);
+    expect(md).toContain(`**⚠️ Incomplete**: the crawl was interrupted; no issue under \`--fail-on none\` in the ${input.summary.pages} pages it reached.`);
+    expect(md).not.toContain('Passes');
+    const html = renderHtml(stopped, null);
+    expect(html).toContain(`<p class="verdict incomplete" id="verdict" data-verdict="incomplete">Incomplete: the crawl was interrupted; no issue under --fail-on none in the ${input.summary.pages} pages it reached.</p>`);
+    expect(html).not.toContain('data-verdict="pass"');
+    expect(renderMarkdown({ ...stopped, failOn: input.failOn })).toContain('**❌ Fails** under `--fail-on broken-link, server-error`: 5 issues.');
+    // A crawl that spent its budget ended as asked: it passes.
+    expect(renderMarkdown({ ...stopped, summary: { ...input.summary, endReason: 'max-pages' } })).toContain('**✅ Passes** under `--fail-on none`.');
+  });
+
   it('lists at most 20 issues', () => {
     const many = buildRecords();
     for (let n = 0; n < 30; n++) many.push(page(`/broken-${n}`, { status: 404 }));

@@ -11,7 +11,7 @@ body{margin:0;padding:1.5rem 2rem 4rem;font:14px/1.45 system-ui,-apple-system,"S
 a{color:var(--link)}
 h1{font-size:1.5rem;margin:0 0 .25rem}h2{font-size:1.15rem;margin:2rem 0 .75rem;border-bottom:1px solid var(--line);padding-bottom:.25rem}
 code{font:12px/1.3 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
-.verdict{font-weight:600;margin:.25rem 0}.verdict.fail{color:var(--err)}.verdict.pass{color:var(--ok)}
+.verdict{font-weight:600;margin:.25rem 0}.verdict.fail{color:var(--err)}.verdict.pass{color:var(--ok)}.verdict.incomplete{color:var(--warn)}
 .meta,.muted{color:var(--muted)}
 .stats{display:flex;flex-wrap:wrap;gap:.75rem;margin:0}
 .stat{background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:.5rem .9rem;min-width:7rem}

@@ -196,7 +196,9 @@ export function writeHtml(input: ReportInput, sink: ReportSink, outPath: string 
 
   const verdict = failingList.length
     ? `<p class="verdict fail" id="verdict" data-verdict="fail">Fails under --fail-on ${esc(describeFailOn(input.failOn))}: ${failingList.length} issue${failingList.length === 1 ? '' : 's'}.</p>`
-    : `<p class="verdict pass" id="verdict" data-verdict="pass">Passes under --fail-on ${esc(describeFailOn(input.failOn))}.</p>`;
+    : summary.endReason === 'interrupted'
+      ? `<p class="verdict incomplete" id="verdict" data-verdict="incomplete">Incomplete: the crawl was interrupted; no issue under --fail-on ${esc(describeFailOn(input.failOn))} in the ${summary.pages} page${summary.pages === 1 ? '' : 's'} it reached.</p>`
+      : `<p class="verdict pass" id="verdict" data-verdict="pass">Passes under --fail-on ${esc(describeFailOn(input.failOn))}.</p>`;
 
   const notes = summary.notes.length ? `<ul id="notes" class="muted">${summary.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : '';
 

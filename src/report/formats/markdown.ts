@@ -50,10 +50,13 @@ export function renderMarkdown(input: ReportInput): string {
   const failingSet = new Set(failing);
   const out: string[] = [];
   out.push('## spacrawl', '');
+  // An interrupted crawl passes nothing: it found no failing issue among the pages it reached.
   out.push(
     failing.length
       ? `**❌ Fails** under \`--fail-on ${describeFailOn(input.failOn)}\`: ${failing.length} issue${failing.length === 1 ? '' : 's'}.`
-      : `**✅ Passes** under \`--fail-on ${describeFailOn(input.failOn)}\`.`,
+      : summary.endReason === 'interrupted'
+        ? `**⚠️ Incomplete**: the crawl was interrupted; no issue under \`--fail-on ${describeFailOn(input.failOn)}\` in the ${summary.pages} page${summary.pages === 1 ? '' : 's'} it reached.`
+        : `**✅ Passes** under \`--fail-on ${describeFailOn(input.failOn)}\`.`,
     '',
   );
   out.push('| pages | ok | errors | soft 404s | redirects | robots skipped | unique URLs | elapsed |', '|---:|---:|---:|---:|---:|---:|---:|---:|');
