@@ -77,6 +77,18 @@ describe('JsonlRecordSource', () => {
     expect(titles()).toEqual(records.map((r) => r.title));
   });
 
+  it('short records cut at every offset of the 64 KiB read buffer come out whole, in order', () => {
+    // ~1 MB of records of varying length: the buffer's end falls inside a record (and inside a
+    // multi-byte character) many times, and the bytes left over are carried to the next read.
+    const records = Array.from({ length: 3_000 }, (_, i) => ({ ...blankRecord(u(`/p/${i}`), null, 1, u('/')), title: `${i} ${'é🎉'.repeat(i % 37)}` }));
+    const file = path.join(tmp, 'short.jsonl');
+    fs.writeFileSync(file, `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    expect(fs.statSync(file).size).toBeGreaterThan(16 * 64 * 1024);
+    const read = [...new JsonlRecordSource(file)];
+    expect(read.map((r) => r.title)).toEqual(records.map((r) => r.title));
+    expect(read.map((r) => r.url)).toEqual(records.map((r) => r.url));
+  });
+
   it('a line that is not a record is an error naming the file and line', () => {
     const file = path.join(tmp, 'bad.jsonl');
     fs.writeFileSync(file, `${JSON.stringify(blankRecord(u('/'), null, 0, null))}\n[1,2]\n`);
