@@ -140,6 +140,14 @@ describe('formats from a JSON Lines file', () => {
   });
 });
 
+describe('parseReportSpec', () => {
+  it('an unknown format is a usage error that names a near format, and only a near one', () => {
+    expect(() => parseReportSpec('htm:x.html')).toThrow('unknown report format "htm" (did you mean "html"?) (known: jsonl, json, csv, html, junit, sitemap, markdown)');
+    expect(() => parseReportSpec('pdf')).toThrow('unknown report format "pdf" (known: jsonl, json, csv, html, junit, sitemap, markdown)');
+    expect(parseReportSpec('CSV')).toEqual({ format: 'csv', path: null });
+  });
+});
+
 describe('formats write piece by piece', () => {
   const records = site(3000);
   const input = inputOf(records, records);

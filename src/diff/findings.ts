@@ -7,6 +7,7 @@ import type { PageRecord } from '../model/record.js';
 import type { Budget } from '../report/budget.js';
 import { RULES, audit, failsOnEveryWarning, type AuditIssue, type AuditResult, type RuleId, type Severity } from '../report/audit.js';
 import { checkOfFinding, type CheckId } from './checks.js';
+import { didYouMean } from '../util/nearest-name.js';
 import { DiffInputError } from './errors.js';
 import type { RecordSource } from './source.js';
 import type { Finding, FindingsDiff, RuleCounts } from './types.js';
@@ -167,7 +168,7 @@ export function parseFailOn(value: string): string[] {
     .map((x) => x.trim())
     .filter(Boolean);
   const known = new Set<string>([...Object.keys(RULES), 'none', 'warnings', NEW]);
-  for (const r of list) if (!known.has(r)) throw new DiffInputError('bad-option', `unknown --fail-on rule ${JSON.stringify(r)} (known: ${[...known].filter((k) => k !== NEW).join(', ')}; and new or new:RULE for findings the baseline lacks)`);
+  for (const r of list) if (!known.has(r)) throw new DiffInputError('bad-option', `unknown --fail-on rule ${JSON.stringify(r)}${didYouMean(r, [...known])} (known: ${[...known].filter((k) => k !== NEW).join(', ')}; and new or new:RULE for findings the baseline lacks)`);
   return list;
 }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { OptionsError } from '../crawl/options.js';
 import { describeFsError } from '../util/files.js';
+import { didYouMean } from '../util/nearest-name.js';
 import type { ReportFormatter, ReportInput, ReportSink } from './input.js';
 import { renderCsv, writeCsv } from './formats/csv.js';
 import { renderHtml, writeHtml } from './formats/html.js';
@@ -41,7 +42,7 @@ export function parseReportSpec(spec: string): ReportSpec {
   const i = spec.indexOf(':');
   const format = (i < 0 ? spec : spec.slice(0, i)).trim().toLowerCase();
   const p = i < 0 ? null : spec.slice(i + 1) || null;
-  if (!FORMATTERS[format]) throw new OptionsError(`unknown report format ${JSON.stringify(format)} (known: ${Object.keys(FORMATTERS).join(', ')})`);
+  if (!FORMATTERS[format]) throw new OptionsError(`unknown report format ${JSON.stringify(format)}${didYouMean(format, Object.keys(FORMATTERS))} (known: ${Object.keys(FORMATTERS).join(', ')})`);
   return { format, path: p === null ? null : path.resolve(p) };
 }
 

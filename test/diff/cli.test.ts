@@ -91,7 +91,7 @@ describe('spacrawl diff OLD NEW', () => {
     const r = await run('a.jsonl', 'b.jsonl', '--fail-on', 'new:broken-link', '--json');
     expect((JSON.parse(r.stdout) as { failOn: string[]; failing: number })).toMatchObject({ failOn: ['broken-link'], failing: 2 });
     const known = [...Object.keys(RULES), 'none', 'warnings'].join(', ');
-    expectUsageError(await run('a.jsonl', 'b.jsonl', '--fail-on', 'new:broken-links'), `unknown --fail-on rule "broken-links" (known: ${known}; and new or new:RULE for findings the baseline lacks)`);
+    expectUsageError(await run('a.jsonl', 'b.jsonl', '--fail-on', 'new:broken-links'), `unknown --fail-on rule "broken-links" (did you mean "broken-link"?) (known: ${known}; and new or new:RULE for findings the baseline lacks)`);
   });
 
   it('--budget judges both crawls: budget findings of pages over it, compared only where both measured vitals', async () => {
@@ -136,7 +136,7 @@ describe('spacrawl diff OLD NEW', () => {
     expectUsageError(await run('notes.txt', 'b.jsonl'), 'notes.txt is not a crawl: no JSON record with a "url" (expected the JSON Lines of --out, a --state file or an --output-dir folder)');
     expectUsageError(await run('a.jsonl', 'other.jsonl'), 'a.jsonl and other.jsonl are crawls of different sites (https://site.test vs https://other.test): pass --force to compare them anyway');
     const known = [...Object.keys(RULES), 'none', 'warnings'].join(', ');
-    expectUsageError(await run('a.jsonl', 'b.jsonl', '--fail-on', 'broken-links'), `unknown --fail-on rule "broken-links" (known: ${known}; and new or new:RULE for findings the baseline lacks)`);
+    expectUsageError(await run('a.jsonl', 'b.jsonl', '--fail-on', 'broken-links'), `unknown --fail-on rule "broken-links" (did you mean "broken-link"?) (known: ${known}; and new or new:RULE for findings the baseline lacks)`);
     expectUsageError(await run('a.jsonl', 'b.jsonl', '--report', 'csv:x.csv'), 'unknown report format "csv" for diff (known: markdown, json, html, junit)');
     expectUsageError(await run('a.jsonl', 'b.jsonl', '--report', 'markdown', '--json'), '--json prints the diff on stdout: give every --report a PATH');
     const forced = await run('a.jsonl', 'other.jsonl', '--force', '--fail-on', 'none');

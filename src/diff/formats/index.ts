@@ -10,6 +10,7 @@ import type { DiffFormatter, DiffReportInput } from './input.js';
 import { renderDiffJson } from './json.js';
 import { renderDiffJunit } from './junit.js';
 import { renderDiffMarkdown } from './markdown.js';
+import { didYouMean } from '../../util/nearest-name.js';
 
 export type { DiffFormatter, DiffReportInput } from './input.js';
 
@@ -36,7 +37,7 @@ export function parseDiffReportSpec(spec: string): DiffReportSpec {
   const format = (i < 0 ? spec : spec.slice(0, i)).trim().toLowerCase();
   const p = i < 0 ? null : spec.slice(i + 1) || null;
   if (!DIFF_FORMATTERS[format]) {
-    throw new DiffInputError('bad-option', `unknown report format ${JSON.stringify(format)} for diff (known: ${Object.keys(DIFF_FORMATTERS).join(', ')})`);
+    throw new DiffInputError('bad-option', `unknown report format ${JSON.stringify(format)} for diff${didYouMean(format, Object.keys(DIFF_FORMATTERS))} (known: ${Object.keys(DIFF_FORMATTERS).join(', ')})`);
   }
   return { format, path: p === null ? null : path.resolve(p) };
 }
