@@ -36,6 +36,7 @@ import { toLibraryUnit } from '../crawl/option-spec.js';
 import type { AssetLoading } from '../browser/asset-placeholders.js';
 import type { HashRouteMode } from '../url/normalize.js';
 import type { ScopeMode } from '../url/scope.js';
+import { missingFolders, removeEmptyFolders } from '../util/files.js';
 
 export { crawlKeyOf } from '../crawl/crawl-key.js';
 
@@ -59,6 +60,10 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
 
   async run(): Promise<CrawlSummary> {
     const parsed = await this.parse(Crawl);
+    // Folders the usage checks create (--output-dir, --screenshots and their parents): a crawl
+    // refused before it starts removes them again while they are empty.
+    let madeFolders: string[] = [];
+    let started = false;
     try {
       // Every usage check first (flags, seeds, folders, patterns, reports), then the stores.
       const flags = await applyConfig(Crawl.flags, parsed.flags, this.argv, parsed.flags.config);
@@ -68,6 +73,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
       const outputDir = flags['output-dir'] ? path.resolve(flags['output-dir']) : null;
       const shots = flags.screenshots ? path.resolve(flags.screenshots) : outputDir ? path.join(outputDir, 'screenshots') : null;
       checkScreenshotFlags(flags, shots !== null);
+      madeFolders = [...new Set([...(shots ? missingFolders(shots) : []), ...(outputDir ? missingFolders(outputDir) : [])])].sort((a, b) => b.length - a.length);
       if (shots) checkWritableDir(shots, flags.screenshots ? `screenshots to ${shots}` : `to --output-dir ${outputDir!}`);
       // A login recipe reads its secrets from the command's environment.
       const options = { ...crawlOptionsOf(flags, seeds, shots), loginEnv: this.io.env };
@@ -82,6 +88,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
       const baseline = flags.baseline ? await baselineOf(flags, { outputDir, outFile: out, stateFile: flags.state ? path.resolve(flags.state) : null }) : undefined;
       const opened = await openFrontier(options, frontierChoiceOf(flags), (line) => this.io.stderr.write(`${line}\n`));
       const frontier = opened.options.frontier;
+      started = true;
       const { summary, exitCode } = await runCrawl(opened.options, this.io, {
         ...(baseline ? { baseline } : {}),
         reporting,
@@ -102,6 +109,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
       this.setExitCode(exitCode);
       return summary;
     } catch (err) {
+      if (!started) removeEmptyFolders(madeFolders);
       const { message, exit } = classifyError(err);
       this.fail(message, exit);
     }

@@ -69,6 +69,36 @@ export function ensureWritableDir(dir: string): void {
 }
 
 /**
+ * The folders {@link ensureWritableDir} would create for `dir` now: `dir` and its missing
+ * parents, innermost first (empty when `dir` exists).
+ * @param dir - a folder path (relative to the working directory, or absolute)
+ */
+export function missingFolders(dir: string): string[] {
+  const missing: string[] = [];
+  for (let d = path.resolve(dir); !fs.existsSync(d); d = path.dirname(d)) {
+    missing.push(d);
+    if (path.dirname(d) === d) break;
+  }
+  return missing;
+}
+
+/**
+ * Remove each of these folders that is empty, in the order given (innermost first), so that a
+ * command refused after it made its output folders leaves nothing behind. A folder that holds
+ * anything, or cannot be removed, is left as it is.
+ * @param dirs - e.g. from {@link missingFolders} before the folders were made
+ */
+export function removeEmptyFolders(dirs: readonly string[]): void {
+  for (const d of dirs) {
+    try {
+      fs.rmdirSync(d);
+    } catch {
+      // not empty, gone already, or not ours to remove: leave it
+    }
+  }
+}
+
+/**
  * Check before a crawl that a report file can be written at the end: open it for appending
  * (which neither truncates an existing file nor changes its content), and remove it again if
  * this check created it.

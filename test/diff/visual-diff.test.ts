@@ -148,5 +148,10 @@ describe('crawl --baseline', () => {
     expect([r2.code, r2.stderr]).toEqual([2, 'spacrawl: --baseline nowhere.jsonl: no such file or folder\n']);
     const r3 = await runCli(['crawl', `${site.server.origin}/`, '--baseline', 'a', '--output-dir', 'a'], tmp);
     expect([r3.code, r3.stderr]).toEqual([2, 'spacrawl: --baseline a is written by this crawl: copy the baseline elsewhere first\n']);
+    // The folders the refused crawl made for its output are gone again; one that was there stays.
+    fs.mkdirSync(path.join(tmp, 'kept'));
+    const r4 = await runCli(['crawl', `${site.server.origin}/`, '--output-dir', 'refused/out', '--screenshots', 'refused/shots', '--baseline', 'nowhere.jsonl'], tmp);
+    const r5 = await runCli(['crawl', `${site.server.origin}/`, '--output-dir', 'kept', '--baseline', 'nowhere.jsonl'], tmp);
+    expect([r4.code, r5.code, fs.existsSync(path.join(tmp, 'refused')), fs.readdirSync(path.join(tmp, 'kept'))]).toEqual([2, 2, false, []]);
   }, 60_000);
 });
