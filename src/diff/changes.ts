@@ -89,7 +89,10 @@ const byUrl = <T extends { url: string }>(a: T, b: T): number => a.url.localeCom
  *   (including starting or stopping to redirect);
  * - **soft 404**: pages that were not soft 404s and are now;
  * - **lost links**: pages rendered normally on both sides, links in the old `links` and not in
- *   the new (a page that now fails lost them all: its status change says so);
+ *   the new (a page that now fails lost them all: its status change says so). A link the old
+ *   page found only by clicking, that some page of the new crawl links to, moved and is not lost:
+ *   click memory clicks a site-wide control on whichever pages come first, so two crawls of the
+ *   same site put those links on different pages;
  * - **timings**: pages on both sides, `timings.total`, `timings.serverWaitMs` and each web
  *   vital both have, changed beyond both thresholds ({@link beyondThreshold}).
  * Every list is sorted by URL, except timings (largest slow-down first).
@@ -103,6 +106,14 @@ export function compareUrls(older: SideIndex, newer: SideIndex, t: DiffThreshold
     soft404s: [],
     lostLinks: [],
     timingChanges: [],
+  };
+  let linkedNow: Set<string> | null = null;
+  /** Every URL some page of the newer crawl links to (built when first needed). */
+  const linkedInNewer = (): Set<string> => {
+    if (linkedNow) return linkedNow;
+    linkedNow = new Set();
+    for (const s of newer.urls.values()) for (const l of s.links) linkedNow.add(l);
+    return linkedNow;
   };
   const pageOrRedirect = (s: UrlState | undefined): boolean => s !== undefined && (s.kind === 'page' || s.kind === 'redirect');
   for (const [url, a] of older.urls) {
@@ -120,7 +131,7 @@ export function compareUrls(older: SideIndex, newer: SideIndex, t: DiffThreshold
       if (rendered(a) && rendered(b)) {
         if (a.title !== b.title) out.titleChanges.push({ url, old: a.title, new: b.title });
         const now = new Set(b.links);
-        const lost = a.links.filter((l) => !now.has(l));
+        const lost = a.links.filter((l) => !now.has(l) && !(a.clickOnly?.has(l) && linkedInNewer().has(l)));
         if (lost.length) out.lostLinks.push({ url, links: lost });
       }
       timingChanges(url, a, b, t, out.timingChanges);

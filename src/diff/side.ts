@@ -29,6 +29,13 @@ export interface UrlState {
   skipped: SkipReason | null;
   /** In-scope links (canonical), strings shared across the index. */
   links: readonly string[];
+  /**
+   * The links of {@link links} this page's record found only by clicking (`linkDetails` source
+   * `click`), or `null` for none. Click memory clicks a site-wide control on a few pages only,
+   * whichever came first, so which page holds these links can change from one crawl of the same
+   * site to the next.
+   */
+  clickOnly: ReadonlySet<string> | null;
   /** `timings.total` and `timings.serverWaitMs` (ms), or `null`. */
   total: number | null;
   serverWaitMs: number | null;
@@ -71,6 +78,22 @@ export function vitalsOf(r: PageRecord): Record<string, number> | null {
 }
 
 /**
+ * The in-scope links a page record found by clicking and by no other means, or `null` for none.
+ * Records without `linkDetails` (an older schema) have none.
+ */
+function clickOnlyLinks(r: PageRecord, pool: (s: string) => string): Set<string> | null {
+  const details = (r as Partial<Pick<PageRecord, 'linkDetails'>>).linkDetails ?? [];
+  let clicked: Set<string> | null = null;
+  for (const d of details) if (d.source === 'click') (clicked ??= new Set()).add(d.url);
+  if (!clicked) return null;
+  for (const d of details) if (d.source !== 'click') clicked.delete(d.url);
+  const inScope = new Set(r.links);
+  const out = new Set<string>();
+  for (const u of clicked) if (inScope.has(u)) out.add(pool(u));
+  return out.size ? out : null;
+}
+
+/**
  * Read a source once and index it by canonical URL. Link URLs are interned (one string per
  * distinct URL), so a page's links cost a pointer each.
  * @param source - the crawl
@@ -104,6 +127,7 @@ export async function indexSide(source: RecordSource, intern: Map<string, string
       soft404Reason: r.soft404Reason,
       skipped: r.skipped,
       links: kind === 'page' ? r.links.map(pool) : [],
+      clickOnly: kind === 'page' ? clickOnlyLinks(r, pool) : null,
       total: r.timings.total ?? null,
       serverWaitMs: r.timings.serverWaitMs ?? null,
       vitals: vitalsOf(r),

@@ -29,6 +29,26 @@ describe('diffCrawls over two built crawls', () => {
     expect(isEmptyDiff(d)).toBe(false);
   });
 
+  it('links found by a click moved to another page are not lost; anchor links and click links linked nowhere now are', async () => {
+    // Click memory clicks the site-wide "Menu" on the first pages it meets: in crawl A that was
+    // /a, in crawl B /b, so the menu's /m1 and /m2 sit on another page. /a also lost /gone (a
+    // click link no page links to now) and /x (an anchor, still linked from /b): both are lost.
+    const byClick = (r: PageRecord, ...paths: string[]): PageRecord => ({
+      ...r,
+      links: [...r.links, ...paths.map(u)],
+      linkDetails: [...r.linkDetails, ...paths.map((lp) => ({ url: u(lp), text: 'menu', source: 'click' as const, nofollow: false }))],
+    });
+    const home = page('/', 'Home', [['/a', 'A'], ['/b', 'B']]);
+    const older = [home, byClick(page('/a', 'A', [['/x', 'X']]), '/m1', '/m2', '/gone'), page('/b', 'B')];
+    const newer = [home, page('/a', 'A'), byClick(page('/b', 'B', [['/x', 'X']]), '/m1', '/m2')];
+    const d = await diff(older, newer);
+    expect(d.lostLinks).toEqual([{ url: u('/a'), links: [u('/x'), u('/gone')] }]);
+    // The same pages without the click source: every link that left /a is lost.
+    const asAnchors = (r: PageRecord): PageRecord => ({ ...r, linkDetails: r.linkDetails.map((l) => ({ ...l, source: 'anchor' as const })) });
+    const plain = await diff(older.map(asAnchors), newer.map(asAnchors));
+    expect(plain.lostLinks).toEqual([{ url: u('/a'), links: [u('/x'), u('/m1'), u('/m2'), u('/gone')] }]);
+  });
+
   it('A → A reports nothing, and B → A reports the same changes the other way round', async () => {
     const same = await diff(crawlA(), crawlA());
     expect(isEmptyDiff(same)).toBe(true);
