@@ -36,32 +36,49 @@ function padded(img: PNG, width: number, height: number): PNG {
   return out;
 }
 
+/** The 8 bytes every PNG file starts with (PNG spec, §5.2). */
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
 /**
- * Compare two PNG files.
+ * Width and height (px) from a PNG's header chunk, which the PNG spec (§5.6, §11.2.2) puts
+ * first: width and height as big-endian 32-bit integers at bytes 16 and 20. `null` when the bytes
+ * do not start like a PNG.
+ */
+function pngSize(bytes: Buffer): { width: number; height: number } | null {
+  if (bytes.length < 24 || !bytes.subarray(0, 8).equals(PNG_SIGNATURE) || bytes.toString('latin1', 12, 16) !== 'IHDR') return null;
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
+/**
+ * Compare two PNG files. Byte-identical files (a page that did not change, the usual case) are
+ * equal without decoding; otherwise pixelmatch decides, and the diff image is drawn only for a
+ * page that changed beyond `diffAbove` (encoding a full-page PNG costs more than comparing it).
  * @param oldPath - the baseline's screenshot
  * @param newPath - the new screenshot
- * @param withDiff - also make the diff image (changed pixels red over a faded copy of the old
- *   shot, anti-aliasing yellow) and return it as PNG bytes in `diffPng`
+ * @param diffAbove - make the diff image (changed pixels red over a faded copy of the old shot,
+ *   anti-aliasing yellow) when `ratio` is above this, and return it as PNG bytes in `diffPng`;
+ *   `null` (default): never
  * @throws the file system's and pngjs's errors (missing file, not a PNG)
  */
-export function compareImages(oldPath: string, newPath: string, withDiff = false): ImageComparison & { diffPng: Buffer | null } {
-  const a = PNG.sync.read(fs.readFileSync(oldPath));
-  const b = PNG.sync.read(fs.readFileSync(newPath));
+export function compareImages(oldPath: string, newPath: string, diffAbove: number | null = null): ImageComparison & { diffPng: Buffer | null } {
+  const oldBytes = fs.readFileSync(oldPath);
+  const newBytes = fs.readFileSync(newPath);
+  const size = oldBytes.equals(newBytes) ? pngSize(oldBytes) : null;
+  if (size) return { ...size, sizeChanged: false, changedPixels: 0, ratio: 0, diffPng: null };
+  const a = PNG.sync.read(oldBytes);
+  const b = PNG.sync.read(newBytes);
   const width = Math.max(a.width, b.width);
   const height = Math.max(a.height, b.height);
-  const out = withDiff ? new PNG({ width, height }) : null;
-  const changedPixels = pixelmatch(padded(a, width, height).data, padded(b, width, height).data, out?.data, width, height, {
-    threshold: PIXEL_THRESHOLD,
-    includeAA: false,
-    checkerboard: false,
-  });
+  const [pa, pb] = [padded(a, width, height), padded(b, width, height)];
+  const match = (out: PNG | null): number => pixelmatch(pa.data, pb.data, out?.data, width, height, { threshold: PIXEL_THRESHOLD, includeAA: false, checkerboard: false });
+  const changedPixels = match(null);
   const total = width * height;
-  return {
-    width,
-    height,
-    sizeChanged: a.width !== b.width || a.height !== b.height,
-    changedPixels,
-    ratio: total ? changedPixels / total : 0,
-    diffPng: out ? PNG.sync.write(out) : null,
-  };
+  const ratio = total ? changedPixels / total : 0;
+  let diffPng: Buffer | null = null;
+  if (diffAbove !== null && ratio > diffAbove) {
+    const out = new PNG({ width, height });
+    match(out);
+    diffPng = PNG.sync.write(out);
+  }
+  return { width, height, sizeChanged: a.width !== b.width || a.height !== b.height, changedPixels, ratio, diffPng };
 }

@@ -72,7 +72,7 @@ export function compareShots(a: ReadonlyMap<string, string>, b: ReadonlyMap<stri
     const newFile = path.join(opts.newDir, newName);
     let c: ReturnType<typeof compareImages>;
     try {
-      c = compareImages(oldFile, newFile, Boolean(opts.diffDir));
+      c = compareImages(oldFile, newFile, opts.diffDir ? threshold : null);
     } catch {
       missing++;
       if (missingFiles.length < MAX_MISSING_LISTED) missingFiles.push(fs.existsSync(oldFile) ? newFile : oldFile);
