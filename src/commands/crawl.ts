@@ -7,7 +7,7 @@ import { crawlFlags, type CrawlFlags } from '../cli/flags.js';
 import { CLI_OPTIONS as X } from '../cli/cli-options.js';
 import { openFrontier, type FrontierChoice } from '../cli/open-frontier.js';
 import { runCrawl, type BaselineRun } from '../cli/run-crawl.js';
-import { openBaseline, parseGateFailOn, type CrawlTargets } from '../diff/baseline.js';
+import { checkBaselineSite, openBaseline, parseGateFailOn, type CrawlTargets } from '../diff/baseline.js';
 import { parseVisualThreshold } from '../diff/visual.js';
 import { planReports, readIgnoreFile, type ReportingOptions } from '../cli/reporting.js';
 import {
@@ -85,7 +85,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
       const metrics = flags.metrics ? parseMetricsAddress(flags.metrics) : null;
       if (flags.metrics && !metrics) throw new OptionsError(`--metrics ${JSON.stringify(flags.metrics)}: expected PORT or HOST:PORT, e.g. 9464 or 0.0.0.0:9464`);
       const out = flags.out ? path.resolve(flags.out) : outputDir ? path.join(outputDir, 'pages.jsonl') : null;
-      const baseline = flags.baseline ? await baselineOf(flags, { outputDir, outFile: out, stateFile: flags.state ? path.resolve(flags.state) : null }) : undefined;
+      const baseline = flags.baseline ? await baselineOf(flags, { outputDir, outFile: out, stateFile: flags.state ? path.resolve(flags.state) : null, seeds: options.seeds }) : undefined;
       const opened = await openFrontier(options, frontierChoiceOf(flags), (line) => this.io.stderr.write(`${line}\n`));
       const frontier = opened.options.frontier;
       started = true;
@@ -188,9 +188,15 @@ export function crawlOptionsOf(flags: CrawlFlags, seeds: string[], screenshotsDi
  * `--output-dir`'s `visual-diff/`.
  * @throws DiffInputError for a missing baseline, one that is not a crawl or one this crawl writes, or a bad threshold
  */
-async function baselineOf(flags: CrawlFlags, targets: CrawlTargets): Promise<BaselineRun> {
+async function baselineOf(flags: CrawlFlags, targets: CrawlTargets & { seeds: readonly string[] }): Promise<BaselineRun> {
   const visualThreshold = parseVisualThreshold(flags['visual-threshold']);
   const source = await openBaseline(flags.baseline!, targets);
+  try {
+    await checkBaselineSite(source, targets.seeds);
+  } catch (err) {
+    await source.close();
+    throw err;
+  }
   return { source, visualThreshold, visualDir: targets.outputDir ? path.join(targets.outputDir, 'visual-diff') : null };
 }
 

@@ -14,7 +14,8 @@ import path from 'node:path';
 import type { PageRecord } from '../model/record.js';
 import type { AuditIssue } from '../report/audit.js';
 import type { Budget } from '../report/budget.js';
-import { diffCrawls } from './diff.js';
+import { checkSameOrigins, diffCrawls } from './diff.js';
+import { originsOf, sourceSiteOrigins } from './side.js';
 import { DiffInputError } from './errors.js';
 import { failingFindings, findingKey, LINK_RULES } from './findings.js';
 import { writeDiffReport } from './formats/index.js';
@@ -55,6 +56,19 @@ export async function openBaseline(input: string, targets: CrawlTargets): Promis
     if (err instanceof DiffInputError) throw new DiffInputError(err.code, `--baseline ${err.message}`, { cause: err });
     throw err;
   }
+}
+
+/**
+ * Refuse, before anything is crawled, a baseline of another site: one whose site origins (its
+ * seeds' origins) share none with this crawl's seeds. The same check runs again on the records
+ * after the crawl (`diffCrawls`).
+ * @param source - the baseline, from {@link openBaseline} (read once here)
+ * @param seeds - this crawl's seed URLs
+ * @throws DiffInputError (`different-sites`), naming `--baseline` and this crawl
+ */
+export async function checkBaselineSite(source: RecordSource, seeds: readonly string[]): Promise<void> {
+  if (seeds.length === 0) return; // a worker joining a shared crawl: its seeds are in the frontier
+  checkSameOrigins(await sourceSiteOrigins(source), originsOf(seeds), [`--baseline ${source.label}`, 'this crawl'], 'a baseline is an earlier crawl of the same site (a seed origin in common)');
 }
 
 /** The crawl compared with its baseline. */

@@ -96,13 +96,21 @@ export const DEFAULT_THRESHOLD_RATIO = 0.5;
  * @throws DiffInputError (`different-sites`)
  */
 function checkSameSite(older: SideIndex, newer: SideIndex, labels: [string, string]): void {
-  const a = siteOrigins(older);
-  const b = siteOrigins(newer);
+  checkSameOrigins(siteOrigins(older), siteOrigins(newer), labels);
+}
+
+/**
+ * Refuse two crawls whose site origins (see `siteOrigins`) have none in common.
+ * @param labels - how the message names the two crawls
+ * @param hint - the end of the message: what to do instead
+ * @throws DiffInputError (`different-sites`)
+ */
+export function checkSameOrigins(a: ReadonlySet<string>, b: ReadonlySet<string>, labels: [string, string], hint = 'pass --force to compare them anyway'): void {
   for (const o of a) if (b.has(o)) return;
-  const list = (s: Set<string>): string => [...s].slice(0, 3).join(', ') + (s.size > 3 ? ` and ${s.size - 3} more` : '');
+  const list = (s: ReadonlySet<string>): string => [...s].slice(0, 3).join(', ') + (s.size > 3 ? ` and ${s.size - 3} more` : '');
   throw new DiffInputError(
     'different-sites',
-    `${labels[0]} and ${labels[1]} are crawls of different sites (${list(a) || 'no origin'} vs ${list(b) || 'no origin'}): pass --force to compare them anyway`,
+    `${labels[0]} and ${labels[1]} are crawls of different sites (${list(a) || 'no origin'} vs ${list(b) || 'no origin'}): ${hint}`,
   );
 }
 

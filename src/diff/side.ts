@@ -140,8 +140,22 @@ export async function indexSide(source: RecordSource, intern: Map<string, string
   return { urls, seeds: [...seeds], records, pages, checks };
 }
 
+/**
+ * The origins a crawl read from `source` is about, as {@link siteOrigins} tells them from its
+ * index, in one pass that keeps only origins: its seeds' (depth-0 records), or every recorded
+ * URL's when it has no depth-0 record.
+ */
+export async function sourceSiteOrigins(source: RecordSource): Promise<Set<string>> {
+  const seeds = new Set<string>();
+  const all = new Set<string>();
+  for await (const r of source.records()) {
+    for (const o of originsOf([r.url])) (r.depth === 0 ? seeds : all).add(o);
+  }
+  return seeds.size ? seeds : all;
+}
+
 /** The origins (`scheme://host:port`) of URLs; unparsable URLs are left out. */
-function originsOf(urls: Iterable<string>): Set<string> {
+export function originsOf(urls: Iterable<string>): Set<string> {
   const out = new Set<string>();
   for (const u of urls) {
     try {

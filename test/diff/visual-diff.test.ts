@@ -153,5 +153,16 @@ describe('crawl --baseline', () => {
     const r4 = await runCli(['crawl', `${site.server.origin}/`, '--output-dir', 'refused/out', '--screenshots', 'refused/shots', '--baseline', 'nowhere.jsonl'], tmp);
     const r5 = await runCli(['crawl', `${site.server.origin}/`, '--output-dir', 'kept', '--baseline', 'nowhere.jsonl'], tmp);
     expect([r4.code, r5.code, fs.existsSync(path.join(tmp, 'refused')), fs.readdirSync(path.join(tmp, 'kept'))]).toEqual([2, 2, false, []]);
+    // A baseline of another site is refused before the crawl: the site gets no request.
+    const other = path.join(tmp, 'other-site.jsonl');
+    fs.writeFileSync(other, `${JSON.stringify({ url: 'http://127.0.0.1:9/', depth: 0, status: 200, links: [] })}\n`);
+    const before = site.server.log.length;
+    const r6 = await runCli(['crawl', `${site.server.origin}/`, '--baseline', other, '--output-dir', 'other-out'], tmp);
+    expect([r6.code, r6.stderr, site.server.log.length - before, fs.existsSync(path.join(tmp, 'other-out'))]).toEqual([
+      2,
+      `spacrawl: --baseline ${other} and this crawl are crawls of different sites (http://127.0.0.1:9 vs ${site.server.origin}): a baseline is an earlier crawl of the same site (a seed origin in common)\n`,
+      0,
+      false,
+    ]);
   }, 60_000);
 });
