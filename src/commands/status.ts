@@ -8,14 +8,16 @@ import { RedisFrontier, type CrawlStatus } from '../store/redis/frontier.js';
 import { readStateFile, type StateFileStatus } from '../store/sqlite/reader.js';
 import type { CrawlProgress } from '../store/policy.js';
 import { checkRedisTarget } from '../cli/redis-target.js';
+import { formatElapsed } from '../report/formats/shared.js';
 
-/** A duration for people: `42.1 s`, `12 min 5 s`, `3 h 2 min`. */
+/**
+ * A duration for people, in the reports' words from a second on (`42.1 s`, `12 min 05 s`,
+ * `3 h 02 min`; see `formatElapsed`), so stderr and summary.md never disagree on a crawl's
+ * time; below a second in seconds too (`0.4 s`).
+ * @param ms - the duration (ms)
+ */
 export function humanDuration(ms: number): string {
-  const s = ms / 1000;
-  if (s < 60) return `${s.toFixed(1)} s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min ${Math.floor(s % 60)} s`;
-  return `${Math.floor(m / 60)} h ${m % 60} min`;
+  return ms < 1000 ? `${(ms / 1000).toFixed(1)} s` : formatElapsed(ms);
 }
 
 /**

@@ -40,11 +40,11 @@ describe('export --records', () => {
     const out = path.join(dir, 'out');
     fs.mkdirSync(out);
     fs.copyFileSync(jsonl, path.join(out, 'pages.jsonl'));
-    fs.writeFileSync(path.join(out, 'report.json'), `{\n  "schemaVersion": 1,\n  "summary": ${JSON.stringify({ elapsedMs: 65_000, endReason: 'max-time', checks: [] })},\n  "issues": []\n}\n`);
+    fs.writeFileSync(path.join(out, 'report.json'), `{\n  "schemaVersion": 1,\n  "summary": ${JSON.stringify({ elapsedMs: 61_604, endReason: 'max-time', checks: [] })},\n  "issues": []\n}\n`);
     const r = await runInProcess(['export', '--records', out, '--report', `jsonl:${path.join(dir, 'again.jsonl')}`, '--json']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ elapsedMs: 65_000, endReason: 'max-time' });
-    expect(r.stderr.split('\n')[1]).toBe('crawl time 1 min 5 s, ended (max-time), from its report.json');
+    expect(JSON.parse(r.stdout)).toMatchObject({ elapsedMs: 61_604, endReason: 'max-time' });
+    expect(r.stderr.split('\n')[1]).toBe('crawl time 1 min 02 s, ended (max-time), from its report.json');
     expect(fs.readFileSync(path.join(dir, 'again.jsonl'), 'utf8').trim().split('\n').length).toBe(records.length);
   });
 
