@@ -38,5 +38,6 @@ export function oneLine(err: unknown): string {
     .join(' ')
     .replace(/^Error: /, '')
     .replace(/^The following errors? occurred:\s*/, '')
-    .replace(/^Parsing (--\S+)\s+/, '$1: ');
+    .replace(/^Parsing (--\S+)\s+/, '$1: ')
+    .replace(/^Missing required flags? ([\w-]+)$/, 'missing required flag --$1');
 }

@@ -34,6 +34,8 @@ describe('usage errors name what was meant: exit 2, one line, nothing on stdout'
     [['crawl', 'http://127.0.0.1:9/', '--jsn'], 'spacrawl: Nonexistent flag: --jsn (did you mean --json?)\n'],
     [['crawl', 'http://127.0.0.1:9/', '--zzzzzz'], 'spacrawl: Nonexistent flag: --zzzzzz\n'],
     [['help', 'crawll'], 'spacrawl: no command "crawll"; did you mean "crawl"? (spacrawl --help lists the commands)\n'],
+    [['export', '--records', 'x.jsonl'], 'spacrawl: missing required flag --report\n'],
+    [['crawl', 'http://127.0.0.1:9/', '--report', 'htm:x.html'], 'spacrawl: unknown report format "htm" (did you mean "html"?) (known: jsonl, json, csv, html, junit, sitemap, markdown)\n'],
   ])('%j', async (args, stderr) => {
     const r = await runInProcess(args);
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 2, stdout: '', stderr });
