@@ -42,28 +42,17 @@ export function describeFsError(err: unknown, op: 'write' | 'read' = 'write'): s
  *   made, or of the write-access check
  */
 export function ensureWritableDir(dir: string): void {
-  const missing: string[] = [];
-  let d = path.resolve(dir);
-  for (;;) {
-    try {
-      if (fs.statSync(d).isDirectory()) break;
-      const e = new Error(`ENOTDIR: not a directory, mkdir '${dir}'`) as NodeJS.ErrnoException;
-      e.code = 'ENOTDIR';
-      throw e;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-    missing.push(d);
-    const up = path.dirname(d);
-    if (up === d) break;
-    d = up;
-  }
-  for (const m of missing.reverse()) {
+  for (const m of missingFolders(dir).reverse()) {
     try {
       fs.mkdirSync(m);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
+  }
+  if (!fs.statSync(dir).isDirectory()) {
+    const e = new Error(`ENOTDIR: not a directory, mkdir '${dir}'`) as NodeJS.ErrnoException;
+    e.code = 'ENOTDIR';
+    throw e;
   }
   fs.accessSync(dir, fs.constants.W_OK);
 }
