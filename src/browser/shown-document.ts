@@ -1,6 +1,7 @@
 /**
  * The document a reusable tab shows between visits, when a later visit may go to another hash
- * route of it without loading it again (see `visit/hash-route.ts`).
+ * route of it, or another path of its app shell, without loading it again (see
+ * `visit/hash-route.ts` and `visit/history-route.ts`).
  * @module
  */
 import type { Response } from 'playwright';
@@ -21,4 +22,6 @@ export interface ShownDocument {
   retryAfter: string | null;
   /** A bot wall's mark (`cf-mitigated: …`), or `null`. */
   blockedBy: string | null;
+  /** SHA-1 of its body as the server sent it (see `history-route.ts`), or `null` when it was not read. */
+  digest: string | null;
 }

@@ -11,7 +11,8 @@ import { newVisitContext, type VisitContext } from './visit/context.js';
 import { discover } from './visit/discover.js';
 import { extract } from './visit/extract.js';
 import { workSpan } from './visit/gate.js';
-import { hashNavigate, reusableFor, routeCheck, shownAfter, type RouteAttempt } from './visit/hash-route.js';
+import { hashNavigate, reusableFor, routeCheck, shownAfter, type RouteAttempt, type RouteMark } from './visit/hash-route.js';
+import { historyNavigate, historyReusableFor } from './visit/history-route.js';
 import { inspectStages } from './visit/inspect.js';
 import { intercept } from './visit/intercept.js';
 import { leave } from './visit/leave.js';
@@ -20,6 +21,7 @@ import { navigate, stageError } from './visit/navigate.js';
 import { observe } from './visit/observe.js';
 import { runStages, type Stage } from './visit/pipeline.js';
 import { screenshot } from './visit/screenshot.js';
+import type { DocumentShells } from './document-shells.js';
 import type { ShownDocument } from './shown-document.js';
 import { settle } from './visit/settle.js';
 import { VisitAbort, type VisitOptions, type VisitResult } from './visit/types.js';
@@ -43,14 +45,16 @@ export type { VitalsOptions } from './visit/vitals.js';
  * works on a page (for a visit without vitals, navigation to extraction as one span) holds it
  * for work.
  */
-function visitStages(opts: VisitOptions, clock: GateClock, route: { shown: ShownDocument; attempt: RouteAttempt } | null = null): Stage<VisitContext>[] {
+function visitStages(opts: VisitOptions, clock: GateClock, route: Route | null = null): Stage<VisitContext>[] {
   const vitals = vitalsStages(clock);
   const a11y = a11yStages();
   const inspect = inspectStages();
   const gate = opts.measureGate;
-  const mark = { value: null };
-  // A hash route of the document the tab shows: change the hash instead of loading (see `visit/hash-route.ts`).
-  const load = route ? [hashNavigate(route.shown, route.attempt, mark), settle(), routeCheck(route.attempt, mark), extract()] : [navigate(), settle(), extract()];
+  const mark: { value: RouteMark | null } = { value: null };
+  // A route of the document the tab shows: change the hash, or route the app, instead of loading
+  // (see `visit/hash-route.ts` and `visit/history-route.ts`).
+  const go = route?.shells ? historyNavigate(route.shown, route.shells, route.attempt, mark) : route ? hashNavigate(route.shown, route.attempt, mark) : null;
+  const load = route && go ? [go, settle(), routeCheck(route.attempt, mark), extract()] : [navigate(), settle(), extract()];
   const measured = opts.vitals ? [vitals.watch, ...load, vitals.read] : workSpan(gate, clock, load);
   const after = [inspect.read, screenshot(), a11y.check, discover(a11y.revealed), inspect.compare].flatMap((s) => workSpan(gate, clock, [s]));
   return [leave(), limits(clock), observe(), intercept(), ...measured, ...after];
@@ -80,25 +84,75 @@ function visitStages(opts: VisitOptions, clock: GateClock, route: { shown: Shown
  * has `contextBroken: true`; one cancelled by `signal` has `interrupted: true`.
  */
 export async function visitPage(tab: VisitTab, requestedUrl: string, opts: VisitOptions): Promise<VisitResult> {
-  const shown = opts.reuseDocument ? reusableFor(tab, requestedUrl) : null;
+  const route = routeFor(tab, requestedUrl, opts);
   tab.shown = null;
-  if (shown) {
-    const attempt: RouteAttempt = { fallback: false };
-    const ctx = await runVisit(tab, requestedUrl, opts, { shown, attempt });
+  if (route) {
+    const ctx = await runVisit(tab, requestedUrl, opts, route);
     // A page that loaded a document meanwhile is not the document that was shown.
-    const done = ctx.result.interrupted || ctx.result.contextBroken || (!attempt.fallback && ctx.activity.mainRequest === null);
-    if (done) {
+    const done = ctx.result.interrupted || ctx.result.contextBroken || (!route.attempt.fallback && ctx.activity.mainRequest === null);
+    const origin = new URL(requestedUrl).origin;
+    // The first history routes of an origin are checked against a load, which is then the one recorded (see `DocumentShells`).
+    const check = done && route.shells !== undefined && !ctx.result.interrupted && !ctx.result.contextBroken && route.shells.unverified(origin);
+    if (done && !check) {
       tab.shown = shownAfter(ctx);
       return ctx.result;
     }
+    if (check && route.shells) {
+      const loaded = await load(tab, requestedUrl, opts);
+      route.shells.noteCheck(origin, readsAlike(ctx.result, loaded));
+      return loaded;
+    }
   }
-  const ctx = await runVisit(tab, requestedUrl, opts, null);
-  tab.shown = shownAfter(ctx);
-  return ctx.result;
+  return load(tab, requestedUrl, opts);
 }
 
-/** One run of the visit stages (a load, or a hash change when `route` is given); never throws. */
-async function runVisit(tab: VisitTab, requestedUrl: string, opts: VisitOptions, route: { shown: ShownDocument; attempt: RouteAttempt } | null): Promise<VisitContext> {
+/** Load `requestedUrl` in `tab` (no route); a 2xx HTML document teaches the crawl its app shells (see `document-shells.ts`). */
+async function load(tab: VisitTab, requestedUrl: string, opts: VisitOptions): Promise<VisitResult> {
+  const ctx = await runVisit(tab, requestedUrl, opts, null);
+  tab.shown = shownAfter(ctx);
+  const r = ctx.result;
+  const digest = ctx.document.bodyDigest;
+  if (opts.shells && digest && r.status !== null && r.status >= 200 && r.status < 300 && !r.nonHtml && r.redirectChain.length === 0 && r.finalUrl) {
+    opts.shells.noteLoad(r.finalUrl, digest);
+  }
+  return r;
+}
+
+/**
+ * `true` when a route visit read what a load of the same URL read: status, title, and the
+ * links of the page itself (anchors, shadow roots, frame sources; not those found by clicking or
+ * scrolling, which depend on what discovery had learned by then).
+ */
+function readsAlike(routed: VisitResult, loaded: VisitResult): boolean {
+  const own = (r: VisitResult): string =>
+    [...new Set(r.links.filter((l) => l.source === 'anchor' || l.source === 'shadow' || l.source === 'frame-src').map((l) => l.href))].sort().join('\n');
+  return routed.error === null && loaded.error === null && routed.status === loaded.status && routed.title === loaded.title && own(routed) === own(loaded);
+}
+
+/** A route of the document a tab shows: a hash route, or (with `shells`) a history route of an app shell. */
+interface Route {
+  shown: ShownDocument;
+  attempt: RouteAttempt;
+  /** Set for a history route. */
+  shells?: DocumentShells;
+}
+
+/** How `requestedUrl` may be reached in the page `tab` shows, or `null` when it must be loaded. */
+function routeFor(tab: VisitTab, requestedUrl: string, opts: VisitOptions): Route | null {
+  const hash = opts.reuseDocument ? reusableFor(tab, requestedUrl) : null;
+  if (hash) return { shown: hash, attempt: { fallback: false } };
+  const shells = opts.shells ?? null;
+  const shell = shells ? historyReusableFor(tab, requestedUrl, shells) : null;
+  return shell && shells ? { shown: shell, attempt: { fallback: false }, shells } : null;
+}
+
+/** `true` when `tab` shows a document that a visit of `url` may reach without loading it (a hash or history route). */
+export function canRoute(tab: VisitTab, url: string, hashRoutes: boolean, shells: DocumentShells | null): boolean {
+  return (hashRoutes && reusableFor(tab, url) !== null) || historyReusableFor(tab, url, shells) !== null;
+}
+
+/** One run of the visit stages (a load, or a route change when `route` is given); never throws. */
+async function runVisit(tab: VisitTab, requestedUrl: string, opts: VisitOptions, route: Route | null): Promise<VisitContext> {
   const ctx = newVisitContext(tab, requestedUrl, opts);
   const result = ctx.result;
   await runStages(ctx, visitStages(opts, { waitedMs: 0 }, route), ({ stage, phase, error }) => {

@@ -144,6 +144,7 @@ export const crawlFlags = flagsOf(
   C.dedupeContent,
   C.assets,
   C.hashRouteReuse,
+  C.historyRouteReuse,
   C.include,
   C.exclude,
   C.hashRoutes,

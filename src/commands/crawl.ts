@@ -147,6 +147,7 @@ export function crawlOptionsOf(flags: CrawlFlags, seeds: string[], screenshotsDi
     dedupeContent: flags['dedupe-content'],
     assets: flags.assets as AssetLoading,
     hashRouteReuse: flags['hash-route-reuse'],
+    historyRouteReuse: flags['history-route-reuse'],
     include: flags.include ?? [],
     exclude: flags.exclude ?? [],
     hashRoutes: flags['hash-routes'] as HashRouteMode,

@@ -173,6 +173,15 @@ export const CRAWL_OPTIONS = {
     help: 'visit a hash route (#/a) of a document a tab already shows by changing the hash instead of loading the app again, when that is safe; otherwise, and with --no-hash-route-reuse, every URL is loaded',
     doc: '; see "Hash routes"',
   },
+  historyRouteReuse: {
+    flag: 'history-route-reuse',
+    kind: 'boolean',
+    allowNo: true,
+    default: true,
+    topic: 'pages',
+    help: 'visit another path of an app shell a tab shows (a single-page app whose server sends the same HTML for many paths) by requesting the path and, when the answer is that same shell, routing the running app there (pushState and popstate) instead of loading it again; otherwise, and with --no-history-route-reuse, every URL is loaded',
+    doc: '; see "History routes of an app shell"',
+  },
   dedupeContent: {
     flag: 'dedupe-content',
     kind: 'boolean',

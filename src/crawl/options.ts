@@ -85,6 +85,14 @@ export interface CrawlOptions {
    */
   hashRouteReuse?: boolean;
   /**
+   * Visit another path of an app shell a tab shows (a history-mode single-page app that the
+   * server answers with the same HTML for many paths) by asking the server for the path, and,
+   * when the answer is that same shell, routing the running app there (`pushState` and
+   * `popstate`) instead of loading and booting it again; else load it (see
+   * `browser/visit/history-route.ts`). Ignored with `vitals` and `screenshotsDir`. @default true
+   */
+  historyRouteReuse?: boolean;
+  /**
    * Images, media and web fonts: `placeholder` answers each successful one with a tiny valid
    * stand-in once its response headers are in (never downloaded or decoded; load events fire;
    * an error answer goes through and is reported as before), `load` downloads them. Ignored
@@ -223,6 +231,7 @@ export interface ResolvedCrawlOptions {
   dedupeContent: boolean;
   assets: AssetLoading;
   hashRouteReuse: boolean;
+  historyRouteReuse: boolean;
   include: string[];
   exclude: string[];
   normalize: NormalizeOptions;
@@ -355,6 +364,7 @@ export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
     dedupeContent: or(o.dedupeContent, S.dedupeContent),
     assets: choiceOf(S.assets, o.assets),
     hashRouteReuse: or(o.hashRouteReuse, S.hashRouteReuse),
+    historyRouteReuse: or(o.historyRouteReuse, S.historyRouteReuse),
     include: [...(o.include ?? S.include.default)],
     exclude: [...(o.exclude ?? S.exclude.default)],
     normalize: {

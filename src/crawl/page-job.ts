@@ -3,8 +3,8 @@ import { CLICK_EVERYWHERE, type ClickMemory } from '../browser/click-memory.js';
 import type { ClickOptions } from '../browser/explore.js';
 import { scrollOptionsOf } from '../browser/scroll.js';
 import type { BrowserSession } from '../browser/session.js';
-import { visitPage, type DocumentDecision, type DocumentResponse, type VisitOptions, type VisitResult } from '../browser/visit.js';
-import { reusableFor } from '../browser/visit/hash-route.js';
+import { canRoute, visitPage, type DocumentDecision, type DocumentResponse, type VisitOptions, type VisitResult } from '../browser/visit.js';
+import { DocumentShells } from '../browser/document-shells.js';
 import { isLogoutUrl } from '../url/logout.js';
 import type { PageRecord } from '../model/record.js';
 import { screenshotFileName } from '../browser/screenshot-name.js';
@@ -88,6 +88,8 @@ export class PageJob {
   /** A shared store's failure inside a visit (politeness), re-thrown after the visit. */
   private storeFailure: unknown = null;
   private answered = false;
+  /** The app shells this crawl's loads found (see `browser/document-shells.ts`), for history routes. */
+  private readonly shells = new DocumentShells();
 
   /** @param p - the crawl's parts */
   constructor(private readonly p: PageJobParts) {}
@@ -183,6 +185,9 @@ export class PageJob {
       onDocument: (doc) => this.documentDecision(e, doc),
       // Vitals measure a load, and a screenshot crawl starts every page from a fresh context.
       reuseDocument: o.hashRouteReuse && !this.p.auditing.vitals && !o.screenshotsDir,
+      // Not while logged in: a route's request is made outside the tab, where sign-out URLs are not guarded.
+      shells: o.historyRouteReuse && !this.p.auditing.vitals && !o.screenshotsDir && !this.p.login ? this.shells : null,
+      documentHeaders: o.headers,
       a11y: this.p.auditing.a11y,
       vitals: this.p.auditing.vitals,
       onMainResponse: (status, headers, at) => {
@@ -255,8 +260,9 @@ export class PageJob {
    */
   private async visit(url: string, host: string, extra: Partial<VisitOptions>): Promise<VisitResult> {
     const o = this.p.options;
-    // A tab that shows this URL's document may reach it by a hash change (see `visit/hash-route.ts`).
-    const slot = await this.p.session.acquire(extra.reuseDocument ? (tab) => reusableFor(tab, url) !== null : undefined);
+    // A tab that shows this URL's document, or its app shell, may reach it without a load (see `visit/hash-route.ts`, `visit/history-route.ts`).
+    const shells = extra.shells ?? null;
+    const slot = await this.p.session.acquire(extra.reuseDocument || shells ? (tab) => canRoute(tab, url, extra.reuseDocument === true, shells) : undefined);
     const res = await visitPage(slot.tab, url, {
       navigationTimeoutMs: o.timeoutMs,
       settleTimeoutMs: o.settleTimeoutMs,

@@ -70,7 +70,7 @@ async function readDom(ctx: VisitContext): Promise<void> {
   // A client-side navigation during load (location change, pushState) is a client hop.
   // The document's response carries no fragment: the page arrived at the requested one.
   const mainResp = ctx.activity.mainResponse;
-  const arrived = mainResp ? inheritFragment(mainResp.url(), ctx.requestedUrl) : null;
+  const arrived = mainResp ? inheritFragment(ctx.document.routeUrl ?? mainResp.url(), ctx.requestedUrl) : null;
   if (arrived && stripFragment(main.href) !== stripFragment(arrived)) {
     result.redirectChain.push({ url: arrived, status: null, kind: 'client' });
   }

@@ -22,8 +22,8 @@ import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import { sameDocument } from './urls.js';
 
-/** What a hash visit learns before the hash changes, to tell whether the app reacted. */
-interface RouteMark {
+/** What a route visit (hash or history) learns before the route changes, to tell whether the app reacted. */
+export interface RouteMark {
   /** The page's clock (`performance.now()`) right before the hash changed. */
   at: number;
   /** The title before. */
@@ -59,33 +59,52 @@ export function reusableFor(tab: VisitTab, requestedUrl: string): ShownDocument 
 export function shownAfter(ctx: VisitContext): ShownDocument | null {
   const { result: r, activity: act, opts } = ctx;
   const resp = act.mainResponse;
-  if (!opts.reuseDocument || !resp || act.lastDocument !== resp || r.status === null || r.status < 200 || r.status >= 300) return null;
+  if (!(opts.reuseDocument || opts.shells) || !resp || act.lastDocument !== resp || r.status === null || r.status < 200 || r.status >= 300) return null;
   if (r.contextBroken || r.interrupted || r.error || r.stopped || r.nonHtml || r.noContent || !r.settled || r.redirectChain.length > 0) return null;
   if (r.clicks > 0 || opts.scroll || r.dialogs.length > 0 || r.downloads.length > 0) return null;
   if (r.consoleErrors.length > 0 || r.pageErrors.length > 0 || r.failedRequests.length > 0 || r.spa.hydration.length > 0) return null;
-  if (!sameDocument(resp.url(), ctx.requestedUrl)) return null;
-  const url = new URL(resp.url());
+  // A history route's document is the shell, shown at the route's URL (see `history-route.ts`).
+  const at = ctx.document.routeUrl ?? resp.url();
+  if (!sameDocument(at, ctx.requestedUrl)) return null;
+  const url = new URL(at);
   url.hash = '';
-  return { url: url.href, response: resp, status: r.status, contentType: r.contentType, robotsHeaders: r.robotsHeaders, retryAfter: r.retryAfter, blockedBy: r.blockedBy };
+  return {
+    url: url.href,
+    response: resp,
+    status: r.status,
+    contentType: r.contentType,
+    robotsHeaders: r.robotsHeaders,
+    retryAfter: r.retryAfter,
+    blockedBy: r.blockedBy,
+    digest: ctx.document.bodyDigest,
+  };
 }
 
-/** `true` when the page has a `beforeunload` handler (an `onbeforeunload` or a listener on `window`). Never throws: unknown counts as `true`. */
-async function hasBeforeUnload(ctx: VisitContext): Promise<boolean> {
+/**
+ * The event types the page's `window` has handlers for (`addEventListener` listeners and `on…`
+ * properties, e.g. `beforeunload`, `popstate`, `hashchange`).
+ * @throws when the page does not answer (the caller treats that as unsafe)
+ */
+export async function windowListeners(ctx: VisitContext): Promise<Set<string>> {
   const { cdp } = ctx.tab;
-  try {
-    const win = (await cdp.send('Runtime.evaluate', { expression: 'window' })) as { result: { objectId?: string } };
-    const objectId = win.result.objectId;
-    if (!objectId) return true;
-    const { listeners } = (await cdp.send('DOMDebugger.getEventListeners', { objectId })) as { listeners: { type: string }[] };
-    await cdp.send('Runtime.releaseObject', { objectId }).catch(() => {});
-    return listeners.some((l) => l.type === 'beforeunload');
-  } catch {
-    return true;
-  }
+  const win = (await cdp.send('Runtime.evaluate', { expression: 'window' })) as { result: { objectId?: string } };
+  const objectId = win.result.objectId;
+  if (!objectId) throw new Error('no window object');
+  const { listeners } = (await cdp.send('DOMDebugger.getEventListeners', { objectId })) as { listeners: { type: string }[] };
+  await cdp.send('Runtime.releaseObject', { objectId }).catch(() => {});
+  return new Set(listeners.map((l) => l.type));
 }
 
-/** Runs in the page: the clock and title before the hash changes. */
-function markRoute(): RouteMark {
+/** `true` when the page has a `beforeunload` handler. Never throws: unknown counts as `true`. */
+async function hasBeforeUnload(ctx: VisitContext): Promise<boolean> {
+  return windowListeners(ctx).then(
+    (types) => types.has('beforeunload'),
+    () => true,
+  );
+}
+
+/** Runs in the page: the clock and title before the route changes. */
+export function markRoute(): RouteMark {
   return { at: performance.now(), title: document.title };
 }
 

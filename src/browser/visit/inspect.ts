@@ -19,6 +19,7 @@ import type { LinkSource } from '../../model/record.js';
 import { linkIdentity, MAX_SERVER_HTML_BYTES, readServerHtml } from '../server-html.js';
 import { readSpaSignals, type SpaReading } from '../spa-scripts.js';
 import { withTimeout } from '../timeout.js';
+import { bodyDigest } from './history-route.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 
@@ -45,9 +46,11 @@ export function inspectStages(): { read: Stage<VisitContext>; compare: Stage<Vis
         const doc = ctx.activity.lastDocument ?? ctx.activity.mainResponse;
         const body = doc ? await ctx.step(withTimeout(doc.body(), 5_000, 'reading the server HTML').catch(() => null)) : null;
         if (!doc || !body) return;
+        ctx.document.bodyDigest = bodyDigest(body);
         const truncated = body.length > MAX_SERVER_HTML_BYTES;
         const bytes = truncated ? body.subarray(0, MAX_SERVER_HTML_BYTES) : body;
-        const server = readServerHtml(decodeHtml(bytes, await contentType(doc)), doc.url());
+        // A history route shows the shell at the route's URL: its relative links resolve there.
+        const server = readServerHtml(decodeHtml(bytes, await contentType(doc)), ctx.document.routeUrl ?? doc.url());
         serverLinks = server.links;
         result.serverHtml = {
           title: server.title,

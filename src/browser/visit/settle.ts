@@ -67,7 +67,7 @@ export function settle(): Stage<VisitContext> {
       const mainResp = ctx.activity.mainResponse;
       if (stopped && mainResp) {
         // The page forwards (client side) to a page recorded under another URL, or off-site.
-        result.redirectChain.push({ url: inheritFragment(mainResp.url(), requestedUrl), status: null, kind: 'client' });
+        result.redirectChain.push({ url: inheritFragment(ctx.document.routeUrl ?? mainResp.url(), requestedUrl), status: null, kind: 'client' });
         result.finalUrl = stopped.target;
         result.status = ctx.document.ownStatus ?? mainResp.status();
         result.settled = true;

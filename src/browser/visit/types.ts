@@ -6,6 +6,7 @@
 import { blankObservation, type PageObservation, type RecordError } from '../../model/record.js';
 import type { FoundLink } from '../discovery.js';
 import type { A11yOptions } from '../a11y.js';
+import type { DocumentShells } from '../document-shells.js';
 import type { ClickOptions, ScrollOptions } from '../explore.js';
 import type { MeasureGate } from '../measure-gate.js';
 import type { ThrottleProfile } from '../throttle.js';
@@ -55,6 +56,14 @@ export interface VisitOptions {
    * when it is safe (see `visit/hash-route.ts`); else, or when absent, load. @default false
    */
   reuseDocument?: boolean;
+  /**
+   * The crawl's app shells, for reaching another path of a shell the tab
+   * shows by routing its app instead of loading it (see `visit/history-route.ts`); `null` or
+   * absent: paths are always loaded.
+   */
+  shells?: DocumentShells | null;
+  /** Request headers sent with a history route's request for its document (the crawl's `--header`s). */
+  documentHeaders?: Record<string, string>;
   /** Click discovery (`--click`), or `null` for none. */
   click?: ClickOptions | null;
   /** Scroll discovery (`--scroll`, see `scrollForLinks`), or `null` for none. */
