@@ -76,13 +76,14 @@ describe.each([1, 4, 8])('the 63-page client-rendered tree at concurrency %i', (
     expect(site.server.documents()).toHaveLength(TREE_SIZE + 1);
   });
 
-  it('keeps a renderer process per context, not one per page', () => {
-    // One renderer per context (c), plus one for the soft-404 probe's or a recycled tab: about
-    // c + 1. Chromium's spare renderer used to add ~2 per page with several contexts, and its
-    // preloaded omnibox popup one more per context (src/browser/launch.ts).
+  it('keeps a few renderer processes for its tabs, not one per page', () => {
+    // The c tabs share one context (src/browser/pool.ts), where tabs of one site may share a
+    // renderer: at most one per tab, plus the start page's and a recycled tab's. Chromium's spare
+    // renderer used to add ~2 per page with several contexts, and its preloaded omnibox popup one
+    // more per context (src/browser/launch.ts).
     console.log(`concurrency ${concurrency}: ${renderers} renderer processes started for ${TREE_SIZE} pages`);
-    expect(renderers).toBeGreaterThanOrEqual(concurrency);
-    expect(renderers).toBeLessThanOrEqual(2 * concurrency + 2);
+    expect(renderers).toBeGreaterThanOrEqual(1);
+    expect(renderers).toBeLessThanOrEqual(concurrency + 2);
   });
 
   it('never exceeds the concurrency in documents in flight', () => {
@@ -259,7 +260,7 @@ describe('high concurrency', () => {
 });
 
 describe('context recycling', () => {
-  it('--recycle-after 10 at concurrency 2: contexts are replaced, every page is visited once, and no more renderers are alive than contexts', async () => {
+  it('--recycle-after 10 at concurrency 2: tabs and contexts are replaced, every page is visited once, and no more renderers are alive than tabs and one exiting', async () => {
     const site = await startTreeSite();
     try {
       const watch = watchRenderers();
@@ -267,10 +268,12 @@ describe('context recycling', () => {
       const started = watch.stop();
       expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(sorted(treeVisitedPaths()));
       expect([...documentCounts(site).values()].every((n) => n === 1)).toBe(true);
-      // 64 visits, 10 per context: 7 contexts, one renderer each (the first tab's start page may add one).
+      // 64 visits, 10 per tab: 7 tabs, one renderer each (contexts never share a process; the
+      // first tab's start page may add one).
       expect(started).toBeGreaterThanOrEqual(7);
       expect(started).toBeLessThanOrEqual(10);
-      expect(watch.peakLive()).toBeLessThanOrEqual(2);
+      // Two tabs, and a recycled tab's renderer that is still exiting while its successor starts.
+      expect(watch.peakLive()).toBeLessThanOrEqual(3);
     } finally {
       await site.close();
     }

@@ -15,14 +15,14 @@ const same = (a: Cookie, b: Cookie): boolean =>
 
 /**
  * One cookie jar for a whole crawl, as a person has one browser profile. The crawl renders pages
- * in several browser contexts (one per concurrency slot, replaced every `recycleAfter` pages),
- * and each context has cookies of its own: a cookie a site sets on one page (a session, a
+ * in a series of browser contexts (the slots' tabs share one, replaced every `recycleAfter` pages;
+ * with screenshots, one per page), and each context has cookies of its own: a cookie a site sets on one page (a session, a
  * consent choice, a locale) would be missing on pages visited in another context, which would
  * then see a cookie wall or another variant of the page. So every context mirrors this jar
  * before a visit ({@link CookieJar.apply}) and hands back what the visit changed
  * ({@link CookieJar.collect}): set, changed and deleted cookies, the last writer winning.
  *
- * Only cookies are shared; `localStorage` stays per context.
+ * Only cookies carry over; `localStorage` stays with its context.
  */
 export class CookieJar {
   private readonly cookies = new Map<string, Cookie>();

@@ -79,11 +79,12 @@ export const CHROMIUM_ARGS: readonly string[] = [
   '--disable-sync',
   '--no-first-run',
   '--disable-dev-shm-usage',
-  // With several browser contexts, Chromium's spare renderer (a process started ahead for the
-  // next navigation) belongs to one context and is thrown away when another context navigates:
-  // at concurrency 8 that started ~2 renderer processes per page. At the process limit no spare
-  // is started and same-site navigations keep their process. Processes are never shared across
-  // contexts, and site isolation still gives other sites their own process.
+  // Chromium's spare renderer (a process started ahead for the next navigation) belongs to one
+  // context and is thrown away when another context navigates: at concurrency 8 with a context
+  // per tab that started ~2 renderer processes per page. At the process limit no spare is
+  // started, same-site navigations keep their process, and the tabs of the shared context (see
+  // `pool.ts`) render one site in one process. Processes are never shared across contexts, and
+  // site isolation still gives other sites their own process.
   '--renderer-process-limit=1',
   `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...SPACRAWL_DISABLED_FEATURES].join(',')}`,
 ];

@@ -142,6 +142,7 @@ export class BrowserSession {
       // storage, session storage, IndexedDB and cache), so that what a click on one page stored
       // (a filter, a theme, a dismissed banner) cannot change how a later page renders.
       recycleAfter: o.screenshotsDir ? 1 : o.recycleAfter,
+      shareContext: !o.screenshotsDir,
       contextOptions: contextOptionsOf(o),
       headers: o.headers,
       headerScope: this.hooks.headerScope,

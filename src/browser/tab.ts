@@ -1,5 +1,5 @@
 /**
- * The reusable tab a visit runs in: opened once per context by the pool, visited many times.
+ * The reusable tab a visit runs in: opened once per slot by the pool, visited many times.
  * @module
  */
 import type { BrowserContext, CDPSession, Page } from 'playwright';
