@@ -6,6 +6,7 @@
 //   npm run bench -- --sites                                  every site, concurrency 4, one run
 //   node bench/sites.mjs --site typedoc-axios --runs 3 --concurrency 4
 //   node bench/sites.mjs --no-crawlee --spacrawl-args "--click off"
+//   node bench/sites.mjs --floor          also the floor: plain Playwright loading pages.txt (bench/floor-site.mjs)
 //
 // Crawlee 3.18.1 and Playwright 1.65.1 are installed on first use into bench/.crawlee/ (npm, with
 // PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1: Crawlee drives the same /usr/bin/chromium); they are never
@@ -43,6 +44,7 @@ const sites = opt('site', allSites.join(',')).split(',').filter(Boolean);
 const concurrency = Number(opt('concurrency', '4'));
 const runs = Number(opt('runs', '1'));
 const withCrawlee = !args.includes('--no-crawlee');
+const withFloor = args.includes('--floor');
 const spacrawlArgs = (opt('spacrawl-args', '') ?? '').split(' ').filter(Boolean);
 
 /** Install Crawlee into bench/.crawlee/ unless it is there (exact versions, no browser download). */
@@ -135,6 +137,15 @@ async function runCrawlee(site, listed) {
   return { ...m, rendered: pages.length, found: [...reached].filter((p) => listed.has(p)).length, wasted, unsettled: null };
 }
 
+async function runFloor(site, listed, name) {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'floor-sites-'));
+  const out = path.join(tmp, 'out.jsonl');
+  const m = await measured([path.join(HERE, 'floor-site.mjs'), site.origin, String(concurrency), out, path.join(SITES, name, 'pages.txt')]);
+  const pages = fs.existsSync(out) ? fs.readFileSync(out, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+  fs.rmSync(tmp, { recursive: true, force: true });
+  return { ...m, rendered: pages.length, found: pages.filter((p) => listed.has(pathOf(p.url))).length, wasted: [], unsettled: null };
+}
+
 // ------------------------------------------------------------------ main
 if (withCrawlee) ensureCrawlee();
 const machine = `${os.cpus().length} cores, ${Math.round(os.totalmem() / 1073741824)} GiB, Node ${process.version}`;
@@ -144,11 +155,11 @@ for (let run = 1; run <= runs; run++) {
   for (const name of sites) {
     const listed = new Set(fs.readFileSync(path.join(SITES, name, 'pages.txt'), 'utf8').split('\n').filter(Boolean));
     const site = await startSite(name);
-    const order = withCrawlee ? (run % 2 ? ['spacrawl', 'crawlee'] : ['crawlee', 'spacrawl']) : ['spacrawl'];
+    const order = [...(withCrawlee ? (run % 2 ? ['spacrawl', 'crawlee'] : ['crawlee', 'spacrawl']) : ['spacrawl']), ...(withFloor ? ['floor'] : [])];
     const res = {};
     for (const who of order) {
       const before = site.requests.length;
-      res[who] = who === 'spacrawl' ? await runSpacrawl(site, listed) : await runCrawlee(site, listed);
+      res[who] = who === 'spacrawl' ? await runSpacrawl(site, listed) : who === 'crawlee' ? await runCrawlee(site, listed) : await runFloor(site, listed, name);
       res[who].requests = site.requests.length - before;
       const r = res[who];
       process.stderr.write(
@@ -176,7 +187,7 @@ const cells = (r, n) => [
   r.load.map((x) => x.toFixed(1)).join('→'),
 ];
 const lines = [
-  `Machine: ${machine}. Concurrency ${concurrency}. Crawlee: PlaywrightCrawler, waitUntil networkidle, seeded with pages.txt.`,
+  `Machine: ${machine}. Concurrency ${concurrency}. Crawlee: PlaywrightCrawler, waitUntil networkidle, seeded with pages.txt.${withFloor ? ' Floor: plain Playwright loads of pages.txt (load event, anchors read, nothing else).' : ''}`,
   '',
   '| site | run | crawler | found | rendered | wall s | pages/s | CPU s/page | peak MB | peak PSS MB | wasted p50 ms | wasted p95 ms | requests | load 1 min | time / Crawlee | memory / Crawlee |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
@@ -185,6 +196,8 @@ for (const r of rows) {
   const c = r.crawlee;
   lines.push(`| ${r.site} | ${r.run} | spacrawl | ${cells(r.spacrawl, r.pages).join(' | ')} | ${c ? `${((r.spacrawl.wall / c.wall) * 100).toFixed(0)} %` : '–'} | ${c ? `${((r.spacrawl.peakMb / c.peakMb) * 100).toFixed(0)} %` : '–'} |`);
   if (c) lines.push(`| ${r.site} | ${r.run} | Crawlee | ${cells(c, r.pages).join(' | ')} | | |`);
+  // The floor's "found" is the listed pages it loaded (it follows no links); its time is the machine's lower bound.
+  if (r.floor) lines.push(`| ${r.site} | ${r.run} | floor (plain loads) | ${cells(r.floor, r.pages).join(' | ')} | ${c ? `${((r.floor.wall / c.wall) * 100).toFixed(0)} %` : '–'} | ${c ? `${((r.floor.peakMb / c.peakMb) * 100).toFixed(0)} %` : '–'} |`);
 }
 process.stdout.write(`${lines.join('\n')}\n`);
 const dir = path.join(HERE, 'results');

@@ -25,7 +25,7 @@ afterAll(async () => {
 async function crawlApp(base: string, opts: Partial<CrawlOptions> = {}): Promise<{ records: PageRecord[]; boots: number; documents: Map<string, number> }> {
   site.reset();
   const records: PageRecord[] = [];
-  for await (const r of crawl({ seeds: [`${site.origin}${base}`], concurrency: 1, soft404: false, maxDepth: 2, ...opts, browser })) records.push(r);
+  for await (const r of crawl({ seeds: [`${site.origin}${base}`], concurrency: 1, soft404: false, maxDepth: 2, historyRouteReuse: true, ...opts, browser })) records.push(r);
   expectWellFormed(records);
   const documents = new Map<string, number>();
   for (const d of site.documents()) documents.set(d.path, (documents.get(d.path) ?? 0) + 1);

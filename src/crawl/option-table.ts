@@ -177,9 +177,9 @@ export const CRAWL_OPTIONS = {
     flag: 'history-route-reuse',
     kind: 'boolean',
     allowNo: true,
-    default: true,
+    default: false,
     topic: 'pages',
-    help: 'visit another path of an app shell a tab shows (a single-page app whose server sends the same HTML for many paths) by requesting the path and, when the answer is that same shell, routing the running app there (pushState and popstate) instead of loading it again; otherwise, and with --no-history-route-reuse, every URL is loaded',
+    help: 'visit another path of an app shell a tab shows (a single-page app whose server sends the same HTML for many paths) by requesting the path and, when the answer is that same shell, routing the running app there (pushState and popstate) instead of loading it again; costs a second request for a URL whose answer is not the shell and for the two checks per origin, so it is off unless asked for',
     doc: '; see "History routes of an app shell"',
   },
   dedupeContent: {

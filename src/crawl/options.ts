@@ -89,7 +89,9 @@ export interface CrawlOptions {
    * server answers with the same HTML for many paths) by asking the server for the path, and,
    * when the answer is that same shell, routing the running app there (`pushState` and
    * `popstate`) instead of loading and booting it again; else load it (see
-   * `browser/visit/history-route.ts`). Ignored with `vitals` and `screenshotsDir`. @default true
+   * `browser/visit/history-route.ts`). A URL whose answer is not the shell, and the two route
+   * visits per origin that are checked against a load, are requested twice, so this is off unless
+   * asked for. Ignored with `vitals`, `screenshotsDir` and a login. @default false
    */
   historyRouteReuse?: boolean;
   /**
