@@ -15,7 +15,8 @@
  * was clean; the app reacts (its DOM or title changed after the route did: `routeCheck`); no
  * document is loaded meanwhile. Otherwise the URL is loaded as usual. A probe that gets another
  * answer (a prerendered page, a 404, a redirect) costs the site one more request for that URL;
- * an origin whose probes keep missing is not probed again (see `DocumentShells`).
+ * an origin whose probes keep missing is not probed again (see `DocumentShells`). Because of
+ * those second requests, a crawl routes history paths only when asked (`--history-route-reuse`).
  * @module
  */
 import { createHash } from 'node:crypto';
@@ -71,9 +72,8 @@ function routeTo(url: string): void {
  * Stage: reach the requested path in the shell the tab shows. Resumes the paused page and falls
  * back (`attempt.fallback`) unless it listens for `popstate` and has no `beforeunload` handler;
  * passes the politeness gate, requests the URL (see the module comment), and falls back unless
- * the answer is the shell. Then
- * makes the page's activity this visit's, gives the result the answer's status and headers, and
- * routes the app (`history.pushState` and `popstate`).
+ * the answer is the shell. Then makes the page's activity this visit's, gives the result the
+ * answer's status and headers, and routes the app (`history.pushState` and `popstate`).
  */
 export function historyNavigate(shown: ShownDocument, shells: DocumentShells, attempt: RouteAttempt, mark: { value: RouteMark | null }): Stage<VisitContext> {
   return {
