@@ -22,14 +22,18 @@ afterAll(async () => {
 });
 
 /** Crawl the app at `base` (its routes and their /doc pages): the records, how often the app booted, and how often each path was requested as a document. */
-async function crawlApp(base: string, opts: Partial<CrawlOptions> = {}): Promise<{ records: PageRecord[]; boots: number; documents: Map<string, number> }> {
+async function crawlApp(base: string, opts: Partial<CrawlOptions> = {}): Promise<{ records: PageRecord[]; boots: number; documents: Map<string, number>; notices: string[] }> {
   site.reset();
   const records: PageRecord[] = [];
-  for await (const r of crawl({ seeds: [`${site.origin}${base}`], concurrency: 1, soft404: false, maxDepth: 2, historyRouteReuse: true, ...opts, browser })) records.push(r);
+  const notices: string[] = [];
+  const onEvent: CrawlOptions['onEvent'] = (e) => {
+    if (e.type === 'notice') notices.push(e.message);
+  };
+  for await (const r of crawl({ seeds: [`${site.origin}${base}`], concurrency: 1, soft404: false, maxDepth: 2, historyRouteReuse: true, onEvent, ...opts, browser })) records.push(r);
   expectWellFormed(records);
   const documents = new Map<string, number>();
   for (const d of site.documents()) documents.set(d.path, (documents.get(d.path) ?? 0) + 1);
-  return { records, boots: site.count(`${base}app.js`), documents };
+  return { records, boots: site.count(`${base}app.js`), documents, notices };
 }
 
 /** A record without what differs between two visits of the same page (timings). */
@@ -59,6 +63,12 @@ describe('history routes of an app shell', () => {
     expect(at('r8').links).toContain(`${site.origin}/doc/r8`);
     expect(at('r8').links).not.toContain(`${site.origin}/doc/r7`);
     expect(at('gone').status).toBe(404);
+    // The user is told once that the shell was found, and nothing else about routes.
+    const shellNotes = routed.notices.filter((m) => m.includes('app shell') || m.includes('routed in place'));
+    expect(shellNotes).toEqual([
+      `${site.origin} answers ${site.origin}/app/ and ${site.origin}/app/r1 with the same app shell: its other paths are routed in place when the server sends that shell for them (--history-route-reuse)`,
+    ]);
+    expect(full.notices.filter((m) => m.includes('app shell'))).toEqual([]);
     const byUrl = new Map(full.records.map((r) => [r.url, r]));
     expect(sorted(routed.records.map((r) => r.url))).toEqual(sorted(full.records.map((r) => r.url)));
     for (const r of routed.records) expect(comparable(r), r.url).toBe(comparable(byUrl.get(r.url)!));
@@ -74,6 +84,11 @@ describe('history routes of an app shell', () => {
       // The app without a popstate listener: no route was requested before it was found out.
       expect([...routed.documents].filter(([, n]) => n > 1).map(([path]) => path), base).toEqual(base === '/leaky/' ? ['/leaky/r2'] : []);
       expect(routed.records.length, base).toBe(full.records.length);
+      const why =
+        base === '/leaky/'
+          ? `${site.origin}: ${site.origin}/leaky/r2 routed in place read differently from a load of it (status, title or links); its paths are loaded from now on`
+          : `${site.origin}: its app shell has no popstate listener; its paths are loaded`;
+      expect(routed.notices.filter((m) => m.startsWith(`${site.origin}:`)), base).toEqual([why]);
       const byUrl = new Map(full.records.map((r) => [r.url, r]));
       for (const r of routed.records) expect(comparable(r), r.url).toBe(comparable(byUrl.get(r.url)!));
     }

@@ -49,6 +49,9 @@ export const ROUTE_CHECKS = 2;
 export class DocumentShells {
   private readonly origins = new Map<string, OriginShells>();
 
+  /** @param onNote - told, once per origin and kind, when a shell is found and when its routes stop being reached in place (a one-line notice for the user) */
+  constructor(private readonly onNote: (message: string) => void = () => {}) {}
+
   private of(origin: string): OriginShells {
     let o = this.origins.get(origin);
     if (!o) {
@@ -73,6 +76,7 @@ export class DocumentShells {
     } else if (first !== u.href) {
       o.shells.add(digest);
       o.firstUrl.delete(digest);
+      if (o.shells.size === 1) this.onNote(`${u.origin} answers ${first} and ${u.href} with the same app shell: its other paths are routed in place when the server sends that shell for them (--history-route-reuse)`);
     }
   }
 
@@ -91,11 +95,14 @@ export class DocumentShells {
     return (this.origins.get(origin)?.verified ?? 0) < ROUTE_CHECKS;
   }
 
-  /** Note a check of a route visit against a load: `same` when both read the same (status, title, links). */
-  noteCheck(origin: string, same: boolean): void {
+  /** Note a check of a route visit of `url` against a load: `same` when both read the same (status, title, links). */
+  noteCheck(origin: string, same: boolean, url = origin): void {
     const o = this.of(origin);
     if (same) o.verified++;
-    else o.differs = true;
+    else if (!o.differs) {
+      o.differs = true;
+      this.onNote(`${origin}: ${url} routed in place read differently from a load of it (status, title or links); its paths are loaded from now on`);
+    }
   }
 
   /** Note a route probe's outcome: `true` when the URL answered the shell. */
@@ -107,6 +114,8 @@ export class DocumentShells {
 
   /** Note that the app of `origin` has no `popstate` listener: no more route visits there. */
   noteNoRouter(origin: string): void {
-    this.of(origin).noRouter = true;
+    const o = this.of(origin);
+    if (!o.noRouter) this.onNote(`${origin}: its app shell has no popstate listener; its paths are loaded`);
+    o.noRouter = true;
   }
 }

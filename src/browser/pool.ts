@@ -64,7 +64,7 @@ interface Slot {
  * the tab broken (stuck, crashed, unable to navigate). Reusing the tab spares a renderer start per
  * page. Sharing the context, as a person's browser and Crawlee do, lets the tabs of one site share
  * one renderer process (`--renderer-process-limit=1`, see `launch.ts`) and one HTTP cache. Measured
- * with plain Playwright loads at 4 tabs (2 cores): the process tree's peak PSS was 27–29 % lower on
+ * with plain Playwright loads at 4 tabs (2 cores): the process tree's peak PSS was 25–28 % lower on
  * the shared TypeDoc site and 39 % lower on Elements than with a context per tab, at the same or
  * a shorter wall time. When a tab is recycled or breaks, its context gets no new tabs (it is
  * retired): the next tabs open in a new context, and the old one is closed with its last tab, so

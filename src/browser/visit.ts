@@ -99,7 +99,7 @@ export async function visitPage(tab: VisitTab, requestedUrl: string, opts: Visit
     }
     if (check && route.shells) {
       const loaded = await load(tab, requestedUrl, opts);
-      route.shells.noteCheck(origin, readsAlike(ctx.result, loaded));
+      route.shells.noteCheck(origin, readsAlike(ctx.result, loaded), requestedUrl);
       return loaded;
     }
   }

@@ -89,10 +89,12 @@ export class PageJob {
   private storeFailure: unknown = null;
   private answered = false;
   /** The app shells this crawl's loads found (see `browser/document-shells.ts`), for history routes. */
-  private readonly shells = new DocumentShells();
+  private readonly shells: DocumentShells;
 
   /** @param p - the crawl's parts */
-  constructor(private readonly p: PageJobParts) {}
+  constructor(private readonly p: PageJobParts) {
+    this.shells = new DocumentShells((m) => p.notice(m));
+  }
 
   /** `true` once a seed got an HTTP response. */
   get seedVisited(): boolean {
