@@ -89,12 +89,10 @@ export class PageJob {
   private storeFailure: unknown = null;
   private answered = false;
   /** The app shells this crawl's loads found (see `browser/document-shells.ts`), for history routes. */
-  private readonly shells: DocumentShells;
+  private readonly shells = new DocumentShells((m) => this.p.notice(m));
 
   /** @param p - the crawl's parts */
-  constructor(private readonly p: PageJobParts) {
-    this.shells = new DocumentShells((m) => p.notice(m));
-  }
+  constructor(private readonly p: PageJobParts) {}
 
   /** `true` once a seed got an HTTP response. */
   get seedVisited(): boolean {
