@@ -8,6 +8,7 @@ import { Crawler, crawl } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import type { PageRecord } from '../src/model/record.js';
 import { SummaryCounter } from '../src/report/summary.js';
+import { summaryLine } from '../src/report/terminal.js';
 import { RobotsCache } from '../src/url/robots.js';
 
 let browser: Browser;
@@ -65,7 +66,11 @@ describe('robots.txt status handling (RFC 9309 §2.3.1)', () => {
     const notices: string[] = [];
     const crawler = new Crawler({ seeds: [`${s.origin}/`, `${s.origin}/other`], browser, settleTimeoutMs: 1500, onNotice: (m) => notices.push(m) });
     const recs: PageRecord[] = [];
-    for await (const r of crawler.records()) recs.push(r);
+    const counter = new SummaryCounter();
+    for await (const r of crawler.records()) {
+      recs.push(r);
+      counter.add(r);
+    }
     expect(recs).toHaveLength(2);
     expect(recs.map((r) => r.skipped)).toEqual(['robots', 'robots']);
     expect(recs[0]!.error?.code).toBe('robots-unavailable');
@@ -75,6 +80,10 @@ describe('robots.txt status handling (RFC 9309 §2.3.1)', () => {
     expect(notices).toContain(said);
     // The summary keeps it too, once.
     expect(crawler.result().notes).toEqual([said]);
+    // Both skips are counted as robots.txt skips, and both as "could not be fetched", not as rules.
+    const summary = counter.snapshot(0, crawler.result().endReason);
+    expect([summary.robotsSkipped, summary.robotsUnavailable]).toEqual([2, 2]);
+    expect(summaryLine(summary)).toContain('2 skipped by robots.txt (all because robots.txt could not be fetched)');
   });
 
   it('a redirected robots.txt is followed', async () => {
@@ -191,6 +200,9 @@ describe('sitemaps (--sitemap)', () => {
     const summary = counter.snapshot(0, endReason, sitemapUrls);
     expect(summary.sitemapUrls).toBe(2); // /orphan and /blocked; / was a seed already
     expect(summary.orphans).toEqual([`${s.origin}/orphan`]);
+    // Disallowed by a rule, not unreachable.
+    expect([summary.robotsSkipped, summary.robotsUnavailable]).toEqual([1, 0]);
+    expect(summaryLine(summary)).toContain(', 1 skipped by robots.txt, ');
   });
 
   it('is off by default: a page only the sitemap names is not crawled', async () => {

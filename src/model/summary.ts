@@ -17,6 +17,11 @@ export interface CrawlSummary {
   errors: number;
   /** Records skipped because robots.txt disallowed them. */
   robotsSkipped: number;
+  /**
+   * Of `robotsSkipped`, the records whose origin's robots.txt could not be fetched at all (network
+   * error or 5xx: the origin is treated as disallowed, RFC 9309 §2.3.1.4), not disallowed by a rule.
+   */
+  robotsUnavailable: number;
   /** Records skipped for any reason, by reason. */
   skipped: Record<string, number>;
   /** Distinct canonical URLs the crawl saw (records plus out-of-scope links). */

@@ -18,6 +18,7 @@ export class SummaryCounter {
   private ok = 0;
   private errors = 0;
   private robots = 0;
+  private robotsUnavailable = 0;
   private unsettled = 0;
   private soft404 = 0;
   private readonly skipped = new Map<string, number>();
@@ -53,7 +54,10 @@ export class SummaryCounter {
       this.redirects++;
     } else if (r.skipped) {
       this.skipped.set(r.skipped, (this.skipped.get(r.skipped) ?? 0) + 1);
-      if (r.skipped === 'robots') this.robots++;
+      if (r.skipped === 'robots') {
+        this.robots++;
+        if (r.error?.code === 'robots-unavailable') this.robotsUnavailable++;
+      }
     }
   }
 
@@ -81,6 +85,7 @@ export class SummaryCounter {
       ok: this.ok,
       errors: this.errors,
       robotsSkipped: this.robots,
+      robotsUnavailable: this.robotsUnavailable,
       skipped: Object.fromEntries([...this.skipped].sort()),
       uniqueUrls: this.seen.size,
       soft404: this.soft404,
