@@ -67,6 +67,14 @@ describe('settle', () => {
     expectWellFormed(records);
   });
 
+  it('a page acting on what it requests after its load event: the links an image\'s and a stylesheet\'s load handlers and a late script add are found', async () => {
+    const { records } = await crawlFrom('/after-load', { maxDepth: 0 });
+    const page = records.find((r) => pathOf(r.url) === '/after-load')!;
+    expect(page).toMatchObject({ status: 200, settled: true, error: null, title: 'After load' });
+    expect(sorted(page.links.map(pathOf))).toEqual(['/after-load-image', '/after-load-script', '/after-load-style']);
+    for (const asset of ['/after-load.svg', '/after-load.css', '/after-load.js']) expect(site.log.filter((l) => l.path === asset)).toHaveLength(1);
+  });
+
   it('finds a link added by script 200 ms after the last network response', async () => {
     const { records } = await crawlFrom('/late');
     const page = records.find((r) => pathOf(r.url) === '/late')!;

@@ -135,6 +135,17 @@ export function installMutationClock(): void {
 export interface SettleState {
   /** The load event has fired. */
   loaded: boolean;
+  /**
+   * When the main document's load event started (ms since the epoch, `performance.timeOrigin`
+   * based, comparable with `Date.now()`), `null` before it (or when unknown).
+   */
+  loadAt: number | null;
+  /**
+   * The page has painted (a `first-paint` or `first-contentful-paint` entry). Timeouts are not
+   * fast-forwarded before: in a browser they would come due after the first frame, and what the
+   * page does then (a long task, a layout shift) would be measured after it.
+   */
+  painted: boolean;
   /** Time since the last DOM mutation (0 when the clock is missing). */
   quietForMs: number;
   /** Time since the last DOM mutation other than a `style`/`class` change (see {@link ClockState.content}; 0 when the clock is missing). */
@@ -187,12 +198,29 @@ export function installSettleProbe(): void {
   const s = w.__spacrawl;
   if (!s || s.read) return;
   const setTimer = s.setTimer ?? ((f: () => void, ms: number) => window.setTimeout(f, ms));
+  const loadStartedAt = (): number | null => {
+    try {
+      const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
+      return nav && nav.loadEventStart > 0 ? performance.timeOrigin + nav.loadEventStart : null;
+    } catch {
+      return null;
+    }
+  };
+  const hasPainted = (): boolean => {
+    try {
+      return performance.getEntriesByType('paint').length > 0;
+    } catch {
+      return true;
+    }
+  };
   const read = (): SettleState => {
     const now = performance.now();
     let timers = 0;
     if (s.pending) for (const k of s.pending) if (k.kind === 'timeout') timers++;
     return {
       loaded: document.readyState === 'complete',
+      loadAt: loadStartedAt(),
+      painted: hasPainted(),
       quietForMs: now - s.last,
       contentQuietForMs: now - (s.content ?? s.last),
       idleSinceChange: (s.idleAt ?? -1) > (s.content ?? s.last),
@@ -220,7 +248,7 @@ export function installSettleProbe(): void {
         const quiet = calm && st.contentQuietForMs >= quietFor && waited >= req.minWaitMs;
         // Idle but for timeouts, and no fetch() or XMLHttpRequest of the page under way (a timeout
         // may be racing one): run them now, then look again once they have run.
-        if (quiet && st.timers > 0 && fastForwarded < req.fastForwards && (s.requests ?? 1) === 0 && s.fastForward) {
+        if (quiet && st.timers > 0 && st.painted && fastForwarded < req.fastForwards && (s.requests ?? 1) === 0 && s.fastForward) {
           s.fastForward();
           fastForwarded++;
           setTimer(check, 0);
@@ -255,7 +283,7 @@ export function installSettleProbe(): void {
 export function settleState(): SettleState {
   const read = (window as unknown as { __spacrawl?: { read?: () => SettleState } }).__spacrawl?.read;
   if (read) return read();
-  return { loaded: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 1, awaitingMessages: 0 };
+  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 1, awaitingMessages: 0 };
 }
 
 /** What {@link awaitQuiet} is asked. Times in ms. */
@@ -289,7 +317,7 @@ export interface QuietReport extends SettleState {
 export function awaitQuiet(req: QuietRequest): Promise<QuietReport> | QuietReport {
   const s = (window as unknown as { __spacrawl?: { awaitQuiet?: (r: QuietRequest) => Promise<QuietReport> } }).__spacrawl;
   if (s?.awaitQuiet) return s.awaitQuiet(req);
-  return { loaded: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 1, awaitingMessages: 0, fastForwarded: 0 };
+  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 1, awaitingMessages: 0, fastForwarded: 0 };
 }
 
 /**

@@ -64,12 +64,23 @@ export function vitalsInitScript(): string {
  * Read the vitals the init script kept. TBT is Lighthouse's Total Blocking Time up to now: for
  * each long task, the part after First Contentful Paint beyond 50 ms, summed (`null` before FCP).
  * CLS is 0 once the page painted without a layout shift. Times are rounded to ms, CLS to 4
- * decimals.
+ * decimals. A page with text or an image that has not painted yet is given its first frames
+ * first, for at most `paintWaitMs` (ms).
  */
-export function readVitals(): InPageVitals {
+export async function readVitals(paintWaitMs: number): Promise<InPageVitals> {
   const v = (window as unknown as { __spacrawlVitals?: { lcp: number | null; cls: number | null; fcp: number | null; ttfb: number | null; longTasks: [number, number][] } }).__spacrawlVitals;
   const ms = (n: number | null | undefined): number | null => (typeof n === 'number' && Number.isFinite(n) ? Math.round(n) : null);
   if (!v) return { lcp: null, cls: null, fcp: null, ttfb: null, tbt: null, installed: false };
+  // A page read right after it settled may not have been painted yet: give a page with something
+  // to paint its first frames (at most paintWaitMs) rather than report it as never painted.
+  const deadline = performance.now() + paintWaitMs;
+  const hasText = (document.body?.innerText ?? '').trim() !== '' || document.querySelector('img, svg, video, canvas') !== null;
+  while (hasText && v.fcp === null && performance.getEntriesByName('first-contentful-paint').length === 0 && performance.now() < deadline) {
+    await new Promise<void>((done) => {
+      const t = setTimeout(done, 50);
+      requestAnimationFrame(() => setTimeout(() => (clearTimeout(t), done()), 0));
+    });
+  }
   const paint = performance.getEntriesByName('first-contentful-paint')[0];
   const fcp = v.fcp ?? paint?.startTime ?? null;
   let tbt: number | null = null;

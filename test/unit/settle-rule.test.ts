@@ -9,11 +9,11 @@ const WINDOWS = { quietMs: 500, earlyMs: 100, idleEarlyMs: 50 };
 
 /** A loaded page, quiet for `quiet` ms (all of it and its content), nothing scheduled, not idle-checked. */
 function state(quiet: number, over: Partial<SettleState> = {}): SettleState {
-  return { loaded: true, quietForMs: quiet, contentQuietForMs: quiet, idleSinceChange: false, scheduled: 0, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 0, awaitingMessages: 0, ...over };
+  return { loaded: true, loadAt: 0, painted: true, quietForMs: quiet, contentQuietForMs: quiet, idleSinceChange: false, scheduled: 0, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 0, awaitingMessages: 0, ...over };
 }
 
 function inputs(st: SettleState, over: Partial<Omit<SettleInputs, 'state'>> = {}): SettleInputs {
-  return { state: st, netQuietMs: 1000, heldBodies: 0, reading: false, downloadPending: false, mayFastForward: true, ...over };
+  return { state: st, netQuietMs: 1000, earlyNetWaitMs: -900, heldBodies: 0, reading: false, downloadPending: false, mayFastForward: true, ...over };
 }
 
 describe('judgeSettle', () => {
@@ -38,6 +38,8 @@ describe('judgeSettle', () => {
     expect(judgeSettle(inputs(state(200, { scheduled: 2, timers: 2 })), WINDOWS)).toEqual({ kind: 'fast-forward' });
     expect(judgeSettle(inputs(state(200, { scheduled: 2, timers: 2 }), { mayFastForward: false }), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: BUSY_CHECK_MS });
     expect(judgeSettle(inputs(state(200, { scheduled: 3, timers: 2 })), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: BUSY_CHECK_MS });
+    // Not before the first paint: in a browser the timeouts would come due after it.
+    expect(judgeSettle(inputs(state(200, { scheduled: 2, timers: 2, painted: false })), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: BUSY_CHECK_MS });
     // The full window holds whatever is scheduled.
     expect(judgeSettle(inputs(state(500, { scheduled: 3, timers: 0 })), WINDOWS)).toEqual({ kind: 'settled', early: false });
   });
@@ -45,7 +47,7 @@ describe('judgeSettle', () => {
   it('a held body, a pending download or a busy network keep the early window closed', () => {
     expect(judgeSettle(inputs(state(200), { heldBodies: 1 }), WINDOWS).kind).toBe('wait');
     expect(judgeSettle(inputs(state(200), { downloadPending: true }), WINDOWS).kind).toBe('wait');
-    expect(judgeSettle(inputs(state(200), { netQuietMs: 30 }), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: 70 });
+    expect(judgeSettle(inputs(state(200), { netQuietMs: 30, earlyNetWaitMs: 70 }), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: 70 });
     // A body being read holds even the full window.
     expect(judgeSettle(inputs(state(900), { heldBodies: 1, reading: true }), WINDOWS).kind).toBe('wait');
   });

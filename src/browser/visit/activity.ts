@@ -8,6 +8,39 @@ import type { Request, Response } from 'playwright';
 import { RepollWatch } from '../repoll.js';
 import { ServerWait } from '../server-wait.js';
 
+/**
+ * Resource types whose requests, when sent before the document's load event, delay that event
+ * until they have loaded and been processed (a script run, a stylesheet applied, an image's and a
+ * frame's `load` handlers called): HTML Standard, "delay the load event" (script, link, img and
+ * iframe elements). Fonts, media, fetch() and XMLHttpRequest do not delay it.
+ */
+export const LOAD_BLOCKING_TYPES: ReadonlySet<string> = new Set(['document', 'script', 'stylesheet', 'image']);
+
+/**
+ * Resource types whose arrival reaches the page's scripts only as an event or a promise (an
+ * image's or a stylesheet's `load`, `document.fonts`, a media element's events, a prefetch's
+ * `load`): the browser runs no code and renders no document from them. Their events hold the
+ * early settle window for {@link HANDLER_NET_MS} only. Scripts, documents (frames), fetch(),
+ * XMLHttpRequest, EventSource and WebSocket traffic hold it for the whole early window.
+ */
+export const HANDLER_ONLY_TYPES: ReadonlySet<string> = new Set(['image', 'stylesheet', 'font', 'media', 'texttrack', 'manifest', 'ping', 'other']);
+
+/**
+ * How long (ms) an event of a {@link HANDLER_ONLY_TYPES} request holds the early settle window:
+ * time for the renderer to queue and run the handler it may call. The page's own content window
+ * (`IDLE_QUIET_MS`, `EARLY_QUIET_MS`) starts over when that handler changes the page.
+ */
+export const HANDLER_NET_MS = 25;
+
+/**
+ * How long (ms) network events are kept for {@link PageActivity.earlyNetWaitMs}: longer than any
+ * early window (`EARLY_QUIET_MS`), so an event that has dropped out cannot hold an early settle.
+ */
+export const NET_EVENTS_KEPT_MS = 1_000;
+
+/** What {@link PageActivity.earlyNetWaitMs} reads of a request: its type and its browser-side timing. */
+export type NetRequest = Pick<Request, 'resourceType' | 'timing'>;
+
 /** The page's network and document activity during one visit (filled by the observe stage). */
 export class PageActivity {
   /**
@@ -38,6 +71,8 @@ export class PageActivity {
   readonly unread = new Map<Request, number | null>();
   /** Last request, response, finish or failure of the page (ms since epoch). */
   lastNet: number = Date.now();
+  /** The page's network events of the last {@link NET_EVENTS_KEPT_MS}: when (ms since epoch), and whose. */
+  private readonly recentNet: { at: number; request: NetRequest }[] = [];
   /** The visit's own main-document request (the last hop of its redirects), once sent. */
   mainRequest: Request | null = null;
   /** `true` once the first navigation request went out. */
@@ -55,6 +90,40 @@ export class PageActivity {
   /** How long the page waited for servers (see {@link ServerWait}). */
   readonly serverWait = new ServerWait();
 
+  /**
+   * Note a network event (sent, answered, finished, failed) of the page's request `r`.
+   * @param at - when (ms since epoch; now unless given)
+   */
+  noteNet(r: NetRequest, at = Date.now()): void {
+    this.lastNet = at;
+    this.recentNet.push({ at: this.lastNet, request: r });
+    while (this.recentNet.length && this.recentNet[0]!.at < this.lastNet - NET_EVENTS_KEPT_MS) this.recentNet.shift();
+  }
+
+  /**
+   * How much longer (ms, 0 or less when met) the network must stay quiet at `now` for the early
+   * settle window of `earlyMs`, counting each recent event by what the page may still do with it:
+   * - an event of a load-blocking request ({@link LOAD_BLOCKING_TYPES}) that finished before the
+   *   page's load event started at `loadAt` (ms since epoch, as the page reports it; `null`
+   *   before it) holds nothing: the load event waited for the page to process it. The finish
+   *   time is the browser's own (`Request.timing()`), not when the event reached this process
+   *   (those events often arrive just after the load event);
+   * - an event of a {@link HANDLER_ONLY_TYPES} request holds {@link HANDLER_NET_MS};
+   * - any other event holds `earlyMs`.
+   * Requests in flight are the caller's to check (`waitedOn`).
+   */
+  earlyNetWaitMs(now: number, loadAt: number | null, earlyMs: number): number {
+    let wait = -Infinity;
+    for (let i = this.recentNet.length - 1; i >= 0; i--) {
+      const { at, request } = this.recentNet[i]!;
+      if (now - at >= NET_EVENTS_KEPT_MS) break;
+      if (loadAt !== null && finishedBefore(request, loadAt)) continue;
+      const window = HANDLER_ONLY_TYPES.has(request.resourceType()) ? Math.min(HANDLER_NET_MS, earlyMs) : earlyMs;
+      wait = Math.max(wait, window - (now - at));
+    }
+    return wait === -Infinity ? earlyMs - NET_EVENTS_KEPT_MS : wait;
+  }
+
   /** Requests in flight the settle waits for at `now` (ms since epoch): all but hanging re-polls. */
   waitedOn(now: number): number {
     let n = 0;
@@ -70,4 +139,14 @@ export class PageActivity {
   heldBodies(now: number, bodyReads: number): [Request, number | null][] {
     return [...this.unread].filter(([r]) => !this.repoll.isBackground(r, now) && (r.resourceType() !== 'fetch' || bodyReads > 0));
   }
+}
+
+/**
+ * `true` when `r` is load-blocking ({@link LOAD_BLOCKING_TYPES}) and finished (its body read
+ * to the end, by the browser's clock) before `at` (ms since epoch).
+ */
+function finishedBefore(r: NetRequest, at: number): boolean {
+  if (!LOAD_BLOCKING_TYPES.has(r.resourceType())) return false;
+  const t = r.timing();
+  return t.startTime > 0 && t.responseEnd >= 0 && t.startTime + t.responseEnd < at;
 }

@@ -98,7 +98,7 @@ function listenToNetwork(ctx: VisitContext, on: Page['on']): void {
   const isNavOfMain = (r: Request): boolean => r.isNavigationRequest() && r.frame() === p.mainFrame();
   const ended = (r: Request): boolean => {
     if (!act.mine.has(r)) return false;
-    act.lastNet = Date.now();
+    act.noteNet(r);
     act.inflight.delete(r);
     act.unread.delete(r);
     act.repoll.ended(r);
@@ -112,7 +112,7 @@ function listenToNetwork(ctx: VisitContext, on: Page['on']): void {
     if (isNavOfMain(r) && (act.mainRequest === null || r.redirectedFrom() === act.mainRequest)) act.mainRequest = r;
     if (!act.current && !isNavOfMain(r)) return;
     act.mine.add(r);
-    act.lastNet = Date.now();
+    act.noteNet(r);
     if (r.url().startsWith('http:') && p.url().startsWith('https:') && !isNavOfMain(r) && result.mixedContent.length < MAX_KEPT) result.mixedContent.push(r.url());
     if (r.resourceType() !== 'eventsource') {
       act.inflight.add(r);
@@ -137,7 +137,7 @@ function listenToNetwork(ctx: VisitContext, on: Page['on']): void {
     if (!isImplicitFavicon(r)) act.serverWait.add(r);
     // A request stops counting once its response headers are in: Chromium reports the end
     // of a fetch() body only after the page reads it, and many apps never do.
-    act.lastNet = Date.now();
+    act.noteNet(r);
     act.inflight.delete(r);
     act.repoll.answeredBy(r);
     if (act.unread.has(r)) act.unread.set(r, act.lastNet);

@@ -11,6 +11,13 @@ export interface SettleInputs {
   state: SettleState;
   /** Time since the page's last network event, 0 while a request it waits on is in flight. */
   netQuietMs: number;
+  /**
+   * How much longer (ms; 0 or less when met) the network must stay quiet for the early window:
+   * `earlyMs` after the last event, less for events the page has already acted on or can only
+   * react to through a handler (see `PageActivity.earlyNetWaitMs`); `earlyMs` while a request
+   * the page waits on is in flight.
+   */
+  earlyNetWaitMs: number;
   /** Responses whose bodies still hold the settle (see `PageActivity.heldBodies`). */
   heldBodies: number;
   /** `true` while one of them arrived less than `UNREAD_WAIT_MS` ago (the page may still be reading it). */
@@ -52,10 +59,10 @@ export const BUSY_CHECK_MS = 50;
  * - **Full window**: network quiet and no DOM mutation at all for `quietMs`, no body being read.
  *   Holds whatever the page has scheduled.
  * - **Early window**: the page is *idle* (no body held, no download pending, network quiet for
- *   `earlyMs`, no DOM change other than `style`/`class` for `earlyMs`, or for `idleEarlyMs` once
+ *   `earlyMs`, less after events the page has acted on or only gets as an event, no DOM change other than `style`/`class` for `earlyMs`, or for `idleEarlyMs` once
  *   its main thread has been idle since that change) and has nothing scheduled soon.
- * - **Fast-forward**: the page is idle and all it has scheduled are timeouts due within
- *   `SOON_TIMER_MS`: the timeouts are run now instead of waited for (once they ran, the page is
+ * - **Fast-forward**: the page is idle, has painted, and all it has scheduled are timeouts due
+ *   within `SOON_TIMER_MS`: the timeouts are run now instead of waited for (once they ran, the page is
  *   what it would be when they come due: nothing else can happen before them). Each timer that
  *   changes the page makes it busy again, and the early window starts over.
  */
@@ -65,13 +72,13 @@ export function judgeSettle(inp: SettleInputs, win: SettleWindows): SettleVerdic
   if (!inp.reading && state.quietForMs >= win.quietMs && inp.netQuietMs >= win.quietMs) return { kind: 'settled', early: false };
   // How much longer the network and the content must stay quiet for the early window.
   const contentWindow = state.idleSinceChange ? win.idleEarlyMs : win.earlyMs;
-  const due = Math.max(win.earlyMs - inp.netQuietMs, contentWindow - state.contentQuietForMs);
+  const due = Math.max(inp.earlyNetWaitMs, contentWindow - state.contentQuietForMs);
   const idle = inp.heldBodies === 0 && !inp.downloadPending;
   if (idle && due <= 0) {
     if (state.scheduled === 0) return { kind: 'settled', early: true };
-    if (inp.mayFastForward && state.scheduled === state.timers) return { kind: 'fast-forward' };
+    if (inp.mayFastForward && state.painted && state.scheduled === state.timers) return { kind: 'fast-forward' };
   }
   // Only time stands between the page and its early window: come back when it has passed.
-  if (idle && (state.scheduled === 0 || (inp.mayFastForward && state.scheduled === state.timers))) return { kind: 'wait', nextCheckMs: Math.max(MIN_CHECK_MS, due) };
+  if (idle && (state.scheduled === 0 || (inp.mayFastForward && state.painted && state.scheduled === state.timers))) return { kind: 'wait', nextCheckMs: Math.max(MIN_CHECK_MS, due) };
   return { kind: 'wait', nextCheckMs: BUSY_CHECK_MS };
 }

@@ -8,7 +8,10 @@
  * second, no short interval, animation frame, idle callback or channel message; see
  * `settleState`) and has read every response to the end, so nothing it has planned can still
  * add content. Never while a WebSocket or EventSource the page opened awaits its first message
- * (its content is still to come). A long-poll re-poll that hangs is not waited for
+ * (its content is still to come). The early window's network quiet counts what the page can
+ * still do with each response (see `PageActivity.earlyNetWaitMs`): nothing for a load-blocking
+ * request that finished before the load event, a short wait for one it only gets as an event
+ * (an image, a font). A long-poll re-poll that hangs is not waited for
  * (`RepollWatch`). The cap (`settleTimeoutMs`) is the backstop: the page is then read anyway
  * and `settled` is `false`. Style and class changes do not restart the early window; timeouts
  * due soon are run instead of waited for (see `judgeSettle` for the rule, `awaitQuiet` for the
@@ -46,7 +49,7 @@ const IN_PAGE_WAIT_MS = 100;
  */
 export const MAX_FAST_FORWARDS = 3;
 /** What an unreadable settle state counts as: nothing is known, so nothing is settled. */
-const UNKNOWN_STATE: QuietReport = { loaded: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 1, awaitingMessages: 0, fastForwarded: 0 };
+const UNKNOWN_STATE: QuietReport = { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 1, awaitingMessages: 0, fastForwarded: 0 };
 
 /**
  * The settle stage (one per visit). Sets `settled`, `timings.settledMs`,
@@ -97,6 +100,8 @@ export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTi
   const windows = { quietMs: opts.quietMs, earlyMs: Math.min(opts.quietMs, EARLY_QUIET_MS), idleEarlyMs: Math.min(opts.quietMs, IDLE_QUIET_MS) };
   let nextRead = 0;
   let fastForwards = 0;
+  /** When the page's load event started, once the page has said (ms since epoch). */
+  let loadAt: number | null = null;
   for (;;) {
     const now = Date.now();
     const left = capMs - (now - start);
@@ -108,23 +113,28 @@ export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTi
       const req: QuietRequest = {
         earlyMs: windows.earlyMs,
         idleEarlyMs: windows.idleEarlyMs,
-        // The page waits until the network, too, has been quiet for the early window.
-        minWaitMs: Math.max(0, windows.earlyMs - (now - act.lastNet)),
+        // The page waits until the network, too, has been quiet for the early window. Before the
+        // page has said when it loaded, load-blocking requests that finished are taken to have
+        // finished before it (checked once it says: see `earlyNetWaitMs`).
+        minWaitMs: Math.max(0, act.earlyNetWaitMs(now, loadAt ?? Infinity, windows.earlyMs)),
         maxMs: Math.min(IN_PAGE_WAIT_MS, left),
         // Not while a response body may still be read (its content is not in the page yet).
         fastForwards: act.heldBodies(now, 1).length === 0 ? MAX_FAST_FORWARDS - fastForwards : 0,
       };
       const state = await ctx.step(withTimeout(p.evaluate(awaitQuiet, req), req.maxMs + 2_000, 'reading the settle state').catch((): QuietReport => UNKNOWN_STATE));
       fastForwards += state.fastForwarded;
+      if (state.loadAt !== null) loadAt = state.loadAt;
       const checkedAt = Date.now();
       // A response counts as being read while its body is not finished, unless it is a fetch()
       // whose body the page has not asked for (nothing reads it, so it never finishes), or a
       // hanging re-poll.
       const held = act.heldBodies(checkedAt, state.bodyReads);
+      const inFlight = act.waitedOn(checkedAt) > 0;
       const verdict = judgeSettle(
         {
           state,
-          netQuietMs: act.waitedOn(checkedAt) === 0 ? checkedAt - act.lastNet : 0,
+          netQuietMs: inFlight ? 0 : checkedAt - act.lastNet,
+          earlyNetWaitMs: inFlight ? windows.earlyMs : act.earlyNetWaitMs(checkedAt, loadAt, windows.earlyMs),
           heldBodies: held.length,
           reading: held.some(([, at]) => at !== null && checkedAt - at < UNREAD_WAIT_MS),
           // A clicked download link is a request the page events do not show until the download

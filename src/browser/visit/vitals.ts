@@ -18,6 +18,9 @@ import type { Stage } from './pipeline.js';
 
 export type { VitalsOptions } from './types.js';
 
+/** Longest wait (ms) in the page for its first paint before its vitals are read (see `readVitals`). */
+const PAINT_WAIT_MS = 1_000;
+
 /** The two vitals stages of one visit, sharing the counters `watch` starts and `read` stops. */
 export function vitalsStages(clock: GateClock): { watch: Stage<VisitContext>; read: Stage<VisitContext> } {
   let counting = false;
@@ -89,7 +92,7 @@ export function vitalsStages(clock: GateClock): { watch: Stage<VisitContext>; re
         if (!opts.vitals) return;
         try {
           if (result.noContent || result.title === null) return;
-          const v = await ctx.step(withTimeout(page.evaluate(readVitals), 5_000, 'reading the vitals').catch((): InPageVitals | null => null));
+          const v = await ctx.step(withTimeout(page.evaluate(readVitals, PAINT_WAIT_MS), 5_000, 'reading the vitals').catch((): InPageVitals | null => null));
           counting = false;
           await ctx.step(withTimeout(Promise.all(sizes), 2_000, 'reading transfer sizes').catch(() => {}));
           result.vitals = {
