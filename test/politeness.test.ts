@@ -287,6 +287,26 @@ describe('hostile pages', () => {
     expect(s.count('/loop')).toBe(1); // a page whose document arrived is not retried
   });
 
+  it('an endless dialog loop is stopped, not left holding the renderer the other tabs share: the pages beside it load', async () => {
+    // Shared case 17 (dialogs), at concurrency 4: four tabs of one context, one renderer process.
+    const s = await site({
+      '/': { body: html('Home', ['/alert', '/leave', '/prompts', '/loop'].map((p) => `<a href="${p}">${p}</a>`).join(' ')) },
+      '/alert': { body: html('Alert', '<script>alert("hi")</script><a href="/after-alert">a</a>') },
+      '/leave': { body: html('Leave', '<script>confirm("sure?"); addEventListener("beforeunload", (e) => { e.preventDefault(); e.returnValue = ""; })</script><a href="/after-leave">a</a>') },
+      '/prompts': { body: html('Prompts', '<script>for (let i = 0; i < 8; i++) prompt("name?"); document.write(\'<a href="/after-prompts">a</a>\')</script>') },
+      '/loop': { body: html('Loop', '<script>for (;;) alert("again")</script><a href="/never">n</a>') },
+      '/after-alert': { body: html('After', '') },
+      '/after-leave': { body: html('After', '') },
+      '/after-prompts': { body: html('After', '') },
+    });
+    const recs = await run({ seeds: [`${s.origin}/`], concurrency: 4, timeoutMs: 5000, settleTimeoutMs: 3000, retries: 0 });
+    expect(byPath(recs, '/loop').error?.code).toBe('too-many-dialogs');
+    const rest = ['/alert', '/leave', '/prompts', '/after-alert', '/after-leave', '/after-prompts'];
+    expect(rest.map((p) => ({ p, status: byPath(recs, p)?.status, error: byPath(recs, p)?.error }))).toEqual(rest.map((p) => ({ p, status: 200, error: null })));
+    expect(byPath(recs, '/prompts').dialogs).toHaveLength(8);
+    expect(s.count('/never')).toBe(0);
+  });
+
   it('a renderer crash records page-crashed and the crawl goes on', async () => {
     const s = await site({
       '/': { body: html('Home', '<a href="/crash">c</a> <a href="/ok">o</a>') },

@@ -225,6 +225,9 @@ export class ContextPool {
     const sync = broken || stale ? Promise.resolve() : this.cookies.collect(slot.context, slot.ctx.jar).catch(() => {});
     if (broken || stale || slot.uses >= this.recycleAfter) {
       this.all.delete(slot);
+      // A broken tab may still be running a script that holds its renderer's main thread (an
+      // endless loop), which the context's other tabs share: stop it now, not when it closes.
+      if (broken) slot.tab?.cdp.send('Runtime.terminateExecution').catch(() => {});
       // A broken tab may have broken its context; a recycled one means the context has had its share of pages.
       if (!slot.ctx.retired) this.retire(slot.ctx);
       this.drop(slot, sync);

@@ -38,6 +38,14 @@ export function observe(): Stage<VisitContext> {
   };
 }
 
+/**
+ * Stop the script running in the tab now (CDP `Runtime.terminateExecution`, which Chromium
+ * carries out even while that script holds the main thread). Never throws.
+ */
+function stopScripts(ctx: VisitContext): void {
+  ctx.tab.cdp.send('Runtime.terminateExecution').catch(() => {});
+}
+
 /** Dialogs, downloads, crashes, popups, console errors and uncaught exceptions. */
 function listenToPage(ctx: VisitContext, on: Page['on']): void {
   const { result, activity: act, opts } = ctx;
@@ -51,7 +59,12 @@ function listenToPage(ctx: VisitContext, on: Page['on']): void {
     dialogCount++;
     if (result.dialogs.length < MAX_DIALOGS_KEPT) result.dialogs.push({ type, message: d.message().slice(0, 500) });
     answer();
-    if (dialogCount > opts.maxDialogs) ctx.abort({ code: 'too-many-dialogs', message: `more than ${opts.maxDialogs} dialogs; visit abandoned` });
+    if (dialogCount > opts.maxDialogs) {
+      // A page that asks again and again (`for (;;) alert()`) never yields its main thread, which
+      // the other tabs of its renderer process share: its script is stopped, not only left.
+      stopScripts(ctx);
+      ctx.abort({ code: 'too-many-dialogs', message: `more than ${opts.maxDialogs} dialogs; visit abandoned` });
+    }
   });
   // Downloads are refused by the context (acceptDownloads: false); note what was attempted.
   on('download', (d) => {
