@@ -59,12 +59,13 @@ export const BUSY_CHECK_MS = 50;
  * - **Full window**: network quiet and no DOM mutation at all for `quietMs`, no body being read.
  *   Holds whatever the page has scheduled.
  * - **Early window**: the page is *idle* (no body held, no download pending, network quiet for
- *   `earlyMs`, less after events the page has acted on or only gets as an event, no DOM change other than `style`/`class` for `earlyMs`, or for `idleEarlyMs` once
- *   its main thread has been idle since that change) and has nothing scheduled soon.
+ *   `earlyMs` (less after events the page has acted on or only gets as an event), no DOM change
+ *   other than `style`/`class` for `earlyMs`, or for `idleEarlyMs` once its main thread has been
+ *   idle since that change) and has nothing scheduled soon.
  * - **Fast-forward**: the page is idle, has painted, and all it has scheduled are timeouts due
- *   within `SOON_TIMER_MS`: the timeouts are run now instead of waited for (once they ran, the page is
- *   what it would be when they come due: nothing else can happen before them). Each timer that
- *   changes the page makes it busy again, and the early window starts over.
+ *   within `SOON_TIMER_MS`: the timeouts are run now instead of waited for (once they ran, the
+ *   page is what it would be when they come due: nothing else can happen before them). Each timer
+ *   that changes the page makes it busy again, and the early window starts over.
  */
 export function judgeSettle(inp: SettleInputs, win: SettleWindows): SettleVerdict {
   const { state } = inp;
