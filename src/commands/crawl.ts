@@ -51,6 +51,11 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
     '<%= config.bin %> crawl http://127.0.0.1:3000/ --concurrency 8 --out pages.jsonl --screenshots shots/',
     '<%= config.bin %> crawl https://example.com/ --max-depth 2 --json > summary.json',
   ];
+  // The default synopsis lists every flag (over 20 lines): the common ones, then FLAGS below.
+  static override usage = [
+    '<%= command.id %> URL... [--out FILE] [--report FORMAT...] [--output-dir DIR] [--fail-on RULES] [FLAGS]',
+    '<%= command.id %> --redis URL [--crawl-id ID] [FLAGS]',
+  ];
   static override strict = false;
   static override enableJsonFlag = true;
   static override args = {
