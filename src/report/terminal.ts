@@ -64,5 +64,5 @@ export function summaryLine(s: CrawlSummary): string {
   const unreachable = s.robotsUnavailable ? ` (${s.robotsUnavailable === s.robotsSkipped ? 'all' : s.robotsUnavailable} because robots.txt could not be fetched)` : '';
   const l = s.logins;
   const logins = l ? `, ${l.logins} login${l.logins === 1 ? '' : 's'} (${l.relogins} after the session ended${l.failedLogins ? `, ${l.failedLogins} failed` : ''})` : '';
-  return `${s.pages} page${s.pages === 1 ? '' : 's'}, ${s.ok} ok, ${s.errors} error${s.errors === 1 ? '' : 's'}${soft}${redirects}, ${s.robotsSkipped} skipped by robots.txt${unreachable}${extra}, ${s.uniqueUrls} unique URLs${sm}${logins}, ${secs} s${end}`;
+  return `${s.pages} page${s.pages === 1 ? '' : 's'}, ${s.ok} ok, ${s.errors} error${s.errors === 1 ? '' : 's'}${soft}${redirects}, ${s.robotsSkipped} skipped by robots.txt${unreachable}${extra}, ${s.uniqueUrls} unique URL${s.uniqueUrls === 1 ? '' : 's'}${sm}${logins}, ${secs} s${end}`;
 }

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { blankRecord } from '../../src/model/record.js';
+import { SummaryCounter } from '../../src/report/summary.js';
+import { summaryLine } from '../../src/report/terminal.js';
+
+/** A 200 page at `url` linking to `links`. */
+function page(url: string, links: string[] = []) {
+  const r = blankRecord(url, url, 0, null);
+  r.status = 200;
+  r.links = links;
+  return r;
+}
+
+describe('the summary line', () => {
+  it('counts one of a kind in the singular', () => {
+    const c = new SummaryCounter();
+    c.add(page('http://127.0.0.1/'));
+    expect(summaryLine(c.snapshot(1500, 'done'))).toBe('1 page, 1 ok, 0 errors, 0 skipped by robots.txt, 1 unique URL, 1.5 s');
+  });
+
+  it('counts several in the plural', () => {
+    const c = new SummaryCounter();
+    c.add(page('http://127.0.0.1/', ['http://127.0.0.1/a']));
+    c.add(page('http://127.0.0.1/a'));
+    expect(summaryLine(c.snapshot(2000, 'done'))).toBe('2 pages, 2 ok, 0 errors, 0 skipped by robots.txt, 2 unique URLs, 2.0 s');
+  });
+});
