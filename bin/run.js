@@ -2,7 +2,6 @@
 // spacrawl's entry point: runCli (dist/src/main.js) runs the command with this process's streams,
 // environment and signals; every error becomes one line on stderr and a documented exit code
 // (see README, "Exit codes"), never a stack trace.
-import { flush } from '@oclif/core';
 import v8 from 'node:v8';
 
 // A crawl keeps a small live heap (the frontier's URLs, the counters: ~50-60 MB at 20,000 pages)
@@ -19,12 +18,18 @@ if (!process.execArgv.some((a) => a.startsWith('--heap-growing-percent') || a.st
 async function main() {
   let code;
   try {
+    // Imported here, not above, so that a checkout without `npm install` or without a build gets
+    // the one-line error below instead of Node's stack trace.
+    const { flush } = await import('@oclif/core');
     const { runCli, processIO } = await import('../dist/src/main.js');
     code = await runCli(process.argv.slice(2), processIO);
     await flush();
   } catch (err) {
-    // Only a broken installation gets here (dist/ missing): runCli itself turns errors into codes.
-    process.stderr.write(`spacrawl: ${err && err.message ? err.message.split('\n')[0] : String(err)}\n`);
+    // Only a broken installation gets here (node_modules/ or dist/ missing): runCli itself turns
+    // errors into codes.
+    const missing = err && err.code === 'ERR_MODULE_NOT_FOUND';
+    const hint = missing ? ' (run `npm run setup` in the checkout first: it installs the packages and builds dist/)' : '';
+    process.stderr.write(`spacrawl: ${err && err.message ? err.message.split('\n')[0] : String(err)}${hint}\n`);
     if (process.env.SPACRAWL_DEBUG && err && err.stack) process.stderr.write(`${err.stack}\n`);
     code = 2;
   }
