@@ -78,8 +78,8 @@ export function treeStats(root, withPss = false, perProcess = null) {
 /**
  * Samples the tree under `root` (default: this process) every 100 ms until `stop()`: peak
  * memory (`peakMb`), peak PSS (`peakPssMb`, read every {@link PSS_EVERY_MS}), CPU seconds
- * (`cpuS`) and CPU seconds by kind of process (`cpuByKind`; a process that ends loses at most its
- * last 100 ms). Call `stop()` while `root` is still alive, or read CPU from elsewhere.
+ * (`cpuS`: every process seen, those that ended included) and CPU seconds by kind of process
+ * (`cpuByKind`; a process that ends loses at most its last 100 ms). Call `stop()` while `root` is still alive, or read CPU from elsewhere.
  */
 export function sampler(root = process.pid) {
   let peak = 0;
@@ -103,8 +103,16 @@ export function sampler(root = process.pid) {
       const s = treeStats(root, true, perProcess);
       const mb = (b) => Math.round(b / 1048576);
       const cpuByKind = {};
-      for (const p of perProcess.values()) cpuByKind[p.kind] = (cpuByKind[p.kind] ?? 0) + p.cpu - p.base;
-      return { peakMb: mb(Math.max(peak, s.mem)), peakPssMb: mb(Math.max(peakPss, s.pss)), cpuS: Math.max(lastCpu, s.cpu) - cpu0, cpuByKind };
+      let seen = 0;
+      for (const p of perProcess.values()) {
+        cpuByKind[p.kind] = (cpuByKind[p.kind] ?? 0) + p.cpu - p.base;
+        seen += p.cpu - p.base;
+      }
+      // Two lower bounds; the larger is kept. The live tree's total (with what each process
+      // reaped) drops when a process ends unreaped (Chromium's renderers and zygote are not
+      // waited for up the tree); the sum over every process ever seen keeps each one's last
+      // sample, and misses only processes that lived less than one interval.
+      return { peakMb: mb(Math.max(peak, s.mem)), peakPssMb: mb(Math.max(peakPss, s.pss)), cpuS: Math.max(Math.max(lastCpu, s.cpu) - cpu0, seen), cpuByKind };
     },
   };
 }
