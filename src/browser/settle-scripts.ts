@@ -254,7 +254,17 @@ export function installSettleProbe(): void {
           setTimer(check, 0);
           return;
         }
-        if (quiet || left <= 0) return resolve({ ...st, fastForwarded });
+        // The full window met (the DOM quiet for `quietMs`): the caller decides with the network.
+        const fullWindow = st.quietForMs >= req.quietMs && waited >= req.minWaitMs;
+        // Quiet but for timeouts that may not run early yet, for a reason the page will see pass
+        // (no first paint yet, a fetch() or XMLHttpRequest under way): wait for it here rather
+        // than answer a state the caller can only wait on (each new question waits its turn on a
+        // busy main thread). Without fast-forwards left, the caller decides.
+        if (quiet && st.scheduled > 0 && fastForwarded < req.fastForwards && !fullWindow && left > 0) {
+          setTimer(check, Math.min(left, 20));
+          return;
+        }
+        if (quiet || fullWindow || left <= 0) return resolve({ ...st, fastForwarded });
         // Quiet long enough for an idle page: see whether it is idle (once per change).
         if (calm && !st.idleSinceChange && !idleAsked && st.contentQuietForMs >= req.idleEarlyMs && s.onIdle) {
           idleAsked = true;
@@ -294,6 +304,8 @@ export interface QuietRequest {
   idleEarlyMs: number;
   /** Wait at least this long (until the network has been quiet for the early window too). */
   minWaitMs: number;
+  /** The full window (see `judgeSettle`): once the DOM has been quiet this long, the state is returned. */
+  quietMs: number;
   /** Longest wait inside the page; the state is returned then, whatever it is. */
   maxMs: number;
   /** How many times the page's pending timeouts may be fast-forwarded (see `fastForwardTimers`); 0 for none. */
