@@ -15,7 +15,8 @@
 // counts only the listed pages reachable from `/` over the links it read.
 //
 // Per site and crawler: pages found (of pages.txt), pages rendered, wall time (process start to
-// exit), pages/s, CPU s per page (the crawler process and every process below it), peak memory of
+// exit), pages/s, CPU s per page (the crawler process and every process below it, sampled: Chromium's
+// renderers end without being waited for up the tree), peak memory of
 // that process tree (100 ms samples; PSS every 5 s), median and p95 wasted wait (read time − the
 // last change to the page's links or title, `timings.lastChangeMs`), requests the site served, and
 // spacrawl's time and memory as fractions of Crawlee's. The machine's load average is printed
