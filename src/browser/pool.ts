@@ -5,7 +5,7 @@ import { installScheduleWatch } from './schedule-scripts.js';
 import { installMutationClock, installSettleProbe } from './settle-scripts.js';
 import { installStreamWatch } from './stream-scripts.js';
 import type { AssetLoading } from './asset-placeholders.js';
-import { openTab, type RequestGuard, type VisitTab } from './tab.js';
+import { openTab, stopScripts, type RequestGuard, type VisitTab } from './tab.js';
 import { withTimeout } from './timeout.js';
 
 /** Settings shared by every context of a {@link ContextPool}. */
@@ -227,7 +227,7 @@ export class ContextPool {
       this.all.delete(slot);
       // A broken tab may still be running a script that holds its renderer's main thread (an
       // endless loop), which the context's other tabs share: stop it now, not when it closes.
-      if (broken) slot.tab?.cdp.send('Runtime.terminateExecution').catch(() => {});
+      if (broken && slot.tab) stopScripts(slot.tab);
       // A broken tab may have broken its context; a recycled one means the context has had its share of pages.
       if (!slot.ctx.retired) this.retire(slot.ctx);
       this.drop(slot, sync);

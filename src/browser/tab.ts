@@ -91,3 +91,12 @@ export async function openTab(context: BrowserContext, guard: RequestGuard | nul
   });
   return tab;
 }
+
+/**
+ * Stop the script running in `tab` now (CDP `Runtime.terminateExecution`, which Chromium carries
+ * out even while that script holds the main thread: an endless loop, `for (;;) alert()`). The
+ * tabs of a context share a renderer process, so such a script would stall them all. Never throws.
+ */
+export function stopScripts(tab: VisitTab): void {
+  tab.cdp.send('Runtime.terminateExecution').catch(() => {});
+}

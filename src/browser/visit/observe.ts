@@ -8,6 +8,7 @@
 import type { Page, Request } from 'playwright';
 import type { DialogRecord } from '../../model/record.js';
 import { hydrationEntry, MAX_HYDRATION_MESSAGES } from '../hydration.js';
+import { stopScripts } from '../tab.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import { isImplicitFavicon } from './urls.js';
@@ -38,14 +39,6 @@ export function observe(): Stage<VisitContext> {
   };
 }
 
-/**
- * Stop the script running in the tab now (CDP `Runtime.terminateExecution`, which Chromium
- * carries out even while that script holds the main thread). Never throws.
- */
-function stopScripts(ctx: VisitContext): void {
-  ctx.tab.cdp.send('Runtime.terminateExecution').catch(() => {});
-}
-
 /** Dialogs, downloads, crashes, popups, console errors and uncaught exceptions. */
 function listenToPage(ctx: VisitContext, on: Page['on']): void {
   const { result, activity: act, opts } = ctx;
@@ -62,7 +55,7 @@ function listenToPage(ctx: VisitContext, on: Page['on']): void {
     if (dialogCount > opts.maxDialogs) {
       // A page that asks again and again (`for (;;) alert()`) never yields its main thread, which
       // the other tabs of its renderer process share: its script is stopped, not only left.
-      stopScripts(ctx);
+      stopScripts(ctx.tab);
       ctx.abort({ code: 'too-many-dialogs', message: `more than ${opts.maxDialogs} dialogs; visit abandoned` });
     }
   });
