@@ -5,7 +5,7 @@ import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAssetSite } from '../fixtures/sites/assets.js';
 import type { FixtureServer } from '../fixtures/server.js';
-import { launchBrowser } from '../src/browser/launch.js';
+import { sharedBrowser } from './helpers/browser.js';
 import { crawl } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import type { PageRecord } from '../src/model/record.js';
@@ -15,13 +15,12 @@ let browser: Browser;
 let site: FixtureServer;
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
   site = await startAssetSite();
 });
 
 afterAll(async () => {
   await site?.close();
-  await browser?.close();
 });
 
 async function crawlFrom(p: string, opts: Partial<CrawlOptions> = {}): Promise<PageRecord[]> {

@@ -6,14 +6,12 @@
  * crawled. One browser for the file (the crawls share it); the command-line cases exit before
  * launching one.
  */
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
 import { HEAVY_TBT_LIMIT_MS, MENU_STATE, PLANTED_FINDINGS, startAuditSite } from '../fixtures/sites/audit.js';
-import { launchBrowser } from '../src/browser/launch.js';
+import { sharedBrowser } from './helpers/browser.js';
+import { runInProcess } from './helpers/cli.js';
 import { planReports, type ReportingOptions } from '../src/cli/reporting.js';
 import { Crawler } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
@@ -25,7 +23,6 @@ import { auditView } from '../src/report/audit-view.js';
 import { renderHtml } from '../src/report/formats/html.js';
 import { renderMarkdown } from '../src/report/formats/markdown.js';
 
-const BIN = path.join(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'), 'bin', 'run.js');
 
 let browser: Browser;
 let auditSite: FixtureServer;
@@ -33,7 +30,7 @@ let auditSite: FixtureServer;
 let slowSite: FixtureServer;
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
   auditSite = await startAuditSite();
   slowSite = await startFixtureServer((_req, url) => {
     if (url.pathname === '/') return { body: html('Slow', [1, 2, 3, 4, 5, 6].map((i) => `<a href="/p${i}">P${i}</a>`).join(' ')), delayMs: 300 };
@@ -46,7 +43,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await auditSite?.close();
   await slowSite?.close();
-  await browser?.close();
 });
 
 /** Crawl with `opts` (sharing the file's browser); the records and the summary's notes. */
@@ -150,12 +146,12 @@ describe('the audit through the crawl', () => {
 });
 
 describe('the flags', () => {
-  const usage = (args: string[]): { code: number | null; stderr: string } => {
-    const r = spawnSync(process.execPath, [BIN, 'crawl', 'http://127.0.0.1:9/', ...args], { encoding: 'utf8', timeout: 60_000 });
-    return { code: r.status, stderr: r.stderr.trim() };
+  const usage = async (args: string[]): Promise<{ code: number | null; stderr: string }> => {
+    const r = await runInProcess(['crawl', 'http://127.0.0.1:9/', ...args]);
+    return { code: r.code, stderr: r.stderr.trim() };
   };
 
-  it('are checked before anything is crawled (exit 2, one line)', () => {
+  it('are checked before anything is crawled (exit 2, one line)', async () => {
     const cases: [string[], RegExp][] = [
       [['--budget', 'lcp=2500'], /--budget needs --vitals/],
       [['--vitals', '--budget', 'lcp=fast'], /--budget: expected metric=value/],
@@ -165,7 +161,7 @@ describe('the flags', () => {
       [['--fail-on', 'a11y-critical,nope'], /unknown --fail-on rule "nope"/],
     ];
     for (const [args, message] of cases) {
-      const r = usage(args);
+      const r = await usage(args);
       expect({ args, code: r.code, lines: r.stderr.split('\n').length }).toEqual({ args, code: 2, lines: 1 });
       expect(r.stderr).toMatch(message);
     }

@@ -14,7 +14,7 @@ import {
   treeVisitedPaths,
   type TreeSite,
 } from '../fixtures/sites/tree.js';
-import { launchBrowser } from '../src/browser/launch.js';
+import { sharedBrowser } from './helpers/browser.js';
 import { crawl } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import type { PageRecord } from '../src/model/record.js';
@@ -24,11 +24,10 @@ import { collect, detailsOf, expectWellFormed, pagesOf, pathOf, sorted } from '.
 let browser: Browser;
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
 });
 
 afterAll(async () => {
-  await browser?.close();
 });
 
 /** Crawl `site` from `/` (unless seeds are given) with the shared browser. */

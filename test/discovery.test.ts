@@ -11,7 +11,7 @@ import {
   startScrollSite,
   startSoft404Site,
 } from '../fixtures/sites/spa.js';
-import { launchBrowser } from '../src/browser/launch.js';
+import { sharedBrowser } from './helpers/browser.js';
 import { Crawler } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import type { PageRecord } from '../src/model/record.js';
@@ -21,10 +21,9 @@ const servers: FixtureServer[] = [];
 const keep = (s: FixtureServer): FixtureServer => (servers.push(s), s);
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
 });
 afterAll(async () => {
-  await browser.close();
   await Promise.all(servers.map((s) => s.close()));
 });
 

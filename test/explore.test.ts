@@ -16,7 +16,7 @@ import {
   startRegistrySite,
   startReplaceStateSite,
 } from '../fixtures/sites/explore.js';
-import { launchBrowser } from '../src/browser/launch.js';
+import { sharedBrowser } from './helpers/browser.js';
 import { Crawler } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import type { PageRecord } from '../src/model/record.js';
@@ -26,10 +26,9 @@ const servers: FixtureServer[] = [];
 const keep = (s: FixtureServer): FixtureServer => (servers.push(s), s);
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
 });
 afterAll(async () => {
-  await browser.close();
   await Promise.all(servers.map((s) => s.close()));
 });
 

@@ -2,7 +2,7 @@ import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HISTORY_ROUTES, startHistoryAppSite } from '../fixtures/sites/history-app.js';
 import type { FixtureServer } from '../fixtures/server.js';
-import { launchBrowser } from '../src/browser/launch.js';
+import { sharedBrowser } from './helpers/browser.js';
 import { crawl } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import type { PageRecord } from '../src/model/record.js';
@@ -12,13 +12,12 @@ let browser: Browser;
 let site: FixtureServer;
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
   site = await startHistoryAppSite();
 });
 
 afterAll(async () => {
   await site?.close();
-  await browser?.close();
 });
 
 /** Crawl the app at `base` (its routes and their /doc pages): the records, how often the app booted, and how often each path was requested as a document. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright';
 import type { FixtureServer } from '../fixtures/server.js';
 import { startRobotsAgentSite, startRoutedAppSite, startSlowSite } from '../fixtures/sites/judge.js';
-import { launchBrowser } from '../src/browser/launch.js';
+import { sharedBrowser } from './helpers/browser.js';
 import { Crawler } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import { audit } from '../src/report/audit.js';
@@ -17,10 +17,9 @@ const servers: FixtureServer[] = [];
 const keep = (s: FixtureServer): FixtureServer => (servers.push(s), s);
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
 });
 afterAll(async () => {
-  await browser.close();
   await Promise.all(servers.map((s) => s.close()));
 });
 

@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLateSite, type LateSite } from '../fixtures/sites/late.js';
-import { launchBrowser } from '../src/browser/launch.js';
+import { sharedBrowser } from './helpers/browser.js';
 import { crawl } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import type { PageRecord } from '../src/model/record.js';
@@ -11,7 +11,7 @@ let browser: Browser;
 let site: LateSite;
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
   // Every page's link arrives 1.5 s after the page opened its connection: three times the
   // 500 ms quiet window, so a page read when it first went quiet has no link yet.
   site = await startLateSite(1500);
@@ -19,7 +19,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await site?.close();
-  await browser?.close();
 });
 
 /** Crawl from `path` (depth 1 by default); the records, and when each arrived (ms since epoch). */

@@ -2,7 +2,8 @@ import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PAGES, DEMO_REDIRECTS, startDemoSite } from '../src/demo/site.js';
 import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
-import { crawl, Crawler, launchBrowser, type PageRecord } from '../src/index.js';
+import { crawl, Crawler, type PageRecord } from '../src/index.js';
+import { sharedBrowser } from './helpers/browser.js';
 import { collect, expectWellFormed, pagesOf, pathOf, redirectsOf, sorted } from './helpers/records.js';
 
 let browser: Browser;
@@ -10,14 +11,13 @@ let site: FixtureServer;
 let records: PageRecord[];
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
   site = await startDemoSite();
   records = await collect(crawl({ seeds: [`${site.origin}/`], browser }));
 }, 120_000);
 
 afterAll(async () => {
   await site?.close();
-  await browser?.close();
 });
 
 const rec = (path: string): PageRecord | undefined => records.find((r) => pathOf(r.url) === path);

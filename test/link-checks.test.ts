@@ -5,7 +5,7 @@ import type { Browser } from 'playwright';
 import { HttpClient } from '../src/net/http-client.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCheckSites, startDualServer } from '../fixtures/sites/checks.js';
-import { launchBrowser } from '../src/browser/launch.js';
+import { sharedBrowser } from './helpers/browser.js';
 import { Crawler } from '../src/crawl/crawler.js';
 import { LinkChecker } from '../src/crawl/link-checks.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
@@ -19,12 +19,11 @@ let sites: Awaited<ReturnType<typeof startCheckSites>>;
 let tmp: string;
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
   sites = await startCheckSites();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-checks-'));
 });
 afterAll(async () => {
-  await browser?.close();
   await sites?.close();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });

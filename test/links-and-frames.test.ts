@@ -1,29 +1,24 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright';
 import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
 import { NO_CONTENT_PATHS, startFramesSite, startLinkKindsSite, startStatusSite } from '../fixtures/sites/links.js';
-import { launchBrowser } from '../src/browser/launch.js';
+import { sharedBrowser } from './helpers/browser.js';
 import { Crawler } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import { audit } from '../src/report/audit.js';
 import type { PageRecord } from '../src/model/record.js';
+import { runInProcess } from './helpers/cli.js';
 import { recordProblems } from './helpers/records.js';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BIN = path.join(REPO, 'bin', 'run.js');
 
 let browser: Browser;
 const servers: FixtureServer[] = [];
 const keep = (s: FixtureServer): FixtureServer => (servers.push(s), s);
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
 });
 afterAll(async () => {
-  await browser.close();
   await Promise.all(servers.map((s) => s.close()));
 });
 
@@ -48,22 +43,8 @@ const visited = (recs: PageRecord[]): string[] =>
 /** A record's links as sorted `source url "text"` lines, URLs on `origin` shortened. */
 const linkLines = (r: PageRecord, origin: string): string[] => r.linkDetails.map((l) => `${l.source} ${rel(l.url, origin)} "${l.text}"`).sort();
 
-/** Run `node bin/run.js ...args` (the built CLI) and collect its exit code and output. */
-function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-    child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-    const killer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(killer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** Run `spacrawl ...args` in-process (runCli with in-memory streams: exit code and output are what the process gives). */
+const cli = (args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> => runInProcess(args);
 
 describe('frames', () => {
   it('reads links in every same-origin frame (srcdoc, about:blank, script-written, nested, <frame>) against the frame\'s base URL, and crawls frame sources', async () => {

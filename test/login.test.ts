@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOGIN_PASSWORD, LOGIN_USER, PRIVATE_PAGES, startLoginApp, type LoginApp } from '../fixtures/sites/login-app.js';
-import { Crawler, launchBrowser, type CrawlOptions, type PageRecord } from '../src/index.js';
+import { Crawler, type CrawlOptions, type PageRecord } from '../src/index.js';
+import { sharedBrowser } from './helpers/browser.js';
 import type { CrawlEvent } from '../src/crawl/events.js';
 import { pathOf, sorted } from './helpers/records.js';
 
@@ -22,12 +23,11 @@ let browser: Browser;
 let tmp: string;
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-login-'));
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -5,17 +5,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LOGIN_PASSWORD, LOGIN_USER, startLoginApp } from '../fixtures/sites/login-app.js';
-import { Crawler, launchBrowser, SummaryCounter, type PageRecord } from '../src/index.js';
+import { Crawler, SummaryCounter, type PageRecord } from '../src/index.js';
+import { sharedBrowser } from './helpers/browser.js';
 import { CrawlMetrics, parseMetricsAddress } from '../src/report/metrics.js';
 
 const RECIPE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/login/form-login.mjs');
 let browser: Browser;
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
 }, 60_000);
 afterAll(async () => {
-  await browser?.close();
 });
 
 /** `name{labels} value` lines of an exposition, as `name{labels}` → value. */

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright';
 import { html, startFixtureServer, type FixtureResponse, type FixtureServer } from '../fixtures/server.js';
-import { launchBrowser } from '../src/browser/launch.js';
+import { sharedBrowser } from './helpers/browser.js';
 import { crawl } from '../src/crawl/crawler.js';
 import { Politeness } from '../src/crawl/politeness.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
@@ -12,10 +12,9 @@ let browser: Browser;
 const servers: FixtureServer[] = [];
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
 });
 afterAll(async () => {
-  await browser.close();
   await Promise.all(servers.map((s) => s.close()));
 });
 

@@ -1,7 +1,8 @@
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startRedirectSites, type RedirectSites } from '../fixtures/sites/redirects.js';
-import { crawl, launchBrowser, type PageRecord } from '../src/index.js';
+import { crawl, type PageRecord } from '../src/index.js';
+import { sharedBrowser } from './helpers/browser.js';
 import { audit } from '../src/report/audit.js';
 import { renderCsv } from '../src/report/formats/csv.js';
 import { renderSitemap } from '../src/report/formats/sitemap.js';
@@ -13,13 +14,12 @@ let browser: Browser;
 let sites: RedirectSites;
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
   sites = await startRedirectSites();
 }, 60_000);
 
 afterAll(async () => {
   await sites?.close();
-  await browser?.close();
 });
 
 beforeEach(() => {

@@ -170,7 +170,7 @@ describe.skipIf(skip)('spacrawl crawl --redis: several workers, one crawl', () =
   it('export and status give the crawl\'s time and end reason: from the first start to the last clean end, max-pages then done', async () => {
     site.reset();
     const id = newCrawlId();
-    const common = ['--redis', redis.url, '--crawl-id', id, '--concurrency', '2'];
+    const common = ['--redis', redis.url, '--crawl-id', id, '--concurrency', '4']; // one worker at a time here
     const t0 = Date.now();
     const r1 = await exited(worker([`${site.origin}/`, ...common, '--max-pages', '5']));
     const wall = Date.now() - t0;
@@ -206,7 +206,7 @@ describe.skipIf(skip)('spacrawl crawl --redis: several workers, one crawl', () =
   it('resuming with a larger --max-pages reopens the budget-skipped URLs: no page twice, one record per URL', async () => {
     site.reset();
     const id = newCrawlId();
-    const common = ['--redis', redis.url, '--crawl-id', id, '--concurrency', '2'];
+    const common = ['--redis', redis.url, '--crawl-id', id, '--concurrency', '4']; // one worker at a time here
     const r1 = await exited(worker([`${site.origin}/`, ...common, '--max-pages', '10']));
     expect(r1.code, r1.stderr).toBe(0);
     expect(site.documents()).toHaveLength(10);

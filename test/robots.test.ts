@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright';
 import { HttpClient } from '../src/net/http-client.js';
 import { html, startFixtureServer, type FixtureResponse, type FixtureServer } from '../fixtures/server.js';
-import { launchBrowser } from '../src/browser/launch.js';
+import { sharedBrowser } from './helpers/browser.js';
 import { Crawler, crawl } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import type { PageRecord } from '../src/model/record.js';
@@ -16,11 +16,10 @@ let api: HttpClient;
 const servers: FixtureServer[] = [];
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
   api = new HttpClient({ userAgent: 'spacrawl-test' });
 });
 afterAll(async () => {
-  await browser.close();
   await Promise.all(servers.map((s) => s.close()));
 });
 

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright';
 import { afterAll, describe, expect, it } from 'vitest';
-import { crawl, launchBrowser } from '../src/index.js';
+import { crawl } from '../src/index.js';
+import { sharedBrowser } from './helpers/browser.js';
 import { collect, expectWellFormed, pagesOf, sorted } from './helpers/records.js';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -19,7 +20,6 @@ let browser: Browser | null = null;
 const requests: string[] = [];
 
 afterAll(async () => {
-  await browser?.close();
   if (server && server.exitCode === null) {
     const exited = new Promise((r) => server!.once('exit', r));
     server.kill('SIGTERM');
@@ -73,7 +73,7 @@ describe(`real site: ${SITE}`, () => {
     expect(expected).toHaveLength(66);
 
     const port = await serve(SITE);
-    browser = (await launchBrowser()).browser;
+    browser = await sharedBrowser();
     const records = await collect(crawl({ seeds: [`http://127.0.0.1:${port}/`], concurrency: 4, browser }));
 
     const pages = pagesOf(records);

@@ -4,21 +4,21 @@ import type { Browser } from 'playwright';
 import { devices } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
-import { crawl, launchBrowser, type CrawlOptions } from '../src/index.js';
+import { crawl, type CrawlOptions } from '../src/index.js';
+import { sharedBrowser } from './helpers/browser.js';
 import { collect } from './helpers/records.js';
 
 let browser: Browser;
 let site: FixtureServer;
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
   // The page names its own viewport in its title.
   site = await startFixtureServer(() => ({ body: html('?', '<p>size</p>', '<meta name="viewport" content="width=device-width"><script>addEventListener("DOMContentLoaded", () => { document.title = innerWidth + "x" + innerHeight; })</script>') }));
 }, 60_000);
 
 afterAll(async () => {
   await site?.close();
-  await browser?.close();
 });
 
 /** The title of the one page crawled with `o`. */

@@ -5,14 +5,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderDiffMarkdown } from '../../src/diff/formats/markdown.js';
 import type { CrawlDiff, Finding } from '../../src/diff/types.js';
-import { buildCli, REPO } from '../diff/cli-run.js';
+import { assertBuilt, REPO } from '../helpers/cli.js';
 import { sampleDiff } from '../diff/sample-diff.js';
 
 const MARKER = '<!-- spacrawl-gate -->';
 let tmp: string;
 
 beforeAll(() => {
-  buildCli();
+  assertBuilt(); // the action runs dist/: built beforehand (npm test does), never here
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-action-'));
 }, 180_000);
 afterAll(() => {

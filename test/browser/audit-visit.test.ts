@@ -11,7 +11,7 @@ import { AUDIT_PAGES, HEAVY_SCRIPT_BYTES, HEAVY_TBT_LIMIT_MS, MENU_STATE, PLANTE
 import type { FixtureServer } from '../../fixtures/server.js';
 import { A11yChecker, DEFAULT_A11Y_TAGS } from '../../src/browser/a11y.js';
 import { CLICK_EVERYWHERE } from '../../src/browser/click-memory.js';
-import { launchBrowser } from '../../src/browser/launch.js';
+import { sharedBrowser } from '../helpers/browser.js';
 import { ContextPool } from '../../src/browser/pool.js';
 import { visitPage, type VisitOptions } from '../../src/browser/visit.js';
 import { vitalsInitScript } from '../../src/browser/vitals-script.js';
@@ -71,7 +71,7 @@ async function visitAll(paths: readonly string[]): Promise<void> {
 }
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
   pool = new ContextPool(browser, { userAgent: 'spacrawl-audit-test', recycleAfter: 50, initScripts: [vitalsInitScript()] });
   site = await startAuditSite();
   await visitAll(['/', ...AUDIT_PAGES]);
@@ -80,7 +80,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await pool?.close();
   await site?.close();
-  await browser?.close();
 });
 
 const rec = (p: string): PageRecord => {

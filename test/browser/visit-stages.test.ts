@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { html, startFixtureServer, type FixtureServer } from '../../fixtures/server.js';
 import { GARBAGE_MB, LATE_API_MS, startStageSite } from '../../fixtures/sites/stages.js';
 import { CLICK_EVERYWHERE } from '../../src/browser/click-memory.js';
-import { launchBrowser } from '../../src/browser/launch.js';
+import { sharedBrowser } from '../helpers/browser.js';
 import { HEAP_GROWTH_FLOOR_BYTES, heapBytes, type HeapUsage } from '../../src/browser/renderer-heap.js';
 import { ContextPool, type PoolSlot } from '../../src/browser/pool.js';
 import type { VisitTab } from '../../src/browser/tab.js';
@@ -38,7 +38,7 @@ let other: FixtureServer;
 let slot: (PoolSlot & { tab: VisitTab }) | null = null;
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
   pool = new ContextPool(browser, { userAgent: 'spacrawl-stage-test', recycleAfter: 1000 });
   other = await startFixtureServer(() => ({ body: html('Other', '<a href="/elsewhere">Elsewhere</a>') }));
   site = await startStageSite(other.origin);
@@ -53,7 +53,6 @@ afterAll(async () => {
   await pool?.close();
   await site?.close();
   await other?.close();
-  await browser?.close();
 });
 
 const OPTS: VisitOptions = { navigationTimeoutMs: 10_000, settleTimeoutMs: 5_000, quietMs: 500, screenshotPath: null, maxDialogs: 10 };

@@ -5,7 +5,7 @@ import { XMLValidator } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PageRecord } from '../../src/model/record.js';
 import { RULES } from '../../src/report/audit.js';
-import { buildCli, expectUsageError, runCli } from './cli-run.js';
+import { expectUsageError, runCli } from './cli-run.js';
 import { crawlA, crawlB, O } from './fixture-records.js';
 import { writeJsonl, writeStateFile } from './helpers.js';
 
@@ -22,7 +22,6 @@ function older(records: PageRecord[]): object[] {
 }
 
 beforeAll(async () => {
-  buildCli();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-diff-cli-'));
   writeJsonl(path.join(tmp, 'a.jsonl'), crawlA());
   writeJsonl(path.join(tmp, 'b.jsonl'), crawlB());

@@ -4,14 +4,14 @@ import path from 'node:path';
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVersionedSite, type SiteVersion, type VersionedSite } from '../../fixtures/sites/versions.js';
-import { launchBrowser } from '../../src/browser/launch.js';
+import { sharedBrowser } from '../helpers/browser.js';
 import { crawl } from '../../src/crawl/crawler.js';
 import { SqliteFrontier } from '../../src/store/sqlite/frontier.js';
 import { diffCrawls } from '../../src/diff/diff.js';
 import { openRecordSource } from '../../src/diff/source.js';
 import { isEmptyDiff, type CrawlDiff } from '../../src/diff/types.js';
 import type { PageRecord } from '../../src/model/record.js';
-import { buildCli, runCli } from './cli-run.js';
+import { runCli } from './cli-run.js';
 import { EXPECTED_NEW_FINDINGS, EXPECTED_UNCHANGED_FINDINGS, expectedUrlChanges } from './fixture-records.js';
 import { identity, pathOf, urlChanges, writeJsonl } from './helpers.js';
 
@@ -37,9 +37,8 @@ async function crawlVersion(v: SiteVersion, state?: string): Promise<PageRecord[
 }
 
 beforeAll(async () => {
-  buildCli();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-diff-crawl-'));
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
   site = await startVersionedSite();
   writeJsonl(file('a.jsonl'), await crawlVersion('A', file('a.db')));
   writeJsonl(file('b.jsonl'), await crawlVersion('B'));
@@ -47,7 +46,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await site?.close();
-  await browser?.close();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 

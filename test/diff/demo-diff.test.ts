@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DiffReport, Finding } from '../../src/diff/types.js';
-import { buildCli, runCli, type Run } from './cli-run.js';
+import { runCli, type Run } from './cli-run.js';
 import { pathOf } from './helpers.js';
 
 let tmp: string;
@@ -30,7 +30,6 @@ const NO_TIMINGS = ['--threshold-ms', '3600000'];
 const ids = (fs: Finding[]): string[] => fs.map((f) => `${f.rule} ${f.page === null ? '(none)' : pathOf(f.page)} → ${pathOf(f.url)}`).sort();
 
 beforeAll(async () => {
-  buildCli();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-demo-diff-'));
   port = await freePort();
   runs.a = await demo('--output-dir', 'a');

@@ -7,7 +7,7 @@ import { diffCrawls } from '../../src/diff/diff.js';
 import { openRecordSource } from '../../src/diff/source.js';
 import type { CrawlDiff, DiffReport } from '../../src/diff/types.js';
 import type { PageRecord } from '../../src/model/record.js';
-import { buildCli, runCli } from './cli-run.js';
+import { runCli } from './cli-run.js';
 import { page } from './fixture-records.js';
 import { writeJsonl } from './helpers.js';
 
@@ -49,7 +49,6 @@ async function diffOf(a: string, b: string): Promise<CrawlDiff> {
 }
 
 beforeAll(() => {
-  buildCli();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-shot-dirs-'));
   // A: an --output-dir folder with its screenshots inside.
   fs.mkdirSync(at('a'));

@@ -5,7 +5,7 @@ import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { html, startFixtureServer } from '../../fixtures/server.js';
 import { startVersionedSite, type VersionedSite } from '../../fixtures/sites/versions.js';
-import { launchBrowser } from '../../src/browser/launch.js';
+import { sharedBrowser } from '../helpers/browser.js';
 import { crawl } from '../../src/crawl/crawler.js';
 import type { CrawlOptions } from '../../src/crawl/options.js';
 import { compareImages } from '../../src/diff/image-diff.js';
@@ -39,13 +39,12 @@ const PAGES = ['/', '/about', '/docs/a', '/docs/b', '/go', '/guide', '/old', '/p
 
 beforeAll(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-shots-'));
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
   site = await startVersionedSite();
 }, 60_000);
 
 afterAll(async () => {
   await site?.close();
-  await browser?.close();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 

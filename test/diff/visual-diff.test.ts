@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startVersionedSite, type SiteVersion, type VersionedSite } from '../../fixtures/sites/versions.js';
 import type { DiffReport } from '../../src/diff/types.js';
-import { buildCli, runCli, type Run } from './cli-run.js';
+import { runCli, type Run } from './cli-run.js';
 import { pathOf } from './helpers.js';
 
 let site: VersionedSite;
@@ -29,7 +29,6 @@ async function diffJson(a: string, b: string, extra: string[] = []): Promise<{ r
 }
 
 beforeAll(async () => {
-  buildCli();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-visual-'));
   site = await startVersionedSite();
   runs.a = await crawlVersion('A', 'a');

@@ -86,6 +86,11 @@ export interface InProcessOptions {
   env?: Record<string, string>;
   /** Called right after the command starts, with its I/O (to send signals, read stderr so far). */
   onStart?: (m: MemoryIO) => void;
+  /**
+   * The working directory the command resolves relative paths against: the process's own is
+   * changed for the run and restored after it (a vitest worker runs one file at a time).
+   */
+  cwd?: string;
 }
 
 /**
@@ -95,10 +100,16 @@ export interface InProcessOptions {
 export async function runInProcess(args: string[], opts: InProcessOptions = {}): Promise<CliRun> {
   const m = memoryIO(opts.env ?? {});
   const t0 = Date.now();
-  const running = runCli(args, m.io);
-  opts.onStart?.(m);
-  const code = await running;
-  return { code, signal: null, stdout: m.stdout(), stderr: m.stderr(), ms: Date.now() - t0 };
+  const before = process.cwd();
+  if (opts.cwd !== undefined) process.chdir(opts.cwd);
+  try {
+    const running = runCli(args, m.io);
+    opts.onStart?.(m);
+    const code = await running;
+    return { code, signal: null, stdout: m.stdout(), stderr: m.stderr(), ms: Date.now() - t0 };
+  } finally {
+    if (opts.cwd !== undefined) process.chdir(before);
+  }
 }
 
 /** Newest modification time (ms) of the .ts files under `dir`. */

@@ -4,7 +4,8 @@
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OFFSITE_PATHS, startExternalSites } from '../../fixtures/zoo/external.js';
-import { audit, launchBrowser, type PageRecord } from '../../src/index.js';
+import { audit, type PageRecord } from '../../src/index.js';
+import { sharedBrowser } from '../helpers/browser.js';
 import { expectWellFormed } from '../helpers/records.js';
 import { zooCrawl } from './helpers.js';
 
@@ -13,14 +14,13 @@ let sites: Awaited<ReturnType<typeof startExternalSites>>;
 let records: PageRecord[];
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
   sites = await startExternalSites();
   records = await zooCrawl(browser, `${sites.site.origin}/`, { checkExternal: true });
   expectWellFormed(records);
 }, 120_000);
 afterAll(async () => {
   await sites?.close();
-  await browser?.close();
 });
 
 /** The page's check of one off-site path: `METHOD status`, or the error code. */

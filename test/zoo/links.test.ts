@@ -6,7 +6,8 @@ import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FixtureServer } from '../../fixtures/server.js';
 import { startLinkSite } from '../../fixtures/zoo/links.js';
-import { audit, launchBrowser, type PageRecord } from '../../src/index.js';
+import { audit, type PageRecord } from '../../src/index.js';
+import { sharedBrowser } from '../helpers/browser.js';
 import { expectWellFormed, pathOf } from '../helpers/records.js';
 import { summary, zooCrawl } from './helpers.js';
 
@@ -14,12 +15,11 @@ let browser: Browser;
 let site: FixtureServer;
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
   site = await startLinkSite();
 });
 afterAll(async () => {
   await site?.close();
-  await browser?.close();
 });
 
 async function run(prefix: string, opts: Parameters<typeof zooCrawl>[2] = {}): Promise<PageRecord[]> {

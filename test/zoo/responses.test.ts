@@ -5,7 +5,8 @@ import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FixtureServer } from '../../fixtures/server.js';
 import { startResponseSite } from '../../fixtures/zoo/responses.js';
-import { audit, launchBrowser, type PageRecord } from '../../src/index.js';
+import { audit, type PageRecord } from '../../src/index.js';
+import { sharedBrowser } from '../helpers/browser.js';
 import { expectWellFormed } from '../helpers/records.js';
 import { summary, zooCrawl } from './helpers.js';
 
@@ -13,12 +14,11 @@ let browser: Browser;
 let site: FixtureServer;
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
   site = await startResponseSite();
 });
 afterAll(async () => {
   await site?.close();
-  await browser?.close();
 });
 
 async function run(prefix: string): Promise<PageRecord[]> {

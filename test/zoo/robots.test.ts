@@ -1,34 +1,30 @@
 /**
  * Zoo cases Z09–Z15: robots.txt as real sites write it (see README.md).
  */
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FixtureServer } from '../../fixtures/server.js';
 import { ROBOTS_CASES, startRobotsSite } from '../../fixtures/zoo/robots.js';
-import { launchBrowser, type PageRecord } from '../../src/index.js';
+import { type PageRecord } from '../../src/index.js';
+import { sharedBrowser } from '../helpers/browser.js';
+import { runInProcess } from '../helpers/cli.js';
 import { expectWellFormed, pathOf } from '../helpers/records.js';
 import { summary, zooCrawl } from './helpers.js';
 
 let browser: Browser;
 const servers: FixtureServer[] = [];
-const BIN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'run.js');
 
-/** `spacrawl robots URL` (the built CLI): exit code and stdout. */
-function explain(url: string): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, 'robots', url], (err, stdout) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout }));
-  });
+/** `spacrawl robots URL`, in-process: exit code and stdout. */
+async function explain(url: string): Promise<{ code: number; stdout: string }> {
+  const r = await runInProcess(['robots', url]);
+  return { code: r.code ?? -1, stdout: r.stdout };
 }
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
 });
 afterAll(async () => {
   for (const s of servers) await s.close();
-  await browser?.close();
 });
 
 /** Crawl one case's origin from `/`; returns the records and the page requests (documents) the server saw. */

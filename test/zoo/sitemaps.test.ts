@@ -5,7 +5,8 @@ import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FixtureServer } from '../../fixtures/server.js';
 import { SITEMAP_PAGES, startSitemapSite } from '../../fixtures/zoo/sitemaps.js';
-import { launchBrowser, type PageRecord } from '../../src/index.js';
+import { type PageRecord } from '../../src/index.js';
+import { sharedBrowser } from '../helpers/browser.js';
 import { expectWellFormed } from '../helpers/records.js';
 import { zooCrawl } from './helpers.js';
 
@@ -14,14 +15,13 @@ let site: FixtureServer;
 let records: PageRecord[];
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
   site = await startSitemapSite();
   records = await zooCrawl(browser, `${site.origin}/`, { sitemap: true });
   expectWellFormed(records);
 }, 120_000);
 afterAll(async () => {
   await site?.close();
-  await browser?.close();
 });
 
 /** The record requested at raw target `target`: `status title`, or `missing`. */

@@ -5,7 +5,7 @@ import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FixtureServer } from '../../fixtures/server.js';
 import { startStateSite, Z37_PAGES } from '../../fixtures/zoo/state.js';
-import { launchBrowser } from '../../src/index.js';
+import { sharedBrowser } from '../helpers/browser.js';
 import { expectWellFormed } from '../helpers/records.js';
 import { summary, zooCrawl } from './helpers.js';
 
@@ -13,12 +13,11 @@ let browser: Browser;
 let site: FixtureServer;
 
 beforeAll(async () => {
-  browser = (await launchBrowser()).browser;
+  browser = await sharedBrowser();
   site = await startStateSite();
 });
 afterAll(async () => {
   await site?.close();
-  await browser?.close();
 });
 
 describe('zoo: browser state', () => {
