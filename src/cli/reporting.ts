@@ -33,8 +33,7 @@ export interface ReportingOptions {
   screenshotsDir: string | null;
 }
 
-/** Default `--fail-on`: what the crawl command has always failed on. */
-export const DEFAULT_FAIL_ON: readonly string[] = ['broken-link', 'server-error'];
+export { DEFAULT_FAIL_ON } from './cli-options.js';
 
 /**
  * Check the reporting flags before anything is crawled: known formats and rules, at most one

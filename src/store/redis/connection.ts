@@ -10,8 +10,7 @@ import { Redis } from 'ioredis';
 import { UsageError } from '../../model/errors.js';
 import { guard, StoreError } from '../policy.js';
 
-/** Default time to keep reconnecting to a Redis that went away before giving up (ms). */
-export const DEFAULT_REDIS_RETRY_MS = 30_000;
+export { DEFAULT_REDIS_RETRY_MS } from './defaults.js';
 
 /** A crawl id: letters, digits, `.`, `_`, `-`; 1 to 100 characters. */
 const CRAWL_ID = /^[A-Za-z0-9._-]{1,100}$/;
