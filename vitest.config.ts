@@ -46,6 +46,7 @@ export const PROCESS_TESTS = [
   'test/diff/demo-diff.test.ts',
   'test/action/action.test.ts',
   'test/login-cli.test.ts',
+  'test/startup.test.ts',
 ];
 
 const IGNORED = ['test/e2e/**', 'node_modules/**', 'dist/**'];
