@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { OptionsError } from '../crawl/options.js';
+import { OptionsError } from '../crawl/options-error.js';
 import { checkWritableFile, describeFsError, ensureWritableDir } from '../util/files.js';
 import { failingIssues, RULES, type AuditIssue } from '../report/audit.js';
 import { parseFailOn } from '../diff/findings.js';

@@ -57,7 +57,7 @@ export default class Export extends SpacrawlCommand {
       // answer without them.
       const [{ RecordsFile }, { OptionsError }, { parseReportSpec, writeReport }, { SummaryCounter }, { audit }, { parseBudget }, { storedEndReason }, { skippedLinesNote }] = await Promise.all([
         import('../cli/records-file.js'),
-        import('../crawl/options.js'),
+        import('../crawl/options-error.js'),
         import('../report/formats.js'),
         import('../report/summary.js'),
         import('../report/audit.js'),

@@ -47,7 +47,7 @@ export default class Login extends SpacrawlCommand {
       const [{ checkDevice, checkReadable, checkSeed, parseHeaders, parseViewport }, { loginOnly }, { OptionsError }] = await Promise.all([
         import('../cli/validate.js'),
         import('../crawl/login-only.js'),
-        import('../crawl/options.js'),
+        import('../crawl/options-error.js'),
       ]);
       const url = checkSeed(args.url, 'URL');
       const file = path.resolve(flags['save-state']);
