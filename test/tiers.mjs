@@ -37,6 +37,7 @@ export const PROCESS_TESTS = [
   'test/login-cli.test.ts',
   'test/status-state.test.ts',
   'test/metrics.test.ts',
+  'test/startup.test.ts',
 ];
 
 /**

@@ -32,14 +32,17 @@ export abstract class SpacrawlCommand extends Command {
     return this.exitCode;
   }
 
-  /** Set the exit code the command ends with (the process's too when it runs on the process). */
-  protected setExitCode(code: ExitCodeValue): void {
+  /**
+   * Set the exit code the command ends with (the process's too when it runs on the process).
+   * Public so that the work a command loads on demand (e.g. `src/cli/crawl-command.ts`) can set it.
+   */
+  setExitCode(code: ExitCodeValue): void {
     this.exitCode = code;
     if (this.io === processIO) process.exitCode = code;
   }
 
-  /** Leave at once with one line on stderr (see {@link failAndExit}). */
-  protected fail(message: string, exit: ExitCodeValue): never {
+  /** Leave at once with one line on stderr (see {@link failAndExit}); public for the same reason as {@link setExitCode}. */
+  fail(message: string, exit: ExitCodeValue): never {
     failAndExit(message, exit, this.io);
   }
 

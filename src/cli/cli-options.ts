@@ -5,12 +5,14 @@
  * @module
  */
 import type { OptionSpec } from '../crawl/option-spec.js';
-import { DEFAULT_LEASE_TTL_MS, DEFAULT_REDIS_RETRY_MS } from '../store/redis/frontier.js';
+// Defaults come from modules that import nothing: `--help` reads this table without loading the
+// stores, the diff or the reporters.
+import { DEFAULT_LEASE_TTL_MS, DEFAULT_REDIS_RETRY_MS } from '../store/redis/defaults.js';
 import { VERSION } from '../version.js';
-import { DEFAULT_FAIL_ON } from './reporting.js';
-import { DEFAULT_THRESHOLD_MS, DEFAULT_THRESHOLD_RATIO } from '../diff/diff.js';
-import { DEFAULT_DIFF_FAIL_ON } from '../diff/findings.js';
-import { DEFAULT_VISUAL_THRESHOLD } from '../diff/visual.js';
+import { DEFAULT_DIFF_FAIL_ON, DEFAULT_THRESHOLD_MS, DEFAULT_THRESHOLD_RATIO, DEFAULT_VISUAL_THRESHOLD } from '../diff/defaults.js';
+
+/** Default `--fail-on`: what the crawl command has always failed on. */
+export const DEFAULT_FAIL_ON: readonly string[] = ['broken-link', 'server-error'];
 
 /** Options of the commands themselves, not of the crawl library. Names carry their unit (`slowMs`). */
 export const CLI_OPTIONS = {

@@ -2,7 +2,7 @@ import { describeFsError } from '../util/files.js';
 import { nearestName } from './suggest.js';
 import fs from 'node:fs';
 import path from 'node:path';
-import { OptionsError } from '../crawl/options.js';
+import { OptionsError } from '../crawl/options-error.js';
 
 /** The part of an oclif flag definition the config loader needs. */
 interface FlagDef {

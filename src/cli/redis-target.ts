@@ -1,5 +1,5 @@
-import { OptionsError } from '../crawl/options.js';
-import { redisTargetProblem } from '../store/redis/connection.js';
+import { OptionsError } from '../crawl/options-error.js';
+import { redisTargetProblem } from '../store/redis/target.js';
 
 /**
  * Check `--redis` and `--crawl-id` values (in the flags' words; the store checks the same with

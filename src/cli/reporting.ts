@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { OptionsError } from '../crawl/options.js';
+import { OptionsError } from '../crawl/options-error.js';
 import { checkWritableFile, describeFsError, ensureWritableDir } from '../util/files.js';
 import { failingIssues, RULES, type AuditIssue } from '../report/audit.js';
 import { parseFailOn } from '../diff/findings.js';
@@ -33,8 +33,7 @@ export interface ReportingOptions {
   screenshotsDir: string | null;
 }
 
-/** Default `--fail-on`: what the crawl command has always failed on. */
-export const DEFAULT_FAIL_ON: readonly string[] = ['broken-link', 'server-error'];
+export { DEFAULT_FAIL_ON } from './cli-options.js';
 
 /**
  * Check the reporting flags before anything is crawled: known formats and rules, at most one

@@ -5,8 +5,9 @@
  * @module
  */
 import fs from 'node:fs';
-import { devices } from 'playwright';
-import { OptionsError } from '../crawl/options.js';
+import { createRequire } from 'node:module';
+import type { devices as PlaywrightDevices } from 'playwright';
+import { OptionsError } from '../crawl/options-error.js';
 import { checkRedisTarget } from './redis-target.js';
 import { describeFsError, ensureWritableDir } from '../util/files.js';
 import { InvalidUrlError } from '../url/normalize.js';
@@ -58,11 +59,20 @@ export function parseViewport(v: string): { width: number; height: number } {
   return { width: Number(m[1]), height: Number(m[2]) };
 }
 
+let devices: typeof PlaywrightDevices | null = null;
+
+/** Playwright's device table, loaded on first use: only `--device` needs it, and Playwright is large to load. */
+function deviceTable(): typeof PlaywrightDevices {
+  devices ??= (createRequire(import.meta.url)('playwright') as { devices: typeof PlaywrightDevices }).devices;
+  return devices;
+}
+
 /**
  * Check a Playwright device name.
  * @throws OptionsError for an unknown one, naming a few known ones
  */
 export function checkDevice(name: string): string {
+  const devices = deviceTable();
   if (devices[name]) return name;
   const near = Object.keys(devices).filter((d) => d.toLowerCase().includes(name.toLowerCase().split(' ')[0] ?? '')).slice(0, 5);
   throw new OptionsError(`unknown --device ${JSON.stringify(name)}${near.length ? ` (did you mean ${near.map((d) => JSON.stringify(d)).join(', ')}?)` : ''}`);

@@ -1,16 +1,13 @@
 import path from 'node:path';
 import { SpacrawlCommand } from '../cli/base-command.js';
-import { DEMO_VISUAL_MASK, startDemoSite } from '../demo/site.js';
+import type { startDemoSite } from '../demo/site.js';
 import { classifyError } from '../cli/errors.js';
-import { runCrawl, type BaselineRun } from '../cli/run-crawl.js';
+import type { BaselineRun } from '../cli/run-crawl.js';
 import { flagsOf, variant } from '../cli/flags.js';
-import { CLI_OPTIONS } from '../cli/cli-options.js';
-import { DEFAULT_FAIL_ON } from '../cli/reporting.js';
+import { CLI_OPTIONS, DEFAULT_FAIL_ON } from '../cli/cli-options.js';
 import { CRAWL_OPTIONS } from '../crawl/option-table.js';
-import { openBaseline } from '../diff/baseline.js';
-import { DEFAULT_VISUAL_THRESHOLD } from '../diff/visual.js';
+import { DEFAULT_VISUAL_THRESHOLD } from '../diff/defaults.js';
 import type { CrawlSummary } from '../model/summary.js';
-import { checkWritableDir } from '../cli/validate.js';
 import { UsageError } from '../model/errors.js';
 
 /**
@@ -34,6 +31,7 @@ type DemoSite = Awaited<ReturnType<typeof startDemoSite>>;
 
 /** Start the demo on `port`; on the default port, fall back to a free one when it is taken. */
 async function startOn(port: number, explicit: boolean, changed: boolean, say: (line: string) => void): Promise<DemoSite> {
+  const { startDemoSite } = await import('../demo/site.js');
   try {
     return await startDemoSite(port, 0, changed ? 'B' : 'A');
   } catch (err) {
@@ -72,6 +70,14 @@ export default class Demo extends SpacrawlCommand {
     const outputDir = flags['output-dir'] ? path.resolve(flags['output-dir']) : null;
     let site: DemoSite | null = null;
     try {
+      // The crawl's machinery (Playwright, the reporters) loads only now: `--help` and a bad flag
+      // answer without it.
+      const [{ DEMO_VISUAL_MASK }, { runCrawl }, { openBaseline }, { checkWritableDir }] = await Promise.all([
+        import('../demo/site.js'),
+        import('../cli/run-crawl.js'),
+        import('../diff/baseline.js'),
+        import('../cli/validate.js'),
+      ]);
       const shots = flags.screenshots ? path.resolve(flags.screenshots) : outputDir ? path.join(outputDir, 'screenshots') : null;
       if (shots) checkWritableDir(shots, flags.screenshots ? `screenshots to ${shots}` : `to --output-dir ${outputDir!}`);
       const out = flags.out ? path.resolve(flags.out) : outputDir ? path.join(outputDir, 'pages.jsonl') : null;

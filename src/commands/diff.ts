@@ -6,17 +6,11 @@ import { CLI_OPTIONS as X } from '../cli/cli-options.js';
 import { SpacrawlCommand } from '../cli/base-command.js';
 import { classifyError } from '../cli/errors.js';
 import { ExitCode } from '../cli/exit-codes.js';
-import { diffCrawls } from '../diff/diff.js';
 import { DiffInputError } from '../diff/errors.js';
-import { failingFindings, parseGateFailOn } from '../diff/findings.js';
-import { parseDiffReportSpec, writeDiffReport, type DiffReportInput } from '../diff/formats/index.js';
-import { diffReport } from '../diff/formats/json.js';
-import { openRecordSource, skippedLinesNote, type RecordSource } from '../diff/source.js';
-import { diffSummary } from '../diff/terminal.js';
-import { parseVisualThreshold } from '../diff/visual.js';
+import type { DiffReportInput } from '../diff/formats/index.js';
+import type { RecordSource } from '../diff/source.js';
 import type { DiffReport } from '../diff/types.js';
 import { checkWritableFile, describeFsError } from '../util/files.js';
-import { compilePattern } from '../url/scope.js';
 import { parseBudget } from '../report/budget.js';
 
 /** The same file on both sides (compared by real path), so a state file is opened once. */
@@ -82,6 +76,19 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
 
   /** Check the flags, open both sides, diff, print, write the reports, set the exit code. */
   private async compare(args: { old: string; new: string }, flags: Interfaces.InferredFlags<typeof Diff.flags>): Promise<DiffReport> {
+    // The diff, its sources (SQLite), the image comparison and the report formats load only now:
+    // `--help` and a bad flag answer without them.
+    const [{ diffCrawls }, { failingFindings, parseGateFailOn }, { parseDiffReportSpec, writeDiffReport }, { diffReport }, { openRecordSource, skippedLinesNote }, { diffSummary }, { parseVisualThreshold }, { compilePattern }] =
+      await Promise.all([
+        import('../diff/diff.js'),
+        import('../diff/findings.js'),
+        import('../diff/formats/index.js'),
+        import('../diff/formats/json.js'),
+        import('../diff/source.js'),
+        import('../diff/terminal.js'),
+        import('../diff/visual.js'),
+        import('../url/scope.js'),
+      ]);
     // The crawl's grammar: OLD is the baseline, so `new` and `new:RULE` are accepted; a plain
     // rule id counts its new findings, as before.
     const failOn = parseGateFailOn(flags['fail-on'], true).rules;

@@ -2,25 +2,15 @@ import { SpacrawlCommand } from '../cli/base-command.js';
 import path from 'node:path';
 import fs from 'node:fs';
 import { classifyError } from '../cli/errors.js';
-import { RecordsFile } from '../cli/records-file.js';
 import { flagsOf, variant } from '../cli/flags.js';
-import { CLI_OPTIONS as X } from '../cli/cli-options.js';
+import { CLI_OPTIONS as X, DEFAULT_FAIL_ON } from '../cli/cli-options.js';
 import { toLibraryUnit } from '../crawl/option-spec.js';
-import { DEFAULT_FAIL_ON } from '../cli/reporting.js';
-import { ExitCode } from '../cli/exit-codes.js';
-import { SqliteFrontier } from '../store/sqlite/frontier.js';
-import { RedisFrontier } from '../store/redis/frontier.js';
-import { checkRedisTarget } from '../cli/redis-target.js';
 import type { Frontier } from '../store/frontier.js';
-import { OptionsError } from '../crawl/options.js';
-import { parseReportSpec, writeReport, type ReportInput } from '../report/formats.js';
-import { SummaryCounter, type CrawlSummary, type EndReason } from '../report/summary.js';
-import { audit } from '../report/audit.js';
-import { parseBudget } from '../report/budget.js';
-import { readStateFile } from '../store/sqlite/reader.js';
-import { storedEndReason, type CrawlProgress } from '../store/policy.js';
+import type { ReportInput } from '../report/formats.js';
+import type { CrawlSummary, EndReason } from '../report/summary.js';
+import type { CrawlProgress } from '../store/policy.js';
 import { crawlTime, humanDuration } from './status.js';
-import { openRecordSource, readReportSummary, REPORT_FOLDER_RECORDS, skippedLinesNote, type RecordSource } from '../diff/source.js';
+import type { RecordSource } from '../diff/source.js';
 
 /** The crawl's time and end as `export` tells them: start, end, crawl time, end reason. */
 export function crawlTimeLine(p: CrawlProgress): string {
@@ -32,7 +22,8 @@ export function crawlTimeLine(p: CrawlProgress): string {
  * The crawl's time and end from the report.json beside `input`'s records, when `input` is an
  * --output-dir folder or its pages.jsonl (the same crawl wrote both); else `null`.
  */
-function recordsCrawl(input: string): { elapsedMs: number; endReason: EndReason } | null {
+async function recordsCrawl(input: string): Promise<{ elapsedMs: number; endReason: EndReason } | null> {
+  const { readReportSummary, REPORT_FOLDER_RECORDS } = await import('../diff/source.js');
   const file = path.resolve(input);
   const dir = fs.statSync(file).isDirectory() ? file : path.basename(file) === REPORT_FOLDER_RECORDS ? path.dirname(file) : null;
   return dir === null ? null : (readReportSummary(dir)?.crawl ?? null);
@@ -62,6 +53,18 @@ export default class Export extends SpacrawlCommand {
   async run(): Promise<CrawlSummary> {
     const { flags } = await this.parse(Export);
     try {
+      // The reporters load only now, and below only the store asked for: `--help` and a bad flag
+      // answer without them.
+      const [{ RecordsFile }, { OptionsError }, { parseReportSpec, writeReport }, { SummaryCounter }, { audit }, { parseBudget }, { storedEndReason }, { skippedLinesNote }] = await Promise.all([
+        import('../cli/records-file.js'),
+        import('../crawl/options-error.js'),
+        import('../report/formats.js'),
+        import('../report/summary.js'),
+        import('../report/audit.js'),
+        import('../report/budget.js'),
+        import('../store/policy.js'),
+        import('../diff/source.js'),
+      ]);
       const specs = flags.report.map(parseReportSpec);
       const budget = flags.budget === undefined ? null : parseBudget(flags.budget);
       if (specs.filter((s) => s.path === null).length > 1) throw new OptionsError('only one report may go to stdout');
@@ -71,6 +74,7 @@ export default class Export extends SpacrawlCommand {
       let progress: CrawlProgress | null;
       let fromFiles: RecordSource | null = null;
       if (flags.redis) {
+        const [{ checkRedisTarget }, { RedisFrontier }] = await Promise.all([import('../cli/redis-target.js'), import('../store/redis/frontier.js')]);
         checkRedisTarget(flags.redis, flags['crawl-id']!);
         const shared = await RedisFrontier.open(flags.redis, { crawlId: flags['crawl-id']!, crawlKey: null, heartbeat: false, retryMs: toLibraryUnit(X.redisRetryMs, flags['redis-timeout']) });
         store = shared;
@@ -80,6 +84,7 @@ export default class Export extends SpacrawlCommand {
         });
         source = `crawl ${flags['crawl-id']!}`;
       } else if (flags.records !== undefined) {
+        const { openRecordSource } = await import('../diff/source.js');
         const records = await openRecordSource(flags.records);
         store = records;
         fromFiles = records;
@@ -88,6 +93,7 @@ export default class Export extends SpacrawlCommand {
       } else {
         const file = path.resolve(flags.state!);
         if (!fs.existsSync(file)) throw new OptionsError(`no state file at ${file}`);
+        const [{ readStateFile }, { SqliteFrontier }] = await Promise.all([import('../store/sqlite/reader.js'), import('../store/sqlite/frontier.js')]);
         // Read before opening: the reader sees the file as the last run left it.
         progress = readStateFile(file);
         store = SqliteFrontier.open(file, { crawlKey: { seeds: [], scope: '' }, keepKey: true });
@@ -97,7 +103,7 @@ export default class Export extends SpacrawlCommand {
       // would be if they stopped now.
       // Records alone do not say how long the crawl took or how it ended: an --output-dir folder's
       // report.json does; a lone JSON Lines file gives 0 ms and 'done', and stderr says so.
-      const told = progress === null ? recordsCrawl(flags.records!) : null;
+      const told = progress === null ? await recordsCrawl(flags.records!) : null;
       const elapsedMs = progress?.elapsedMs ?? told?.elapsedMs ?? 0;
       const endReason: EndReason = progress ? (progress.endReason ?? storedEndReason(null, progress.queued + progress.inFlight)) : (told?.endReason ?? 'done');
       // The store's records are copied to a spool file as they are read, then read back from it

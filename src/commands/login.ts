@@ -5,10 +5,7 @@ import { SpacrawlCommand } from '../cli/base-command.js';
 import { CLI_OPTIONS as X } from '../cli/cli-options.js';
 import { classifyError } from '../cli/errors.js';
 import { flagsOf, variant } from '../cli/flags.js';
-import { checkDevice, checkReadable, checkSeed, parseHeaders, parseViewport } from '../cli/validate.js';
-import { loginOnly } from '../crawl/login-only.js';
 import { CRAWL_OPTIONS as C } from '../crawl/option-table.js';
-import { OptionsError } from '../crawl/options.js';
 
 /** What `spacrawl login --json` prints (never a cookie's value). */
 export interface LoginOutput {
@@ -46,6 +43,12 @@ export default class Login extends SpacrawlCommand {
   async run(): Promise<LoginOutput> {
     const { args, flags } = await this.parse(Login);
     try {
+      // Loaded only now (Playwright among them): `--help` and a bad flag answer without them.
+      const [{ checkDevice, checkReadable, checkSeed, parseHeaders, parseViewport }, { loginOnly }, { OptionsError }] = await Promise.all([
+        import('../cli/validate.js'),
+        import('../crawl/login-only.js'),
+        import('../crawl/options-error.js'),
+      ]);
       const url = checkSeed(args.url, 'URL');
       const file = path.resolve(flags['save-state']);
       const dir = path.dirname(file);

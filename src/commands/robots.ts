@@ -1,12 +1,11 @@
 import { SpacrawlCommand } from '../cli/base-command.js';
 import { Args } from '@oclif/core';
-import { HttpClient } from '../net/http-client.js';
+import type { HttpClient } from '../net/http-client.js';
 import { ExitCode } from '../cli/exit-codes.js';
-import { checkSeed } from '../cli/validate.js';
 import { flagsOf, variant } from '../cli/flags.js';
 import { CLI_OPTIONS as X } from '../cli/cli-options.js';
 import { CRAWL_OPTIONS as C } from '../crawl/option-table.js';
-import { RobotsCache, type RobotsExplanation } from '../url/robots.js';
+import type { RobotsExplanation } from '../url/robots.js';
 
 /** `spacrawl robots <url>`: what robots.txt says about one URL for our agent. */
 export default class Robots extends SpacrawlCommand {
@@ -25,6 +24,8 @@ export default class Robots extends SpacrawlCommand {
 
   async run(): Promise<RobotsExplanation> {
     const { args, flags } = await this.parse(Robots);
+    // Loaded only now: `--help` and a bad flag answer without them.
+    const [{ checkSeed }, { HttpClient }, { RobotsCache }] = await Promise.all([import('../cli/validate.js'), import('../net/http-client.js'), import('../url/robots.js')]);
     let url: string;
     try {
       url = checkSeed(args.url, 'URL');

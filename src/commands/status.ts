@@ -4,10 +4,9 @@ import { classifyError } from '../cli/errors.js';
 import { flagsOf, variant } from '../cli/flags.js';
 import { CLI_OPTIONS as X } from '../cli/cli-options.js';
 import { toLibraryUnit } from '../crawl/option-spec.js';
-import { RedisFrontier, type CrawlStatus } from '../store/redis/frontier.js';
-import { readStateFile, type StateFileStatus } from '../store/sqlite/reader.js';
+import type { CrawlStatus } from '../store/redis/frontier.js';
+import type { StateFileStatus } from '../store/sqlite/reader.js';
 import type { CrawlProgress } from '../store/policy.js';
-import { checkRedisTarget } from '../cli/redis-target.js';
 import { formatElapsed } from '../report/formats/shared.js';
 
 /**
@@ -86,11 +85,14 @@ export default class Status extends SpacrawlCommand {
   async run(): Promise<CrawlStatus | StateFileStatus> {
     const { flags } = await this.parse(Status);
     try {
+      // The stores load only now, and only the one asked for: `--help` and a bad flag answer without them.
       if (flags.state !== undefined) {
+        const { readStateFile } = await import('../store/sqlite/reader.js');
         const s = readStateFile(path.resolve(flags.state));
         if (!this.jsonEnabled()) this.io.stdout.write(`${stateStatusText(s)}\n`);
         return s;
       }
+      const [{ checkRedisTarget }, { RedisFrontier }] = await Promise.all([import('../cli/redis-target.js'), import('../store/redis/frontier.js')]);
       checkRedisTarget(flags.redis!, flags['crawl-id']!);
       const store = await RedisFrontier.open(flags.redis!, {
         crawlId: flags['crawl-id']!,

@@ -6,7 +6,7 @@
  * flag table says otherwise. Also the fixed limits a crawl obeys ({@link CRAWL_LIMITS}).
  * @module
  */
-import { ROBOTS_TOKEN } from '../url/robots.js';
+import { ROBOTS_TOKEN } from '../url/robots-token.js';
 import { NO_LIMIT, type OptionSpec } from './option-spec.js';
 
 /**

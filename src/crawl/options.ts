@@ -8,7 +8,7 @@ import { devices, type Browser } from 'playwright';
 import type { HashRouteMode, NormalizeOptions } from '../url/normalize.js';
 import type { ScopeMode } from '../url/scope.js';
 import type { Frontier } from '../store/frontier.js';
-import { UsageError } from '../model/errors.js';
+import { OptionsError } from './options-error.js';
 import type { OptionSpec } from './option-spec.js';
 import { CRAWL_OPTIONS } from './option-table.js';
 import type { AssetLoading } from '../browser/asset-placeholders.js';
@@ -289,14 +289,7 @@ const nothingElseDeclared: [Exclude<keyof typeof CRAWL_OPTIONS, DeclaredOption>]
 void everyOptionDeclared;
 void nothingElseDeclared;
 
-/** Thrown for options that make no sense (the CLI maps it to exit code 2). */
-export class OptionsError extends UsageError {
-  readonly code = 'bad-option';
-  constructor(message: string) {
-    super(message);
-    this.name = 'OptionsError';
-  }
-}
+export { OptionsError };
 
 /** An integer option's declaration. */
 type IntegerSpec = OptionSpec & { readonly kind: 'integer'; readonly min: number };

@@ -5,6 +5,7 @@
 import type { Budget } from '../report/budget.js';
 import { compareUrls } from './changes.js';
 import { CHECK_IDS, checkOfFinding, type CheckId, type UncomparedCheck } from './checks.js';
+import { DEFAULT_THRESHOLD_MS, DEFAULT_THRESHOLD_RATIO } from './defaults.js';
 import { DiffInputError } from './errors.js';
 import { auditSource, compareFindings, matchFindings, toFindings } from './findings.js';
 import { indexSide, siteOrigins, type SideIndex } from './side.js';
@@ -85,10 +86,7 @@ async function visualPart(older: RecordSource, newer: RecordSource, o: NonNullab
   return v;
 }
 
-/** Default of {@link DiffOptions.thresholdMs}. */
-export const DEFAULT_THRESHOLD_MS = 1000;
-/** Default of {@link DiffOptions.thresholdRatio}. */
-export const DEFAULT_THRESHOLD_RATIO = 0.5;
+export { DEFAULT_THRESHOLD_MS, DEFAULT_THRESHOLD_RATIO };
 
 /**
  * Refuse two crawls that share no site: the origins of their seeds (depth-0 records) have

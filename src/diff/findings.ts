@@ -18,8 +18,7 @@ import type { Finding, FindingsDiff, RuleCounts } from './types.js';
  */
 export const LINK_RULES: ReadonlySet<RuleId> = new Set<RuleId>(['broken-link', 'blocked', 'redirect-chain', 'redirect-loop', 'insecure-link', 'broken-fragment']);
 
-/** Default `--fail-on` of `diff`: the crawl command's default. */
-export const DEFAULT_DIFF_FAIL_ON: readonly string[] = ['broken-link', 'server-error'];
+export { DEFAULT_DIFF_FAIL_ON } from './defaults.js';
 
 /** Options of the audit run on each side. */
 export interface SideAuditOptions {

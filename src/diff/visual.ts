@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isPage } from '../model/record.js';
 import { RULES } from '../report/audit.js';
+import { DEFAULT_VISUAL_THRESHOLD } from './defaults.js';
 import { DiffInputError } from './errors.js';
 import { compareImages } from './image-diff.js';
 import type { RecordSource } from './source.js';
@@ -16,8 +17,7 @@ import type { Finding, VisualChange, VisualDiff } from './types.js';
 /** Screenshot files listed in {@link VisualDiff.missingFiles}; the rest are counted in `missing`. */
 export const MAX_MISSING_LISTED = 5;
 
-/** Default `--visual-threshold`: changed pixels above 0.1 % of a page's make a `visual-change`. */
-export const DEFAULT_VISUAL_THRESHOLD = 0.001;
+export { DEFAULT_VISUAL_THRESHOLD };
 
 /** Where each side's screenshots are and how to judge them. */
 export interface VisualOptions {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { OptionsError } from '../crawl/options.js';
+import { OptionsError } from '../crawl/options-error.js';
 import { describeFsError } from '../util/files.js';
 import { didYouMean } from '../util/nearest-name.js';
 import type { ReportFormatter, ReportInput, ReportSink } from './input.js';

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { HttpRequestError, type HttpClient } from '../net/http-client.js';
 import { normalizePercent } from './normalize.js';
+import { ROBOTS_TOKEN } from './robots-token.js';
 
 /** robots-parser's parsed file (its CommonJS typings do not resolve as an ES default import). */
 interface ParsedRobots {
@@ -11,8 +12,7 @@ interface ParsedRobots {
 }
 const robotsParser = createRequire(import.meta.url)('robots-parser') as (url: string, contents: string) => ParsedRobots;
 
-/** The product token matched against robots.txt `User-agent` lines (DESIGN.md). */
-export const ROBOTS_TOKEN = 'spacrawl';
+export { ROBOTS_TOKEN } from './robots-token.js';
 
 /** Largest robots.txt body parsed (bytes); the rest is ignored (RFC 9309 §2.5 allows >= 500 KiB). */
 export const ROBOTS_MAX_BYTES = 500 * 1024;

@@ -10,11 +10,10 @@ import { Redis } from 'ioredis';
 import { UsageError } from '../../model/errors.js';
 import { guard, StoreError } from '../policy.js';
 
-/** Default time to keep reconnecting to a Redis that went away before giving up (ms). */
-export const DEFAULT_REDIS_RETRY_MS = 30_000;
+import { redisTargetProblem } from './target.js';
 
-/** A crawl id: letters, digits, `.`, `_`, `-`; 1 to 100 characters. */
-const CRAWL_ID = /^[A-Za-z0-9._-]{1,100}$/;
+export { DEFAULT_REDIS_RETRY_MS } from './defaults.js';
+
 
 /**
  * Redis cannot be used: unreachable for longer than the retry time, lost mid-crawl, or it
@@ -29,21 +28,7 @@ export class RedisStoreError extends StoreError {
   }
 }
 
-/**
- * What is wrong with a Redis URL and crawl id, before connecting: `url` for a URL that is not
- * `redis://` or `rediss://`, `crawl-id` for a crawl id that is not 1 to 100 letters, digits,
- * dots, underscores or dashes; `null` when both are fine.
- */
-export function redisTargetProblem(url: string, crawlId: string): 'url' | 'crawl-id' | null {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return 'url';
-  }
-  if (u.protocol !== 'redis:' && u.protocol !== 'rediss:') return 'url';
-  return CRAWL_ID.test(crawlId) ? null : 'crawl-id';
-}
+export { redisTargetProblem };
 
 /** A Redis URL or crawl id that cannot be used (see {@link redisTargetProblem}); the CLI exits 2. */
 export class RedisTargetError extends UsageError {

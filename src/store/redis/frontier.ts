@@ -24,6 +24,7 @@ import { CrawlMismatchError, joinCrawlAsync, leaseTtl, outcomeState, pagedRecord
 import type { EndReason } from '../../model/summary.js';
 import { UsageError } from '../../model/errors.js';
 import { DEFAULT_REDIS_RETRY_MS, firstLine, RedisConnection, RedisStoreError, redisTargetProblem, RedisTargetError, type LuaScript } from './connection.js';
+import { DEFAULT_LEASE_TTL_MS } from './defaults.js';
 import { redisPoliteness } from './politeness.js';
 import { redisRobots } from './robots.js';
 import { encodeEntries, FRONTIER_KEYS, pickEntries, SCRIPTS, type SkipMarker, type StoredEntry } from './scripts.js';
@@ -39,8 +40,7 @@ export { WORKER_LIVE_MS, type CrawlStatus } from './workers.js';
  */
 export const REDIS_SCHEMA_VERSION = 2;
 
-/** Default lease expiry (ms). Workers renew every third of it. */
-export const DEFAULT_LEASE_TTL_MS = 60_000;
+export { DEFAULT_LEASE_TTL_MS } from './defaults.js';
 
 /** Options of {@link RedisFrontier.open}. */
 export interface RedisFrontierOptions {
