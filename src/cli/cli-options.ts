@@ -1,7 +1,7 @@
 /**
  * The CLI's own options (output, reports, audit, stores, terminal), declared like the crawl's
  * (`src/crawl/option-table.ts`, same {@link OptionSpec} shape): flags, `--help`, `--config` keys
- * and README's flag table come from here.
+ * and docs/flags.md come from here.
  * @module
  */
 import type { OptionSpec } from '../crawl/option-spec.js';

@@ -1,9 +1,10 @@
 /**
  * Every option of a crawl, declared once: the library name (the key, with its unit in the name),
- * the flag, the kind, the unit, the default, the `--help` line and README's words. `resolveOptions`
- * takes its defaults and ranges from here, `src/cli/flags.ts` makes the oclif flags of it, and
- * `test/unit/options.test.ts` fails when `CrawlOptions`' TSDoc `@default`, a flag or README's
- * flag table says otherwise. Also the fixed limits a crawl obeys ({@link CRAWL_LIMITS}).
+ * the flag, the kind, the unit, the default, the `--help` line and the words of docs/flags.md.
+ * `resolveOptions` takes its defaults and ranges from here, `src/cli/flags.ts` makes the oclif
+ * flags of it, `test/unit/options.test.ts` fails when `CrawlOptions`' TSDoc `@default` or a flag
+ * says otherwise, and `test/unit/docs-flags.test.ts` when docs/flags.md does. Also the fixed
+ * limits a crawl obeys ({@link CRAWL_LIMITS}).
  * @module
  */
 import { ROBOTS_TOKEN } from '../url/robots.js';
