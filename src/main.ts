@@ -60,7 +60,7 @@ function oclifAnswers(argv: readonly string[]): boolean {
  * listens to `io.onSignal`; `io.exit` ends it at once (a usage error, a second Ctrl-C). Help,
  * `--version` and unknown command names are oclif's to answer, on the process's own stdout.
  * Every error becomes one line `spacrawl: …` on `io.stderr` (the stack only with
- * `SPACRAWL_DEBUG`) and a documented exit code (README, "Exit codes").
+ * `SPACRAWL_DEBUG`) and a documented exit code (README and docs/exit-codes.md).
  * @param argv - the arguments after the program name, e.g. `['crawl', 'https://example.com/', '--json']`
  * @param io - streams, environment, signals and exit (default: the process's)
  * @returns the exit code

@@ -1,7 +1,7 @@
 /**
  * The CLI's own options (output, reports, audit, stores, terminal), declared like the crawl's
  * (`src/crawl/option-table.ts`, same {@link OptionSpec} shape): flags, `--help`, `--config` keys
- * and README's flag table come from here.
+ * and docs/flags.md come from here.
  * @module
  */
 import type { OptionSpec } from '../crawl/option-spec.js';
@@ -32,7 +32,7 @@ export const CLI_OPTIONS = {
     value: 'FILE',
     topic: 'store',
     help: 'keep the frontier and the records in this SQLite file: run the same command again to resume after Ctrl-C, a crash or kill -9',
-    doc: '; see "Resume"',
+    doc: '; see [Resume](resume.md)',
   },
   /** `spacrawl export`: the records of a crawl that wrote files rather than a state file. */
   records: {
@@ -57,7 +57,7 @@ export const CLI_OPTIONS = {
     value: 'URL',
     topic: 'store',
     help: 'share the crawl through Redis (redis://[:password@]host:port[/db]): every worker started with the same --redis and --crawl-id crawls it together; later workers may omit the seeds',
-    doc: '; see "Distributed crawls"',
+    doc: '; see [Distributed crawls](distributed.md)',
   },
   crawlId: { flag: 'crawl-id', kind: 'string', default: null, value: 'NAME', topic: 'store', help: 'with --redis: the name of the shared crawl (letters, digits, . _ -)' },
   leaseTtlMs: {
@@ -105,7 +105,7 @@ export const CLI_OPTIONS = {
     value: 'RULES',
     topic: 'audit',
     help: 'exit 1 when an issue of these rules is found (comma-separated rule ids, or none; with --baseline: new, or new:RULE,... for new findings only)',
-    doc: '; see "Audit and CI"',
+    doc: '; see [Audit and CI](audits.md)',
   },
   baseline: {
     flag: 'baseline',
@@ -114,7 +114,7 @@ export const CLI_OPTIONS = {
     value: 'OLD',
     topic: 'audit',
     help: 'compare with an earlier crawl (its --out JSON Lines, --state file or --output-dir folder): known findings never fail, --fail-on counts new ones only (new, new:RULE,...); writes diff.md, diff.html, diff.json into --output-dir',
-    doc: '; see "Baselines and visual diffs"',
+    doc: '; see [Baselines and visual diffs](diff.md#crawl---baseline-old-fail-only-on-what-is-new)',
   },
   failOnWarnings: { flag: 'fail-on-warnings', kind: 'boolean', default: false, topic: 'audit', help: 'exit 1 on every error- and warning-level rule' },
   ignoreUrls: {
@@ -172,7 +172,7 @@ export const CLI_OPTIONS = {
     default: true,
     topic: 'terminal',
     help: 'on a terminal (stderr is a TTY and CI is not set), draw a live progress line: pages done / queued, pages/s, errors, elapsed',
-    doc: '; see "Terminal output"',
+    doc: '; see [Terminal output](reports.md)',
   },
   metrics: {
     flag: 'metrics',
@@ -181,7 +181,7 @@ export const CLI_OPTIONS = {
     value: 'HOST:PORT',
     topic: 'terminal',
     help: 'serve Prometheus metrics of the running crawl at http://HOST:PORT/metrics (PORT alone: 127.0.0.1)',
-    doc: '; see "Operating long crawls"',
+    doc: '; see [Operating long crawls](operating.md)',
   },
   metricsLingerMs: {
     flag: 'metrics-linger',

@@ -2,12 +2,12 @@
  * The shape of one option's declaration, shared by the crawl's options (`option-table.ts`) and
  * the CLI's own flags (`src/cli/cli-options.ts`). From a declaration come the oclif flag
  * (`src/cli/flags.ts`), the library default (`resolveOptions`), the `--config` file key and
- * README's flag table; `test/unit/options.test.ts` checks what is written by hand elsewhere
- * (TSDoc `@default`, README) against it.
+ * docs/flags.md; `test/unit/options.test.ts` checks what is written by hand elsewhere
+ * (TSDoc `@default`, README and docs/) against it.
  * @module
  */
 
-/** The README section an option is listed under (rows are ordered by topic, then as declared). */
+/** The docs/flags.md section an option is listed under (rows are ordered by topic, then as declared). */
 export type OptionTopic =
   | 'budget'
   | 'urls'
@@ -22,7 +22,7 @@ export type OptionTopic =
   | 'browser'
   | 'terminal';
 
-/** Order of {@link OptionTopic}s in README's flag table. */
+/** Order of {@link OptionTopic}s in docs/flags.md. */
 export const TOPIC_ORDER: readonly OptionTopic[] = ['budget', 'urls', 'robots', 'discovery', 'pages', 'politeness', 'checks', 'output', 'audit', 'store', 'browser', 'terminal'];
 
 /**
@@ -77,13 +77,13 @@ export interface OptionSpec {
   readonly exclusive?: readonly string[];
   /** The `--help` line. */
   readonly help: string;
-  /** README only: the value's placeholder after the flag (`N`, `MS`, `FILE`); choices are listed instead. */
+  /** docs/flags.md only: the value's placeholder after the flag (`N`, `MS`, `FILE`); choices are listed instead. */
   readonly value?: string;
-  /** README only: text appended to `help` in the meaning column (starts with its own punctuation). */
+  /** docs/flags.md only: text appended to `help` in the meaning column (starts with its own punctuation). */
   readonly doc?: string;
-  /** README and TSDoc `@default` when the default is not shown as a plain value (`none`, `1280x800`). */
+  /** docs/flags.md and TSDoc `@default` when the default is not shown as a plain value (`none`, `1280x800`). */
   readonly defaultText?: string;
-  /** README only: where the flag is listed. */
+  /** docs/flags.md only: where the flag is listed. */
   readonly topic: OptionTopic;
 }
 
@@ -111,7 +111,7 @@ export function flagDefaultOf(spec: OptionSpec): string | number | boolean | und
 }
 
 /**
- * How a default reads in README and in TSDoc `@default`: `defaultText` when declared, else
+ * How a default reads in docs/flags.md (style `readme`) and in TSDoc `@default`: `defaultText` when declared, else
  * `on`/`off` (README) or `true`/`false` (TSDoc) for booleans, `none` for `null` and empty
  * lists, the number (`Infinity` is `none` in README), or the string (README: in backticks, TSDoc: quoted).
  */

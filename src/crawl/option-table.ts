@@ -1,9 +1,10 @@
 /**
  * Every option of a crawl, declared once: the library name (the key, with its unit in the name),
- * the flag, the kind, the unit, the default, the `--help` line and README's words. `resolveOptions`
- * takes its defaults and ranges from here, `src/cli/flags.ts` makes the oclif flags of it, and
- * `test/unit/options.test.ts` fails when `CrawlOptions`' TSDoc `@default`, a flag or README's
- * flag table says otherwise. Also the fixed limits a crawl obeys ({@link CRAWL_LIMITS}).
+ * the flag, the kind, the unit, the default, the `--help` line and the words of docs/flags.md.
+ * `resolveOptions` takes its defaults and ranges from here, `src/cli/flags.ts` makes the oclif
+ * flags of it, `test/unit/options.test.ts` fails when `CrawlOptions`' TSDoc `@default` or a flag
+ * says otherwise, and `test/unit/docs-flags.test.ts` when docs/flags.md does. Also the fixed
+ * limits a crawl obeys ({@link CRAWL_LIMITS}).
  * @module
  */
 import { ROBOTS_TOKEN } from '../url/robots-token.js';
@@ -46,7 +47,7 @@ export const CRAWL_OPTIONS = {
     topic: 'budget',
     help: 'wall-clock budget in seconds; when spent the crawl stops like Ctrl-C, with the normal exit code',
   },
-  scope: { flag: 'scope', kind: 'string', choices: ['host', 'subdomains', 'domain'], default: 'host', topic: 'urls', help: 'which URLs may be crawled', doc: '; see "URLs, scope and robots.txt"' },
+  scope: { flag: 'scope', kind: 'string', choices: ['host', 'subdomains', 'domain'], default: 'host', topic: 'urls', help: 'which URLs may be crawled', doc: '; see [URLs, scope and robots.txt](urls.md)' },
   screenshotsDir: {
     flag: 'screenshots',
     kind: 'string',
@@ -63,7 +64,7 @@ export const CRAWL_OPTIONS = {
     default: 'full',
     topic: 'output',
     help: 'with --screenshots: full takes the whole page, viewport only the first screen',
-    doc: '; every shot is taken the same way: device scale factor 1, `prefers-reduced-motion: reduce`, CSS animations and transitions finished, caret hidden, web fonts loaded; see "Screenshots that can be compared"',
+    doc: '; every shot is taken the same way: device scale factor 1, `prefers-reduced-motion: reduce`, CSS animations and transitions finished, caret hidden, web fonts loaded; see [Screenshots that can be compared](screenshots.md)',
   },
   hide: {
     flag: 'hide',
@@ -111,7 +112,7 @@ export const CRAWL_OPTIONS = {
     topic: 'browser',
     help: "Chromium executable to use (else SPACRAWL_BROWSER, Playwright's Chromium, then a system chromium)",
   },
-  proxy: { flag: 'proxy', kind: 'string', default: null, value: 'URL', topic: 'browser', help: 'send all browser traffic through this HTTP or SOCKS proxy', doc: '; see "Proxies"' },
+  proxy: { flag: 'proxy', kind: 'string', default: null, value: 'URL', topic: 'browser', help: 'send all browser traffic through this HTTP or SOCKS proxy', doc: '; see [Proxies](proxies.md)' },
   click: {
     flag: 'click',
     kind: 'string',
@@ -162,7 +163,7 @@ export const CRAWL_OPTIONS = {
     default: 'placeholder',
     topic: 'pages',
     help: 'images, media and web fonts: placeholder answers each with a tiny valid stand-in once its server has answered (its body is never downloaded; load events fire; a broken one is still reported), load downloads them; --screenshots, --vitals and --a11y always load them',
-    doc: '; see "How a page is visited"',
+    doc: '; see [How a page is visited](how-it-works.md)',
   },
   hashRouteReuse: {
     flag: 'hash-route-reuse',
@@ -171,7 +172,7 @@ export const CRAWL_OPTIONS = {
     default: true,
     topic: 'pages',
     help: 'visit a hash route (#/a) of a document a tab already shows by changing the hash instead of loading the app again, when that is safe; otherwise, and with --no-hash-route-reuse, every URL is loaded',
-    doc: '; see "Hash routes"',
+    doc: '; see [Hash routes](how-it-works.md#hash-routes)',
   },
   historyRouteReuse: {
     flag: 'history-route-reuse',
@@ -180,7 +181,7 @@ export const CRAWL_OPTIONS = {
     default: false,
     topic: 'pages',
     help: 'visit another path of an app shell a tab shows (a single-page app whose server sends the same HTML for many paths) by requesting the path and, when the answer is that same shell, routing the running app there (pushState and popstate) instead of loading it again; costs a second request for a URL whose answer is not the shell and for the two checks per origin, so it is off unless asked for',
-    doc: '; see "History routes of an app shell"',
+    doc: '; see [History routes of an app shell](how-it-works.md#history-routes-of-an-app-shell)',
   },
   dedupeContent: {
     flag: 'dedupe-content',
@@ -220,7 +221,7 @@ export const CRAWL_OPTIONS = {
     value: 'N',
     topic: 'politeness',
     help: 'page navigations per second per host (e.g. 2 or 0.5); subresources are not counted',
-    doc: '; see "Politeness and failures"',
+    doc: '; see [Politeness and failures](politeness.md)',
   },
   perHostConcurrency: { flag: 'per-host-concurrency', kind: 'integer', min: 1, default: null, value: 'N', topic: 'politeness', help: 'page navigations in flight per host' },
   retries: {
@@ -277,7 +278,7 @@ export const CRAWL_OPTIONS = {
     value: 'FILE',
     topic: 'browser',
     help: 'log in before crawling with this recipe: an ES module (default export async ({ page, context, env, baseUrl }) => {}) or a Chrome DevTools Recorder JSON export; secrets come from the environment',
-    doc: '; see "Crawling behind a login"',
+    doc: '; see [Crawling behind a login](login.md)',
   },
   loggedOut: {
     flag: 'logged-out',
@@ -306,7 +307,7 @@ export const CRAWL_OPTIONS = {
     default: false,
     topic: 'checks',
     help: 'check every off-site link once (HEAD, then GET; 2 requests per host at a time) for broken-link; never crawled further',
-    doc: '; off-site `http://` links are probed for `insecure-link` too; see "Checking links"',
+    doc: '; off-site `http://` links are probed for `insecure-link` too; see [Checking links](audits.md#checking-links)',
   },
   checkFragments: {
     flag: 'check-fragments',
@@ -321,7 +322,7 @@ export const CRAWL_OPTIONS = {
     default: false,
     topic: 'audit',
     help: 'run axe-core on every rendered page, and on each state a click revealed (an opened menu, a tab panel, a dialog): a11y-critical, a11y-serious, a11y-moderate, a11y-minor',
-    doc: '; see "Accessibility, Web Vitals, SPA defects, and what bots see"',
+    doc: '; see [Accessibility, Web Vitals, SPA defects, and what bots see](audits.md#accessibility-web-vitals-spa-defects-and-what-bots-see)',
   },
   a11yTags: {
     flag: 'a11y-tags',

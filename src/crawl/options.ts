@@ -155,7 +155,7 @@ export interface CrawlOptions {
    * {@link LoginFunction}, or a Chrome DevTools Recorder JSON export) or a login function. Its
    * storage state becomes the session of every browser context; a visit found logged out (see
    * `loggedOut`) makes it run again and the page is visited again. Sign-out URLs are never
-   * requested meanwhile (`skipped: "logout"`). See README, "Crawling behind a login".
+   * requested meanwhile (`skipped: "logout"`). See docs/login.md.
    * @default none
    */
   login?: string | LoginFunction | null;

@@ -1,7 +1,8 @@
 // One declaration per option (src/crawl/option-table.ts, src/cli/cli-options.ts), and everything
 // that repeats it by hand checked against it: the flags of every command, the library's defaults
-// and ranges, TSDoc `@default`s, README's flag table (like lychee's `check_default_values!` and
-// its README-vs-help test). No browser, no process.
+// and ranges, TSDoc `@default`s, the defaults named in README and docs/ (like lychee's
+// `check_default_values!`; docs/flags.md itself is checked by test/unit/docs-flags.test.ts).
+// No browser, no process.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +14,7 @@ import Crawl from '../../src/commands/crawl.js';
 import { crawlOptionsOf, frontierChoiceOf, reportingOf } from '../../src/cli/crawl-command.js';
 import { CLI_OPTIONS } from '../../src/cli/cli-options.js';
 import { declarationOf, type CrawlFlags } from '../../src/cli/flags.js';
-import { renderFlagTable, TABLE_END, TABLE_START } from '../../src/cli/flag-table.js';
+import { FLAGS_DOC, renderFlagTable } from '../../src/cli/flag-table.js';
 import { DEFAULT_FAIL_ON } from '../../src/cli/reporting.js';
 import { defaultTextOf, flagDefaultOf, type OptionSpec } from '../../src/crawl/option-spec.js';
 import { CRAWL_LIMITS, CRAWL_OPTIONS } from '../../src/crawl/option-table.js';
@@ -178,17 +179,9 @@ describe('documented defaults agree with the declarations', () => {
     expect([...DEFAULT_A11Y_TAGS]).toEqual([...CRAWL_OPTIONS.a11yTags.default]);
   });
 
-  it("README's flag table is the one made from the declarations (node scripts/readme-flags.mjs after a build rewrites it)", () => {
-    const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
-    const start = readme.indexOf(TABLE_START);
-    const end = readme.indexOf(TABLE_END);
-    expect(start, 'README has the generated-table markers').toBeGreaterThan(0);
-    expect(readme.slice(start + TABLE_START.length + 1, end - 1)).toBe(renderFlagTable(Crawl));
-  });
-
-  it("defaults named in README's prose (\"`--retries` (default 2)\", \"(default `--click auto`)\" …) are the declared ones", () => {
-    const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
-    const prose = readme.slice(0, readme.indexOf(TABLE_START)) + readme.slice(readme.indexOf(TABLE_END));
+  it("defaults named in the prose of README and docs/ (\"`--retries` (default 2)\", \"(default `--click auto`)\" …) are the declared ones", () => {
+    const docs = fs.readdirSync(path.join(REPO, 'docs')).filter((f) => f.endsWith('.md') && `docs/${f}` !== FLAGS_DOC);
+    const prose = ['README.md', ...docs.map((f) => `docs/${f}`)].map((f) => fs.readFileSync(path.join(REPO, f), 'utf8')).join('\n');
     const patterns = [
       /`--([a-z0-9-]+)`(?: times)? \(default ([^)\s]+)(?: s)?\)/g,
       /`--([a-z0-9-]+)`, default ([^\s)]+)/g,

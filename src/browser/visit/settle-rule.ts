@@ -53,7 +53,7 @@ export const MIN_CHECK_MS = 25;
 export const BUSY_CHECK_MS = 50;
 
 /**
- * The settle rule (README, "How a page is visited").
+ * The settle rule (docs/how-it-works.md, "Settle").
  *
  * Never settled while a push connection awaits its first message, or before `load`.
  * - **Full window**: network quiet and no DOM mutation at all for `quietMs`, no body being read.
