@@ -44,6 +44,7 @@ export const PROCESS_TESTS = [
   'test/diff/visual-diff.test.ts',
   'test/diff/screenshot-dirs.test.ts',
   'test/diff/demo-diff.test.ts',
+  'test/diff/map-origin.test.ts',
   'test/action/action.test.ts',
   'test/login-cli.test.ts',
 ];

@@ -114,6 +114,15 @@ export const CLI_OPTIONS = {
     help: 'compare with an earlier crawl (its --out JSON Lines, --state file or --output-dir folder): known findings never fail, --fail-on counts new ones only (new, new:RULE,...); writes diff.md, diff.html, diff.json into --output-dir',
     doc: '; see "Baselines and visual diffs"',
   },
+  mapOrigin: {
+    flag: 'map-origin',
+    kind: 'list',
+    default: [],
+    value: 'OLD=NEW',
+    topic: 'audit',
+    help: "with a baseline: read the baseline's URLs on origin OLD as on origin NEW, e.g. https://example.com=http://127.0.0.1:4001 to compare a preview with production (repeatable; other origins are left as they are)",
+    doc: '; needed when the baseline was crawled on another origin (exit 2 otherwise)',
+  },
   failOnWarnings: { flag: 'fail-on-warnings', kind: 'boolean', default: false, topic: 'audit', help: 'exit 1 on every error- and warning-level rule' },
   ignoreUrls: {
     flag: 'ignore-url',

@@ -9,6 +9,7 @@ import { openFrontier, type FrontierChoice } from '../cli/open-frontier.js';
 import { runCrawl, type BaselineRun } from '../cli/run-crawl.js';
 import { checkBaselineSite, openBaseline, parseGateFailOn, type CrawlTargets } from '../diff/baseline.js';
 import { parseVisualThreshold } from '../diff/visual.js';
+import { mapSourceOrigins, parseOriginMaps } from '../diff/map-origin.js';
 import { planReports, readIgnoreFile, type ReportingOptions } from '../cli/reporting.js';
 import {
   checkAuditFlags,
@@ -90,6 +91,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
       const metrics = flags.metrics ? parseMetricsAddress(flags.metrics) : null;
       if (flags.metrics && !metrics) throw new OptionsError(`--metrics ${JSON.stringify(flags.metrics)}: expected PORT or HOST:PORT, e.g. 9464 or 0.0.0.0:9464`);
       const out = flags.out ? path.resolve(flags.out) : outputDir ? path.join(outputDir, 'pages.jsonl') : null;
+      if (flags['map-origin'] !== undefined && !flags.baseline) throw new OptionsError('--map-origin needs --baseline (it maps the baseline\'s URLs)');
       const baseline = flags.baseline ? await baselineOf(flags, { outputDir, outFile: out, stateFile: flags.state ? path.resolve(flags.state) : null, seeds: options.seeds }) : undefined;
       const opened = await openFrontier(options, frontierChoiceOf(flags), (line) => this.io.stderr.write(`${line}\n`));
       const frontier = opened.options.frontier;
@@ -192,11 +194,15 @@ export function crawlOptionsOf(flags: CrawlFlags, seeds: string[], screenshotsDi
 /**
  * `--baseline` opened before the crawl, with `--visual-threshold`; diff images go to
  * `--output-dir`'s `visual-diff/`.
- * @throws DiffInputError for a missing baseline, one that is not a crawl or one this crawl writes, or a bad threshold
+ * `--map-origin` wraps the baseline so that its URLs are read on this crawl's origin.
+ * @throws DiffInputError for a missing baseline, one that is not a crawl or one this crawl writes,
+ *   a baseline of another origin without `--map-origin`, a bad `--map-origin` or a bad threshold
  */
 async function baselineOf(flags: CrawlFlags, targets: CrawlTargets & { seeds: readonly string[] }): Promise<BaselineRun> {
   const visualThreshold = parseVisualThreshold(flags['visual-threshold']);
-  const source = await openBaseline(flags.baseline!, targets);
+  const originMap = parseOriginMaps(flags['map-origin'] ?? []);
+  // --map-origin: the baseline's URLs read on this crawl's origin, for the site check and the diff.
+  const source = mapSourceOrigins(await openBaseline(flags.baseline!, targets), originMap);
   try {
     await checkBaselineSite(source, targets.seeds);
   } catch (err) {

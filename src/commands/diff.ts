@@ -13,6 +13,7 @@ import { parseDiffReportSpec, writeDiffReport, type DiffReportInput } from '../d
 import { diffReport } from '../diff/formats/json.js';
 import { openRecordSource, skippedLinesNote, type RecordSource } from '../diff/source.js';
 import { diffSummary } from '../diff/terminal.js';
+import { mapSourceOrigins, parseOriginMaps } from '../diff/map-origin.js';
 import { parseVisualThreshold } from '../diff/visual.js';
 import type { DiffReport } from '../diff/types.js';
 import { checkWritableFile, describeFsError } from '../util/files.js';
@@ -43,7 +44,7 @@ export default class Diff extends SpacrawlCommand {
   static override summary = 'Compare two crawls of one site: pages, statuses, titles, redirects, links, timings and findings';
   static override description = `Each side is the JSON Lines of --out, a --state file, or an --output-dir folder (its pages.jsonl); files of older spacrawl versions are read. Prints a summary to stderr (new findings first) and writes --report files. A finding's identity is its rule, its page and its target, never its message.
 
-Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail-on; 2 bad input (a missing file, a file that is not a crawl, two crawls of different sites without --force, a bad flag); 3 a state file could not be read.`;
+Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail-on; 2 bad input (a missing file, a file that is not a crawl, two crawls of different sites without --map-origin or --force, a bad flag); 3 a state file could not be read.`;
   static override examples = [
     '<%= config.bin %> diff before.jsonl after.jsonl',
     '<%= config.bin %> diff baseline/ spacrawl-report/ --report markdown:diff.md --report html:diff.html',
@@ -58,6 +59,7 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
     variant(X.reports, { help: 'write a report: FORMAT[:PATH] with FORMAT markdown, json, html, junit; no PATH = stdout (repeatable; only one may use stdout, and none with --json)' }),
     X.diffFailOn,
     variant(X.force, { help: 'compare crawls of different sites (no seed origin in common)' }),
+    variant(X.mapOrigin, { help: "read the earlier crawl's URLs on origin OLD as on origin NEW, e.g. https://example.com=http://127.0.0.1:4001 to compare a preview with production (repeatable; other origins are left as they are)" }),
     X.thresholdMs,
     X.thresholdPercent,
     variant(X.slowMs, { help: 'slow-page threshold of the audit of each crawl: ms a page waited for servers' }),
@@ -95,6 +97,7 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
         throw new DiffInputError('bad-option', `cannot write report ${s.path}: ${describeFsError(err)}`);
       }
     }
+    const originMap = parseOriginMaps(flags['map-origin'] ?? []);
     const ignore = (flags['ignore-url'] ?? []).map(compilePattern);
     const budget = flags.budget === undefined ? null : parseBudget(flags.budget);
     const visualThreshold = parseVisualThreshold(flags['visual-threshold']);
@@ -107,10 +110,12 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
     };
     const opened: RecordSource[] = [];
     try {
-      const older = await openRecordSource(args.old);
-      opened.push(older);
-      const newer = sameFile(args.old, args.new) ? older : await openRecordSource(args.new);
-      if (newer !== older) opened.push(newer);
+      const oldFile = await openRecordSource(args.old);
+      opened.push(oldFile);
+      const newer = sameFile(args.old, args.new) ? oldFile : await openRecordSource(args.new);
+      if (newer !== oldFile) opened.push(newer);
+      // --map-origin: the earlier crawl's URLs read on the later crawl's origin.
+      const older = mapSourceOrigins(oldFile, originMap);
       const diff = await diffCrawls(older, newer, {
         force: flags.force,
         thresholdMs: flags['threshold-ms'],

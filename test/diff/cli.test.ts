@@ -134,7 +134,7 @@ describe('spacrawl diff OLD NEW', () => {
   it('bad input is exit 2 with one line: a missing file, a file that is not a crawl, two different sites, a bad flag', async () => {
     expectUsageError(await run('a.jsonl', 'missing.jsonl'), 'missing.jsonl: no such file or folder');
     expectUsageError(await run('notes.txt', 'b.jsonl'), 'notes.txt is not a crawl: no JSON record with a "url" (expected the JSON Lines of --out, a --state file or an --output-dir folder)');
-    expectUsageError(await run('a.jsonl', 'other.jsonl'), 'a.jsonl and other.jsonl are crawls of different sites (https://site.test vs https://other.test): pass --force to compare them anyway');
+    expectUsageError(await run('a.jsonl', 'other.jsonl'), 'a.jsonl and other.jsonl are crawls of different sites (https://site.test vs https://other.test): if it is the same site on another origin, pass --map-origin https://site.test=https://other.test; else --force to compare them anyway');
     const known = [...Object.keys(RULES), 'none', 'warnings'].join(', ');
     expectUsageError(await run('a.jsonl', 'b.jsonl', '--fail-on', 'broken-links'), `unknown --fail-on rule "broken-links" (did you mean "broken-link"?) (known: ${known}; and new or new:RULE for findings the baseline lacks)`);
     expectUsageError(await run('a.jsonl', 'b.jsonl', '--report', 'csv:x.csv'), 'unknown report format "csv" for diff (known: markdown, json, html, junit)');

@@ -195,7 +195,7 @@ describe('refusals', () => {
     const err = await diff(crawlA(), other).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DiffInputError);
     expect((err as DiffInputError).code).toBe('different-sites');
-    expect((err as Error).message).toBe('a and b are crawls of different sites (https://site.test vs https://other.test): pass --force to compare them anyway');
+    expect((err as Error).message).toBe('a and b are crawls of different sites (https://site.test vs https://other.test): if it is the same site on another origin, pass --map-origin https://site.test=https://other.test; else --force to compare them anyway');
     const forced = await diff(crawlA(), other, { force: true });
     expect(forced.pages.removed).toHaveLength(7);
     expect(forced.pages.added).toHaveLength(7);
