@@ -24,4 +24,16 @@ describe('the summary line', () => {
     c.add(page('http://127.0.0.1/a'));
     expect(summaryLine(c.snapshot(2000, 'done'))).toBe('2 pages, 2 ok, 0 errors, 0 skipped by robots.txt, 2 unique URLs, 2.0 s');
   });
+
+  it('one error page is "1 error"; one of every other count is singular too', () => {
+    const c = new SummaryCounter();
+    const broken = page('http://127.0.0.1/');
+    broken.status = 404;
+    c.add(broken);
+    expect(summaryLine(c.snapshot(500, 'done'))).toBe('1 page, 0 ok, 1 error, 0 skipped by robots.txt, 1 unique URL, 0.5 s');
+    const one = { ...c.snapshot(500, 'done'), soft404: 1, redirects: 1, sitemapUrls: 1, orphans: ['http://127.0.0.1/'], logins: { logins: 1, relogins: 1, failedLogins: 1 } };
+    expect(summaryLine(one)).toBe(
+      '1 page, 0 ok, 1 error, 1 soft 404, 1 redirect, 0 skipped by robots.txt, 1 unique URL, 1 from sitemaps (1 orphan), 1 login (1 after the session ended, 1 failed), 0.5 s',
+    );
+  });
 });
