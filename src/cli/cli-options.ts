@@ -227,6 +227,15 @@ export const CLI_OPTIONS = {
     topic: 'robots',
     help: 'User-Agent header of the robots.txt request',
   },
+  /** `spacrawl rules`: which rules to list. */
+  severity: {
+    flag: 'severity',
+    kind: 'string',
+    choices: ['error', 'warning', 'notice'],
+    default: null,
+    topic: 'audit',
+    help: 'spacrawl rules: list only the rules of this severity',
+  },
   /** `spacrawl diff`: which NEW findings fail it (not the crawl's `--fail-on`: another default). */
   diffFailOn: {
     flag: 'fail-on',
