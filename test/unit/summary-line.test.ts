@@ -36,4 +36,15 @@ describe('the summary line', () => {
       '1 page, 0 ok, 1 error, 1 soft 404, 1 redirect, 0 skipped by robots.txt, 1 unique URL, 1 from sitemaps (1 orphan), 1 login (1 after the session ended, 1 failed), 0.5 s',
     );
   });
+
+  it('a seed whose host gave no answer is counted as unreachable, not as skipped by robots.txt', () => {
+    const c = new SummaryCounter();
+    const r = blankRecord('http://127.0.0.1:9/', 'http://127.0.0.1:9/', 0, null);
+    r.skipped = 'unreachable';
+    r.error = { code: 'network', message: 'no answer from the host, not even to robots.txt (connect ECONNREFUSED 127.0.0.1:9): nothing was requested' };
+    c.add(r);
+    const s = c.snapshot(100, 'done');
+    expect([s.robotsSkipped, s.robotsUnavailable, s.skipped]).toEqual([0, 0, { unreachable: 1 }]);
+    expect(summaryLine(s)).toBe('0 pages, 0 ok, 0 errors, 0 skipped by robots.txt, 1 unreachable, 1 unique URL, 0.1 s');
+  });
 });
