@@ -282,7 +282,7 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
       terminal,
       { onRecord: (r: PageRecord) => counter.add(r) },
       seeds,
-      new ReportFiles(plan.specs, records.file, io.stdout),
+      new ReportFiles(plan.specs, records.file, io.stdout, say),
       new IssueTable(say),
       new GithubReporter(io.env, io.stdout, say, plan.specs, stdoutTaken),
     ]);
