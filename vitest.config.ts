@@ -45,6 +45,7 @@ export const PROCESS_TESTS = [
   'test/diff/screenshot-dirs.test.ts',
   'test/diff/demo-diff.test.ts',
   'test/diff/map-origin.test.ts',
+  'test/interrupt.test.ts',
   'test/action/action.test.ts',
   'test/login-cli.test.ts',
 ];

@@ -7,6 +7,7 @@ import { crawlFlags, type CrawlFlags } from '../cli/flags.js';
 import { CLI_OPTIONS as X } from '../cli/cli-options.js';
 import { openFrontier, type FrontierChoice } from '../cli/open-frontier.js';
 import { runCrawl, type BaselineRun } from '../cli/run-crawl.js';
+import { CrawlStop } from '../cli/crawl-stop.js';
 import { checkBaselineSite, openBaseline, parseGateFailOn, type CrawlTargets } from '../diff/baseline.js';
 import { parseVisualThreshold } from '../diff/visual.js';
 import { mapSourceOrigins, parseOriginMaps } from '../diff/map-origin.js';
@@ -70,6 +71,8 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
     // refused before it starts removes them again while they are empty.
     let madeFolders: string[] = [];
     let started = false;
+    // Ctrl-C from here on is the crawl's to answer (before it starts: leave at once, nothing crawled).
+    const stop = new CrawlStop(this.io, () => removeEmptyFolders(madeFolders));
     try {
       // Every usage check first (flags, seeds, folders, patterns, reports), then the stores.
       const flags = await applyConfig(Crawl.flags, parsed.flags, this.argv, parsed.flags.config);
@@ -111,6 +114,7 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
         shared: opened.shared,
         ...(opened.earlier ? { earlier: opened.earlier } : {}),
         reopened: opened.reopened,
+        stop,
       });
       await baseline?.source.close();
       this.setExitCode(exitCode);
@@ -119,6 +123,8 @@ Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched
       if (!started) removeEmptyFolders(madeFolders);
       const { message, exit } = classifyError(err);
       this.fail(message, exit);
+    } finally {
+      stop.close();
     }
   }
 }
