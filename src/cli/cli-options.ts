@@ -102,7 +102,7 @@ export const CLI_OPTIONS = {
     default: DEFAULT_FAIL_ON.join(','),
     value: 'RULES',
     topic: 'audit',
-    help: 'exit 1 when an issue of these rules is found (comma-separated rule ids, or none; with --baseline: new, or new:RULE,... for new findings only)',
+    help: 'exit 1 when an issue of these rules is found (comma-separated rule ids, listed by spacrawl rules, or none; with --baseline: new, or new:RULE,... for new findings only)',
     doc: '; see "Audit and CI"',
   },
   baseline: {
@@ -243,7 +243,7 @@ export const CLI_OPTIONS = {
     default: DEFAULT_DIFF_FAIL_ON.join(','),
     value: 'RULES',
     topic: 'audit',
-    help: 'exit 1 when a NEW finding of these rules appears: the grammar of crawl --fail-on (comma-separated rule ids, warnings, none, new, new:RULE); every entry counts new findings only',
+    help: 'exit 1 when a NEW finding of these rules appears: the grammar of crawl --fail-on (comma-separated rule ids, listed by spacrawl rules, warnings, none, new, new:RULE); every entry counts new findings only',
   },
   thresholdMs: {
     flag: 'threshold-ms',
