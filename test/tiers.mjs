@@ -38,6 +38,7 @@ export const PROCESS_TESTS = [
   'test/status-state.test.ts',
   'test/metrics.test.ts',
   'test/startup.test.ts',
+  'test/interrupt.test.ts',
 ];
 
 /**

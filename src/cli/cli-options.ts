@@ -104,7 +104,7 @@ export const CLI_OPTIONS = {
     default: DEFAULT_FAIL_ON.join(','),
     value: 'RULES',
     topic: 'audit',
-    help: 'exit 1 when an issue of these rules is found (comma-separated rule ids, or none; with --baseline: new, or new:RULE,... for new findings only)',
+    help: 'exit 1 when an issue of these rules is found (comma-separated rule ids, listed by spacrawl rules, or none; with --baseline: new, or new:RULE,... for new findings only)',
     doc: '; see [Audit and CI](audits.md)',
   },
   baseline: {
@@ -115,6 +115,15 @@ export const CLI_OPTIONS = {
     topic: 'audit',
     help: 'compare with an earlier crawl (its --out JSON Lines, --state file or --output-dir folder): known findings never fail, --fail-on counts new ones only (new, new:RULE,...); writes diff.md, diff.html, diff.json into --output-dir',
     doc: '; see [Baselines and visual diffs](diff.md#crawl---baseline-old-fail-only-on-what-is-new)',
+  },
+  mapOrigin: {
+    flag: 'map-origin',
+    kind: 'list',
+    default: [],
+    value: 'OLD=NEW',
+    topic: 'audit',
+    help: "with a baseline: read the baseline's URLs on origin OLD as on origin NEW, e.g. https://example.com=http://127.0.0.1:4001 to compare a preview with production (repeatable; other origins are left as they are)",
+    doc: '; needed when the baseline was crawled on another origin (exit 2 otherwise)',
   },
   failOnWarnings: { flag: 'fail-on-warnings', kind: 'boolean', default: false, topic: 'audit', help: 'exit 1 on every error- and warning-level rule' },
   ignoreUrls: {
@@ -220,6 +229,15 @@ export const CLI_OPTIONS = {
     topic: 'robots',
     help: 'User-Agent header of the robots.txt request',
   },
+  /** `spacrawl rules`: which rules to list. */
+  severity: {
+    flag: 'severity',
+    kind: 'string',
+    choices: ['error', 'warning', 'notice'],
+    default: null,
+    topic: 'audit',
+    help: 'spacrawl rules: list only the rules of this severity',
+  },
   /** `spacrawl diff`: which NEW findings fail it (not the crawl's `--fail-on`: another default). */
   diffFailOn: {
     flag: 'fail-on',
@@ -227,7 +245,7 @@ export const CLI_OPTIONS = {
     default: DEFAULT_DIFF_FAIL_ON.join(','),
     value: 'RULES',
     topic: 'audit',
-    help: 'exit 1 when a NEW finding of these rules appears: the grammar of crawl --fail-on (comma-separated rule ids, warnings, none, new, new:RULE); every entry counts new findings only',
+    help: 'exit 1 when a NEW finding of these rules appears: the grammar of crawl --fail-on (comma-separated rule ids, listed by spacrawl rules, warnings, none, new, new:RULE); every entry counts new findings only',
   },
   thresholdMs: {
     flag: 'threshold-ms',

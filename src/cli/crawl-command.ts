@@ -13,6 +13,7 @@ import type { SpacrawlCommand } from './base-command.js';
 import { CLI_OPTIONS as X } from './cli-options.js';
 import { openFrontier, type FrontierChoice } from './open-frontier.js';
 import { runCrawl, type BaselineRun } from './run-crawl.js';
+import { CrawlStop } from './crawl-stop.js';
 import { planReports, readIgnoreFile, type ReportingOptions } from './reporting.js';
 import {
   checkAuditFlags,
@@ -31,6 +32,7 @@ import {
 import type { LogFormat } from './observers.js';
 import { checkBaselineSite, openBaseline, parseGateFailOn, type CrawlTargets } from '../diff/baseline.js';
 import { parseVisualThreshold } from '../diff/visual.js';
+import { mapSourceOrigins, parseOriginMaps } from '../diff/map-origin.js';
 import type { CrawlSummary } from '../model/summary.js';
 import { OptionsError, type CrawlOptions } from '../crawl/options.js';
 import { parseMetricsAddress } from '../report/metrics.js';
@@ -56,6 +58,8 @@ export async function crawlCommand(cmd: SpacrawlCommand, parsed: { flags: CrawlF
   // refused before it starts removes them again while they are empty.
   let madeFolders: string[] = [];
   let started = false;
+  // Ctrl-C from here on is the crawl's to answer (before it starts: leave at once, nothing crawled).
+  const stop = new CrawlStop(cmd.io, () => removeEmptyFolders(madeFolders));
   try {
     // Every usage check first (flags, seeds, folders, patterns, reports), then the stores.
     const flags = await applyConfig(crawlFlags, parsed.flags, cmd.argv, parsed.flags.config);
@@ -77,6 +81,7 @@ export async function crawlCommand(cmd: SpacrawlCommand, parsed: { flags: CrawlF
     const metrics = flags.metrics ? parseMetricsAddress(flags.metrics) : null;
     if (flags.metrics && !metrics) throw new OptionsError(`--metrics ${JSON.stringify(flags.metrics)}: expected PORT or HOST:PORT, e.g. 9464 or 0.0.0.0:9464`);
     const out = flags.out ? path.resolve(flags.out) : outputDir ? path.join(outputDir, 'pages.jsonl') : null;
+    if (flags['map-origin'] !== undefined && !flags.baseline) throw new OptionsError('--map-origin needs --baseline (it maps the baseline\'s URLs)');
     const baseline = flags.baseline ? await baselineOf(flags, { outputDir, outFile: out, stateFile: flags.state ? path.resolve(flags.state) : null, seeds: options.seeds }) : undefined;
     const opened = await openFrontier(options, frontierChoiceOf(flags), (line) => cmd.io.stderr.write(`${line}\n`));
     const frontier = opened.options.frontier;
@@ -96,6 +101,7 @@ export async function crawlCommand(cmd: SpacrawlCommand, parsed: { flags: CrawlF
       shared: opened.shared,
       ...(opened.earlier ? { earlier: opened.earlier } : {}),
       reopened: opened.reopened,
+      stop,
     });
     await baseline?.source.close();
     cmd.setExitCode(exitCode);
@@ -104,6 +110,8 @@ export async function crawlCommand(cmd: SpacrawlCommand, parsed: { flags: CrawlF
     if (!started) removeEmptyFolders(madeFolders);
     const { message, exit } = classifyError(err);
     cmd.fail(message, exit);
+  } finally {
+    stop.close();
   }
 }
 
@@ -178,11 +186,15 @@ export function crawlOptionsOf(flags: CrawlFlags, seeds: string[], screenshotsDi
 /**
  * `--baseline` opened before the crawl, with `--visual-threshold`; diff images go to
  * `--output-dir`'s `visual-diff/`.
- * @throws DiffInputError for a missing baseline, one that is not a crawl or one this crawl writes, or a bad threshold
+ * `--map-origin` wraps the baseline so that its URLs are read on this crawl's origin.
+ * @throws DiffInputError for a missing baseline, one that is not a crawl or one this crawl writes,
+ *   a baseline of another origin without `--map-origin`, a bad `--map-origin` or a bad threshold
  */
 async function baselineOf(flags: CrawlFlags, targets: CrawlTargets & { seeds: readonly string[] }): Promise<BaselineRun> {
   const visualThreshold = parseVisualThreshold(flags['visual-threshold']);
-  const source = await openBaseline(flags.baseline!, targets);
+  const originMap = parseOriginMaps(flags['map-origin'] ?? []);
+  // --map-origin: the baseline's URLs read on this crawl's origin, for the site check and the diff.
+  const source = mapSourceOrigins(await openBaseline(flags.baseline!, targets), originMap);
   try {
     await checkBaselineSite(source, targets.seeds);
   } catch (err) {

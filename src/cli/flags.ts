@@ -172,6 +172,7 @@ export const crawlFlags = flagsOf(
   X.outputDir,
   X.failOn,
   X.baseline,
+  X.mapOrigin,
   X.visualThresholdPercent,
   X.failOnWarnings,
   X.ignoreUrls,

@@ -5,6 +5,7 @@ import { checkWritableFile, describeFsError, ensureWritableDir } from '../util/f
 import { failingIssues, RULES, type AuditIssue } from '../report/audit.js';
 import { parseFailOn } from '../diff/findings.js';
 import { FORMATTERS, parseReportSpec, writeReport, type ReportInput, type ReportSpec } from '../report/formats.js';
+import { CSV_NOTE } from '../report/formats/csv.js';
 import type { Reporter } from '../report/reporter.js';
 import type { Budget } from '../report/budget.js';
 import { compilePattern } from '../url/scope.js';
@@ -48,7 +49,7 @@ export function planReports(o: ReportingOptions): { specs: ReportSpec[]; ignore:
     } catch (err) {
       throw new OptionsError(`cannot write to --output-dir ${o.outputDir}: ${describeFsError(err)}`);
     }
-    for (const [format, f] of Object.entries(FORMATTERS)) specs.push({ format, path: path.join(o.outputDir, f.fileName) });
+    for (const [format, f] of Object.entries(FORMATTERS)) specs.push({ format, path: path.join(o.outputDir, f.fileName), implied: true });
   }
   const toStdout = specs.filter((s) => s.path === null).length;
   if (toStdout > 1) throw new OptionsError('only one report may go to stdout: give the others a PATH (FORMAT:PATH)');
@@ -135,13 +136,19 @@ export class ReportFiles implements Reporter {
     private readonly specs: readonly ReportSpec[],
     private readonly recordsFile: string,
     private readonly stdout: DataStream,
+    private readonly log: (line: string) => void = () => {},
   ) {}
 
-  /** @throws OptionsError when a report cannot be written */
+  /**
+   * Write every report; the note of a CSV report asked for by `--report` (what it leaves out,
+   * {@link CSV_NOTE}) goes to the log (an `--output-dir` folder has pages.jsonl beside it).
+   * @throws OptionsError when a report cannot be written
+   */
   onEnd(end: ReportInput): void {
     for (const s of this.specs) {
       if (s.format === 'jsonl' && s.path !== null && sameFile(s.path, this.recordsFile)) continue;
       writeReport(s, end, this.stdout);
+      if (s.format === 'csv' && !s.implied) this.log(`${s.path === null ? 'csv on stdout' : path.basename(s.path)}: ${CSV_NOTE}`);
     }
   }
 }

@@ -12,7 +12,8 @@ import { TerminalReporter } from '../report/terminal-reporter.js';
 import { classifyError } from './errors.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { GithubReporter } from './github.js';
-import type { CliIO, StopSignal } from './io.js';
+import type { CliIO } from './io.js';
+import { CrawlStop } from './crawl-stop.js';
 import { RecordsFile } from './records-file.js';
 import { DEFAULT_FAIL_ON, IssueTable, planReports, ReportFiles, type ReportingOptions } from './reporting.js';
 import { noSeedLine, SeedRecords } from './seeds.js';
@@ -67,6 +68,11 @@ export interface CrawlOutput {
   metricsLingerMs?: number;
   /** `--baseline`: compare with this crawl after this one; only new findings fail (see `compareWithBaseline`). */
   baseline?: BaselineRun;
+  /**
+   * The run's signal listener, when the command started it before (to cover its own checks);
+   * `runCrawl` then uses it, and closes it when it returns. @default one of its own
+   */
+  stop?: CrawlStop;
 }
 
 /** The baseline comparison of a run. */
@@ -99,15 +105,28 @@ export interface CrawlRun {
  * Run a crawl the CLI way: every record goes to the reporters as it finishes (`--out`, the log
  * line, the summary counts); after the crawl the records are read back from the JSON Lines file
  * (`--out`, or a spool file) for the audit and the reports, so memory does not grow with the
- * pages crawled. SIGINT/SIGTERM (through `io.onSignal`): the first stops starting pages, gives
- * in-flight ones the grace period, flushes and ends with 130/143; the second flushes and leaves
- * at once (`io.exit`). Returns the exit code of DESIGN.md.
+ * pages crawled. SIGINT/SIGTERM (through `io.onSignal`, one listener from start to end, see
+ * `CrawlStop`): before the crawl starts, it leaves at once; during the crawl, the first stops
+ * starting pages, gives in-flight ones the grace period, flushes and ends with 130/143, and the
+ * second flushes and leaves at once (`io.exit`); after the crawl, the reports are still written
+ * whole. Returns the exit code of DESIGN.md.
  * @param options - what to crawl
  * @param io - the streams, environment and signals of the process (or of a test)
  * @param output - files, reports and log settings
  * @throws OptionsError, BrowserNotFoundError, OutputError, InvalidUrlError before anything is crawled
  */
 export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOutput = {}): Promise<CrawlRun> {
+  // One signal listener from the start to the end of the reports (see CrawlStop).
+  const stop = output.stop ?? new CrawlStop(io);
+  try {
+    return await runCrawlWith(stop, options, io, output);
+  } finally {
+    stop.close();
+  }
+}
+
+/** {@link runCrawl} with its signal listener. */
+async function runCrawlWith(stop: CrawlStop, options: CrawlOptions, io: CliIO, output: CrawlOutput): Promise<CrawlRun> {
   // With --log-format json, every line on stderr is a JSON object (from the crawl's events):
   // the human lines go nowhere.
   const json = output.logFormat === 'json';
@@ -120,6 +139,7 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
     progress: !json && (output.progress ?? true),
   });
   const say = (line: string): void => term.line(line);
+  stop.logTo(say);
   let counts: (() => Promise<{ queued: number; inFlight: number; done: number } | null>) | null = null;
   const observers = await openObservers({
     logFormat: output.logFormat ?? 'human',
@@ -167,6 +187,7 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
   const inOut = outFile && append ? JsonlWriter.recover(outFile, reopened) : new Set<string>();
   const writer = outFile ? new JsonlWriter(outFile, append) : null;
   const records = RecordsFile.open(outFile ? { file: outFile, append } : null, plan.specs);
+  stop.beforeExitAtStart(() => records.remove());
   try {
     return await crawlAndReport();
   } finally {
@@ -182,21 +203,13 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
   async function crawlPhase(reporters: Multiplexer, terminal: TerminalReporter, t0: number): Promise<{ result: CrawlResult; fatal: { message: string } | null; signalExit: ExitCodeValue | null }> {
     const running = crawler!;
     crawler = null;
-    let signalExit: ExitCodeValue | null = null;
-    const onSignal = (sig: StopSignal): void => {
-      const code = sig === 'SIGTERM' ? ExitCode.Sigterm : ExitCode.Sigint;
-      if (signalExit !== null) {
-        // Second signal: records are already on disk line by line; leave now.
+    stop.crawling({
+      cancel: () => running.cancel('interrupted'),
+      flush: () => {
         reporters.onRecordsEnd();
-        say(`${sig} again: exiting now`);
         records.remove();
-        io.exit(code);
-      }
-      signalExit = code;
-      say(`${sig}: finishing pages in flight (${sig === 'SIGINT' ? 'press Ctrl-C' : 'send SIGTERM'} again to quit at once)`);
-      running.cancel('interrupted');
-    };
-    const stopListening = io.onSignal(onSignal);
+      },
+    });
     let fatal: { message: string } | null = null;
     let written = 0;
     let lastQueued: number | null = null;
@@ -220,12 +233,12 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
       if (c.exit === ExitCode.Usage && written === 0) throw err;
       fatal = { message: c.message };
     } finally {
-      stopListening();
+      stop.ending();
       reporters.onRecordsEnd();
     }
     await counts?.();
     watched = null;
-    return { result: running.result(), fatal, signalExit };
+    return { result: running.result(), fatal, signalExit: stop.exitCode };
   }
 
   /** `--metrics-linger`: the endpoint says the crawl ended and serves its final values for a while. */
@@ -282,7 +295,7 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
       terminal,
       { onRecord: (r: PageRecord) => counter.add(r) },
       seeds,
-      new ReportFiles(plan.specs, records.file, io.stdout),
+      new ReportFiles(plan.specs, records.file, io.stdout, say),
       new IssueTable(say),
       new GithubReporter(io.env, io.stdout, say, plan.specs, stdoutTaken),
     ]);
@@ -310,7 +323,8 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
     const checks = ranChecks(options);
     if (checks.length) summary.checks = checks;
     if (options.screenshotsDir) summary.screenshotsDir = path.resolve(options.screenshotsDir);
-    const base = fatal || signalExit !== null || !output.baseline ? null : await againstBaseline(output.baseline, failOn);
+    // A signal (during the crawl, or since) skips the comparison: only the reports are left to write.
+    const base = fatal || stop.exitCode !== null || !output.baseline ? null : await againstBaseline(output.baseline, failOn);
     const end: ReportInput = {
       records: records.source,
       summary,
@@ -320,7 +334,9 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
       ...(base && 'isNew' in base ? { isNew: base.isNew, notCompared: base.notCompared } : {}),
       budget: reporting.budget ?? null,
     };
+    // Synchronous: a signal meanwhile is handled after it, so no report is ever cut (see CrawlStop).
     reporters.onEnd(end);
+    stop.written();
     if (base && 'isNew' in base) {
       const skipped = output.baseline ? skippedLinesNote(output.baseline.source) : null;
       if (skipped) say(`${skipped} (--baseline)`);
@@ -336,7 +352,7 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
       say(`spacrawl: crawl aborted: ${fatal.message}`);
       observers.failure(`crawl aborted: ${fatal.message}`, ExitCode.Infrastructure);
       exitCode = ExitCode.Infrastructure;
-    } else if (signalExit !== null) exitCode = signalExit;
+    } else if (signalExit !== null || stop.exitCode !== null) exitCode = signalExit ?? stop.exitCode!;
     else if (base && 'error' in base) {
       say(`spacrawl: --baseline: ${base.error}`);
       observers.failure(`--baseline: ${base.error}`, ExitCode.Usage);
@@ -362,7 +378,9 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
         exitCode,
       });
     }
-    if (signalExit === null) await lingerForScrapes();
+    // --metrics-linger answers signals itself.
+    stop.close();
+    if (stop.exitCode === null) await lingerForScrapes();
     return { summary, exitCode };
   }
 }

@@ -16,8 +16,14 @@ export class SeedRecords implements Reporter {
  */
 export function noSeedLine(seeds: readonly PageRecord[]): string {
   const why = seeds.map((r) => {
-    // robots.txt failed without any HTTP answer: say that the host is unreachable, not only robots.
-    const unreachable = r.error?.code === 'robots-unavailable' ? /could not be fetched \((?!HTTP )(.*)\); the origin/.exec(r.error.message) : null;
+    // No HTTP answer, not even to robots.txt: say that the host is unreachable, not only robots
+    // (`skipped: "unreachable"`; an older run's record says it as a robots-unavailable skip).
+    const unreachable =
+      r.skipped === 'unreachable' && r.error
+        ? /\((.*)\): nothing was requested$/.exec(r.error.message) ?? [r.error.message, r.error.message]
+        : r.error?.code === 'robots-unavailable'
+          ? /could not be fetched \((?!HTTP )(.*)\); the origin/.exec(r.error.message)
+          : null;
     if (unreachable) return `${r.url} cannot be reached (${unreachable[1]}), not even its robots.txt`;
     return r.skipped ? `${r.url} skipped (${r.skipped}${r.error ? `: ${r.error.message}` : ''})` : `${r.url} ${r.error ? r.error.message : 'not reached'}`;
   });

@@ -37,7 +37,7 @@ export default class Diff extends SpacrawlCommand {
   static override summary = 'Compare two crawls of one site: pages, statuses, titles, redirects, links, timings and findings';
   static override description = `Each side is the JSON Lines of --out, a --state file, or an --output-dir folder (its pages.jsonl); files of older spacrawl versions are read. Prints a summary to stderr (new findings first) and writes --report files. A finding's identity is its rule, its page and its target, never its message.
 
-Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail-on; 2 bad input (a missing file, a file that is not a crawl, two crawls of different sites without --force, a bad flag); 3 a state file could not be read.`;
+Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail-on; 2 bad input (a missing file, a file that is not a crawl, two crawls of different sites without --map-origin or --force, a bad flag); 3 a state file could not be read.`;
   static override examples = [
     '<%= config.bin %> diff before.jsonl after.jsonl',
     '<%= config.bin %> diff baseline/ spacrawl-report/ --report markdown:diff.md --report html:diff.html',
@@ -52,6 +52,7 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
     variant(X.reports, { help: 'write a report: FORMAT[:PATH] with FORMAT markdown, json, html, junit; no PATH = stdout (repeatable; only one may use stdout, and none with --json)' }),
     X.diffFailOn,
     variant(X.force, { help: 'compare crawls of different sites (no seed origin in common)' }),
+    variant(X.mapOrigin, { help: "read the earlier crawl's URLs on origin OLD as on origin NEW, e.g. https://example.com=http://127.0.0.1:4001 to compare a preview with production (repeatable; other origins are left as they are)" }),
     X.thresholdMs,
     X.thresholdPercent,
     variant(X.slowMs, { help: 'slow-page threshold of the audit of each crawl: ms a page waited for servers' }),
@@ -78,7 +79,7 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
   private async compare(args: { old: string; new: string }, flags: Interfaces.InferredFlags<typeof Diff.flags>): Promise<DiffReport> {
     // The diff, its sources (SQLite), the image comparison and the report formats load only now:
     // `--help` and a bad flag answer without them.
-    const [{ diffCrawls }, { failingFindings, parseGateFailOn }, { parseDiffReportSpec, writeDiffReport }, { diffReport }, { openRecordSource, skippedLinesNote }, { diffSummary }, { parseVisualThreshold }, { compilePattern }] =
+    const [{ diffCrawls }, { failingFindings, parseGateFailOn }, { parseDiffReportSpec, writeDiffReport }, { diffReport }, { openRecordSource, skippedLinesNote }, { diffSummary }, { parseVisualThreshold }, { compilePattern }, { mapSourceOrigins, parseOriginMaps }] =
       await Promise.all([
         import('../diff/diff.js'),
         import('../diff/findings.js'),
@@ -88,6 +89,7 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
         import('../diff/terminal.js'),
         import('../diff/visual.js'),
         import('../url/scope.js'),
+        import('../diff/map-origin.js'),
       ]);
     // The crawl's grammar: OLD is the baseline, so `new` and `new:RULE` are accepted; a plain
     // rule id counts its new findings, as before.
@@ -102,6 +104,7 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
         throw new DiffInputError('bad-option', `cannot write report ${s.path}: ${describeFsError(err)}`);
       }
     }
+    const originMap = parseOriginMaps(flags['map-origin'] ?? []);
     const ignore = (flags['ignore-url'] ?? []).map(compilePattern);
     const budget = flags.budget === undefined ? null : parseBudget(flags.budget);
     const visualThreshold = parseVisualThreshold(flags['visual-threshold']);
@@ -114,10 +117,12 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
     };
     const opened: RecordSource[] = [];
     try {
-      const older = await openRecordSource(args.old);
-      opened.push(older);
-      const newer = sameFile(args.old, args.new) ? older : await openRecordSource(args.new);
-      if (newer !== older) opened.push(newer);
+      const oldFile = await openRecordSource(args.old);
+      opened.push(oldFile);
+      const newer = sameFile(args.old, args.new) ? oldFile : await openRecordSource(args.new);
+      if (newer !== oldFile) opened.push(newer);
+      // --map-origin: the earlier crawl's URLs read on the later crawl's origin.
+      const older = mapSourceOrigins(oldFile, originMap);
       const diff = await diffCrawls(older, newer, {
         force: flags.force,
         thresholdMs: flags['threshold-ms'],

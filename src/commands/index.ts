@@ -4,6 +4,7 @@ import Diff from './diff.js';
 import Export from './export.js';
 import Login from './login.js';
 import Robots from './robots.js';
+import Rules from './rules.js';
 import Status from './status.js';
 
 /** oclif's explicit command table (package.json `oclif.commands`). */
@@ -14,5 +15,6 @@ export const COMMANDS = {
   export: Export,
   login: Login,
   robots: Robots,
+  rules: Rules,
   status: Status,
 };

@@ -2,7 +2,7 @@ import type { FoundLink } from '../browser/visit.js';
 import { blankRecord, type FragmentLink, type LinkDetail, type LinkSource, type PageRecord, type RecordError, type SkipReason } from '../model/record.js';
 import { normalize, toRequestUrl, type NormalizeOptions } from '../url/normalize.js';
 import { isLogoutText, isLogoutUrl } from '../url/logout.js';
-import type { RobotsCache } from '../url/robots.js';
+import type { RobotsCache, RobotsOutcome } from '../url/robots.js';
 import type { Scope } from '../url/scope.js';
 import type { DustLearner } from './dust.js';
 import type { Frontier, FrontierEntry } from '../store/frontier.js';
@@ -159,6 +159,25 @@ export function skipRecord(entry: FrontierEntry, reason: SkipReason | undefined 
   return r;
 }
 
+/**
+ * How a URL robots.txt does not allow is skipped, by what robots.txt answered:
+ * - no answer at all (connection refused, DNS failure, timeout, TLS failure): the host cannot be
+ *   reached, so the URL is `unreachable`, with a `network` error naming the failure; nothing of
+ *   the origin is requested until robots.txt answers (RFC 9309 §2.3.1.4);
+ * - a 5xx: `robots`, with a `robots-unavailable` error (the origin is treated as disallowed);
+ * - a rule: `robots`, no error.
+ */
+export function robotsSkip(o: RobotsOutcome): Pick<FrontierEntry, 'skip' | 'skipError'> {
+  if (o.kind !== 'disallow-all') return { skip: 'robots' };
+  if (o.unanswered) {
+    return { skip: 'unreachable', skipError: { code: 'network', message: `no answer from the host, not even to robots.txt (${o.detail}): nothing was requested` } };
+  }
+  return {
+    skip: 'robots',
+    skipError: { code: 'robots-unavailable', message: `robots.txt could not be fetched (${o.detail}); the origin is treated as disallowed (RFC 9309 §2.3.1.4)` },
+  };
+}
+
 /** The rules of a {@link LinkPipeline} (from the crawl's resolved options). */
 export interface AdmissionRules {
   /** Deepest link distance visited; deeper URLs are `skipped: "budget"`. */
@@ -243,15 +262,7 @@ export class LinkPipeline {
         e.duplicateOf = dup;
       } else if (robots) {
         const d = await robots.check(c.requestedUrl);
-        if (!d.allowed) {
-          e.skip = 'robots';
-          if (d.outcome.kind === 'disallow-all') {
-            e.skipError = {
-              code: 'robots-unavailable',
-              message: `robots.txt could not be fetched (${d.outcome.detail}); the origin is treated as disallowed (RFC 9309 §2.3.1.4)`,
-            };
-          }
-        }
+        if (!d.allowed) Object.assign(e, robotsSkip(d.outcome));
       }
       if (!e.skip) this.parts.onAdmitted?.(c.requestedUrl);
       entries.push(e);

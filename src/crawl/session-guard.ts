@@ -38,6 +38,16 @@ export class LoginError extends InfrastructureError {
   }
 }
 
+/**
+ * The end of a failed login's message when the recipe read variables that are not set (it may
+ * have meant to fall back, or the variable is missing), e.g. ` (the recipe read APP_PASSWORD,
+ * which is not set)`; `''` when it read none.
+ */
+export function unsetNote(names: readonly string[]): string {
+  if (names.length === 0) return '';
+  return ` (the recipe read ${names.join(', ')}, which ${names.length === 1 ? 'is' : 'are'} not set)`;
+}
+
 /** Logins of a crawl, for the summary. */
 export type LoginCounts = LoginTotals;
 
@@ -212,7 +222,7 @@ export class SessionGuard {
         why = this.p.rules.loginFailed(attempt.landing);
       } catch (err) {
         if (err instanceof UsageError) throw err;
-        why = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+        why = (err instanceof Error ? err.message.split('\n')[0]! : String(err)) + unsetNote(this.p.env.unsetRead());
       }
       if (attempt && !why) {
         this.adopt(attempt, relogin);

@@ -16,6 +16,7 @@ import type { AuditIssue } from '../report/audit.js';
 import type { Budget } from '../report/budget.js';
 import { checkSameOrigins, diffCrawls } from './diff.js';
 import { originsOf, sourceSiteOrigins } from './side.js';
+import { mapOriginHint } from './map-origin.js';
 import { DiffInputError } from './errors.js';
 import { failingFindings, findingKey, LINK_RULES } from './findings.js';
 import { writeDiffReport } from './formats/index.js';
@@ -68,7 +69,9 @@ export async function openBaseline(input: string, targets: CrawlTargets): Promis
  */
 export async function checkBaselineSite(source: RecordSource, seeds: readonly string[]): Promise<void> {
   if (seeds.length === 0) return; // a worker joining a shared crawl: its seeds are in the frontier
-  checkSameOrigins(await sourceSiteOrigins(source), originsOf(seeds), [`--baseline ${source.label}`, 'this crawl'], 'a baseline is an earlier crawl of the same site (a seed origin in common)');
+  const older = await sourceSiteOrigins(source);
+  const newer = originsOf(seeds);
+  checkSameOrigins(older, newer, [`--baseline ${source.label}`, 'this crawl'], `a baseline is an earlier crawl of the same site; ${mapOriginHint(older, newer)}`);
 }
 
 /** The crawl compared with its baseline. */

@@ -9,6 +9,7 @@ import { DEFAULT_THRESHOLD_MS, DEFAULT_THRESHOLD_RATIO } from './defaults.js';
 import { DiffInputError } from './errors.js';
 import { auditSource, compareFindings, matchFindings, toFindings } from './findings.js';
 import { indexSide, siteOrigins, type SideIndex } from './side.js';
+import { mapOriginHint } from './map-origin.js';
 import type { RecordSource } from './source.js';
 import { DIFF_SCHEMA_VERSION, type CrawlDiff, type DiffSide, type Finding, type FindingsDiff, type VisualDiff } from './types.js';
 import { compareShots, DEFAULT_VISUAL_THRESHOLD, shotsOf, visualFindings } from './visual.js';
@@ -94,7 +95,9 @@ export { DEFAULT_THRESHOLD_MS, DEFAULT_THRESHOLD_RATIO };
  * @throws DiffInputError (`different-sites`)
  */
 function checkSameSite(older: SideIndex, newer: SideIndex, labels: [string, string]): void {
-  checkSameOrigins(siteOrigins(older), siteOrigins(newer), labels);
+  const a = siteOrigins(older);
+  const b = siteOrigins(newer);
+  checkSameOrigins(a, b, labels, `${mapOriginHint(a, b)}; else --force to compare them anyway`);
 }
 
 /**
@@ -103,7 +106,7 @@ function checkSameSite(older: SideIndex, newer: SideIndex, labels: [string, stri
  * @param hint - the end of the message: what to do instead
  * @throws DiffInputError (`different-sites`)
  */
-export function checkSameOrigins(a: ReadonlySet<string>, b: ReadonlySet<string>, labels: [string, string], hint = 'pass --force to compare them anyway'): void {
+export function checkSameOrigins(a: ReadonlySet<string>, b: ReadonlySet<string>, labels: [string, string], hint: string): void {
   for (const o of a) if (b.has(o)) return;
   const list = (s: ReadonlySet<string>): string => [...s].slice(0, 3).join(', ') + (s.size > 3 ? ` and ${s.size - 3} more` : '');
   throw new DiffInputError(

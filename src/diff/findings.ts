@@ -159,7 +159,8 @@ export function matchFindings(older: ReadonlyMap<string, Finding>, newer: Readon
 /**
  * Parse and check a `--fail-on` value: rule ids of the audit (the crawl's `--fail-on`), `none`
  * (never fail) or `warnings` (every error- and warning-level rule), comma-separated.
- * @throws DiffInputError (`bad-option`) for an unknown rule id
+ * @throws DiffInputError (`bad-option`) for an unknown rule id: one line under 200 characters
+ *   that names the other words and `spacrawl rules` (the rule ids are not listed)
  */
 export function parseFailOn(value: string): string[] {
   const list = value
@@ -167,7 +168,12 @@ export function parseFailOn(value: string): string[] {
     .map((x) => x.trim())
     .filter(Boolean);
   const known = new Set<string>([...Object.keys(RULES), 'none', 'warnings', NEW]);
-  for (const r of list) if (!known.has(r)) throw new DiffInputError('bad-option', `unknown --fail-on rule ${JSON.stringify(r)}${didYouMean(r, [...known])} (known: ${[...known].filter((k) => k !== NEW).join(', ')}; and new or new:RULE for findings the baseline lacks)`);
+  for (const r of list) {
+    if (known.has(r)) continue;
+    // One short line (under 200 characters): the words, not the ~35 rule ids, which `spacrawl rules` lists.
+    const shown = JSON.stringify(r.length > 40 ? `${r.slice(0, 40)}…` : r);
+    throw new DiffInputError('bad-option', `unknown --fail-on rule ${shown}${didYouMean(r, [...known])}: expected rule ids (spacrawl rules lists them), warnings, none, new or new:RULE`);
+  }
   return list;
 }
 

@@ -98,8 +98,11 @@ export type Soft404Reason = 'fingerprint' | 'not-found-heading' | 'not-found-tit
 /**
  * Why a URL has a record but was not visited. `logout`: a sign-out URL (its path, query or link
  * text says log out / sign out / log off), never requested while the crawl is logged in.
+ * `unreachable`: its host gave no answer at all, not even to the request for robots.txt
+ * (connection refused, DNS failure, timeout), so nothing was requested (RFC 9309 §2.3.1.4);
+ * the record's `error` (code `network`) names the failure.
  */
-export type SkipReason = 'robots' | 'scope' | 'budget' | 'non-html' | 'trap' | 'duplicate' | 'logout';
+export type SkipReason = 'robots' | 'scope' | 'budget' | 'non-html' | 'trap' | 'duplicate' | 'logout' | 'unreachable';
 
 /**
  * The record of one URL (DESIGN.md, "PageRecord"): what its visit observed

@@ -18,11 +18,12 @@ export interface CrawlSummary {
   /** Records skipped because robots.txt disallowed them. */
   robotsSkipped: number;
   /**
-   * Of `robotsSkipped`, the records whose origin's robots.txt could not be fetched at all (network
-   * error or 5xx: the origin is treated as disallowed, RFC 9309 §2.3.1.4), not disallowed by a rule.
+   * Of `robotsSkipped`, the records whose origin's robots.txt answered with a 5xx (the origin is
+   * treated as disallowed, RFC 9309 §2.3.1.4), not disallowed by a rule. A host that gave no
+   * answer at all is not here: its URLs are `skipped.unreachable`.
    */
   robotsUnavailable: number;
-  /** Records skipped for any reason, by reason. */
+  /** Records skipped for any reason, by reason (`unreachable`: the host gave no answer, not even to robots.txt). */
   skipped: Record<string, number>;
   /** Distinct canonical URLs the crawl saw (records plus out-of-scope links). */
   uniqueUrls: number;

@@ -32,6 +32,8 @@ export const FORMATTERS: Record<string, ReportFormatter> = {
 export interface ReportSpec {
   format: string;
   path: string | null;
+  /** `true` for a report `--output-dir` adds (not asked for by `--report`). */
+  implied?: true;
 }
 
 /**

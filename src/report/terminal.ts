@@ -55,7 +55,7 @@ export function summaryLine(s: CrawlSummary): string {
   const secs = (s.elapsedMs / 1000).toFixed(1);
   const extra = Object.entries(s.skipped)
     .filter(([k]) => k !== 'robots')
-    .map(([k, n]) => `, ${n} skipped (${k})`)
+    .map(([k, n]) => (k === 'unreachable' ? `, ${n} unreachable` : `, ${n} skipped (${k})`))
     .join('');
   const sm = s.sitemapUrls ? `, ${s.sitemapUrls} from sitemaps (${s.orphans.length} orphan${s.orphans.length === 1 ? '' : 's'})` : '';
   const end = s.endReason === 'done' ? '' : ` [stopped: ${s.endReason}]`;

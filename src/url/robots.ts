@@ -29,6 +29,11 @@ export interface RobotsOutcome {
   crawlDelayMs: number | null;
   /** `Sitemap:` lines. */
   sitemaps: string[];
+  /**
+   * `true` when the request for robots.txt got no HTTP answer at all (connection refused, DNS
+   * failure, timeout, TLS failure): the host cannot be reached. Absent otherwise.
+   */
+  unanswered?: true;
 }
 
 interface Entry {
@@ -184,8 +189,8 @@ export class RobotsCache {
 
   private async fetch(origin: string): Promise<Entry> {
     const robotsUrl = `${origin}/robots.txt`;
-    const blanket = (kind: 'allow-all' | 'disallow-all', status: number | null, detail: string): Entry => {
-      const outcome: RobotsOutcome = { kind, status, detail, crawlDelayMs: null, sitemaps: [] };
+    const blanket = (kind: 'allow-all' | 'disallow-all', status: number | null, detail: string, unanswered = false): Entry => {
+      const outcome: RobotsOutcome = { kind, status, detail, crawlDelayMs: null, sitemaps: [], ...(unanswered ? { unanswered: true as const } : {}) };
       if (kind === 'disallow-all') {
         this.opts.onProblem?.(origin, outcome);
         return { outcome, isAllowed: () => false, lineOf: () => -1, text: '', retryAt: Date.now() + ROBOTS_RETRY_DELAY_MS };
@@ -199,7 +204,7 @@ export class RobotsCache {
         // Only the first ROBOTS_MAX_BYTES are read; the rest of a larger file is never downloaded.
         resp = await this.opts.request.request(robotsUrl, { timeoutMs: this.opts.timeoutMs ?? 10_000, maxRedirects: 5, maxBodyBytes: ROBOTS_MAX_BYTES });
       } catch (err) {
-        return blanket('disallow-all', null, err instanceof HttpRequestError || err instanceof Error ? err.message.split('\n')[0]! : String(err));
+        return blanket('disallow-all', null, err instanceof HttpRequestError || err instanceof Error ? err.message.split('\n')[0]! : String(err), true);
       }
       const status = resp.status;
       if (status >= 500) return blanket('disallow-all', status, `HTTP ${status}`);

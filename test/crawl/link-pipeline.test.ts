@@ -1,6 +1,7 @@
 // The link pipeline without a browser: links as a page reports them → classify (resolve,
 // normalize, scope) → admit (depth, traps, duplicates, robots.txt over a real local server) →
 // the memory frontier, with a record for every URL decided without a visit.
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { html, startFixtureServer, type FixtureServer } from '../../fixtures/server.js';
 import type { FoundLink } from '../../src/browser/visit.js';
@@ -118,6 +119,16 @@ describe('admit: depth → traps → duplicates → robots.txt', () => {
     expect(e!.skipError?.message).toContain('HTTP 503');
   });
 
+  it('a host that gives no answer at all, not even to robots.txt, makes its URLs unreachable (a network error), not robots skips', async () => {
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const { p } = pipeline({ seeds: [`${origin}/`] });
+    const [e] = await p.admit([cand(`${origin}/`)], 0, null);
+    expect([e!.skip, e!.skipError]).toEqual(['unreachable', { code: 'network', message: `no answer from the host, not even to robots.txt (connect ECONNREFUSED 127.0.0.1:${port}): nothing was requested` }]);
+    const r = skipRecord(e!);
+    expect([r.skipped, r.error?.code, r.status, r.attempts]).toEqual(['unreachable', 'network', null, 0]);
+  });
+
   it('a variant differing only in a learned parameter is a duplicate of the first one known', async () => {
     const o = site.origin;
     const dust = new DustLearner();
@@ -173,3 +184,13 @@ describe('offer: → frontier, with a record per new skipped URL', () => {
     expect([robots.skipped, robots.error]).toEqual(['robots', { code: 'robots-unavailable', message: 'm' }]);
   });
 });
+
+/** A port nothing listens on (bound, then closed again). */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}

@@ -159,7 +159,7 @@ describe('crawl --baseline', () => {
     const r6 = await runCli(['crawl', `${site.server.origin}/`, '--baseline', other, '--output-dir', 'other-out'], tmp);
     expect([r6.code, r6.stderr, site.server.log.length - before, fs.existsSync(path.join(tmp, 'other-out'))]).toEqual([
       2,
-      `spacrawl: --baseline ${other} and this crawl are crawls of different sites (http://127.0.0.1:9 vs ${site.server.origin}): a baseline is an earlier crawl of the same site (a seed origin in common)\n`,
+      `spacrawl: --baseline ${other} and this crawl are crawls of different sites (http://127.0.0.1:9 vs ${site.server.origin}): a baseline is an earlier crawl of the same site; if it is the same site on another origin, pass --map-origin http://127.0.0.1:9=${site.server.origin}\n`,
       0,
       false,
     ]);

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseRecorderFlow, envNamesOf } from '../../src/browser/login/recorder.js';
 import { LoginEnv, LoginRecipeError } from '../../src/browser/login/env.js';
+import { unsetNote } from '../../src/crawl/session-guard.js';
 import { parseLoggedOutRules, LoggedOutRuleError } from '../../src/crawl/logged-out.js';
 import { classifyLinks } from '../../src/crawl/link-pipeline.js';
 import { Secrets, REDACTED } from '../../src/model/secrets.js';
@@ -66,12 +67,19 @@ describe('secrets', () => {
     expect(s.redactDeep(rec)).toEqual({ title: `Hi ${REDACTED}`, links: [{ text: `${REDACTED}'s` }], n: 3 });
   });
 
-  it('the login environment: an unset variable is a usage error, every value read is kept', () => {
+  it('the login environment: a module reads an unset variable as undefined (it may fall back), a Recorder flow cannot; every value read is kept', () => {
     const env = new LoginEnv({ A: 'value-a', B: 'value-b' });
     const view = env.view();
     expect(view.A).toBe('value-a');
-    expect(() => view.C).toThrow(LoginRecipeError);
+    expect(view.C).toBeUndefined();
+    expect(view.C ?? 'ada').toBe('ada');
+    expect(['A' in view, 'C' in view]).toEqual([true, false]);
+    expect(() => env.get('D')).toThrow(new LoginRecipeError('the login needs the environment variable D, which is not set'));
     expect(env.values()).toEqual(['value-a']);
+    expect(env.unsetRead()).toEqual(['C']);
+    expect(unsetNote(env.unsetRead())).toBe(' (the recipe read C, which is not set)');
+    expect(unsetNote(['C', 'D'])).toBe(' (the recipe read C, D, which are not set)');
+    expect(unsetNote([])).toBe('');
   });
 });
 

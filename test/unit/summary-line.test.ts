@@ -24,4 +24,27 @@ describe('the summary line', () => {
     c.add(page('http://127.0.0.1/a'));
     expect(summaryLine(c.snapshot(2000, 'done'))).toBe('2 pages, 2 ok, 0 errors, 0 skipped by robots.txt, 2 unique URLs, 2.0 s');
   });
+
+  it('one error page is "1 error"; one of every other count is singular too', () => {
+    const c = new SummaryCounter();
+    const broken = page('http://127.0.0.1/');
+    broken.status = 404;
+    c.add(broken);
+    expect(summaryLine(c.snapshot(500, 'done'))).toBe('1 page, 0 ok, 1 error, 0 skipped by robots.txt, 1 unique URL, 0.5 s');
+    const one = { ...c.snapshot(500, 'done'), soft404: 1, redirects: 1, sitemapUrls: 1, orphans: ['http://127.0.0.1/'], logins: { logins: 1, relogins: 1, failedLogins: 1, loggedOutVisits: 0, restricted: 0 } };
+    expect(summaryLine(one)).toBe(
+      '1 page, 0 ok, 1 error, 1 soft 404, 1 redirect, 0 skipped by robots.txt, 1 unique URL, 1 from sitemaps (1 orphan), 1 login (1 after the session ended, 1 failed), 0.5 s',
+    );
+  });
+
+  it('a seed whose host gave no answer is counted as unreachable, not as skipped by robots.txt', () => {
+    const c = new SummaryCounter();
+    const r = blankRecord('http://127.0.0.1:9/', 'http://127.0.0.1:9/', 0, null);
+    r.skipped = 'unreachable';
+    r.error = { code: 'network', message: 'no answer from the host, not even to robots.txt (connect ECONNREFUSED 127.0.0.1:9): nothing was requested' };
+    c.add(r);
+    const s = c.snapshot(100, 'done');
+    expect([s.robotsSkipped, s.robotsUnavailable, s.skipped]).toEqual([0, 0, { unreachable: 1 }]);
+    expect(summaryLine(s)).toBe('0 pages, 0 ok, 0 errors, 0 skipped by robots.txt, 1 unreachable, 1 unique URL, 0.1 s');
+  });
 });

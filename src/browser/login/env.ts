@@ -14,12 +14,15 @@ export class LoginRecipeError extends UsageError {
 }
 
 /**
- * The environment as a recipe sees it: reading a variable that is not set is an error (a login
- * with an empty password would only fail later, less clearly), and every value read is kept as
- * a secret.
+ * The environment as a recipe sees it; every value read is kept as a secret. A Recorder flow's
+ * `${env.NAME}` must be set ({@link LoginEnv.get} throws, and the flow's names are checked before
+ * the crawl); a login module reads `env.NAME` as `undefined` when it is not set, so that it can
+ * fall back (`env.APP_USER ?? 'ada'`): the module decides, and the names it read unset are kept
+ * ({@link LoginEnv.unsetRead}) for the message of a login that then fails.
  */
 export class LoginEnv {
   private readonly read = new Set<string>();
+  private readonly unset = new Set<string>();
 
   /** @param source - the variables (default `process.env`) */
   constructor(private readonly source: Readonly<Record<string, string | undefined>> = process.env) {}
@@ -45,10 +48,29 @@ export class LoginEnv {
     return [...this.read];
   }
 
-  /** A read-only object view for login functions: `env.NAME` reads through {@link LoginEnv.get}. */
+  /**
+   * The value of `name`, or `undefined` when it is not set (the name is then kept, see
+   * {@link LoginEnv.unsetRead}).
+   */
+  peek(name: string): string | undefined {
+    const v = this.source[name];
+    if (v === undefined) this.unset.add(name);
+    else this.read.add(v);
+    return v;
+  }
+
+  /** Names read through {@link LoginEnv.peek} (a login module's `env.NAME`) that were not set, in the order first read. */
+  unsetRead(): string[] {
+    return [...this.unset];
+  }
+
+  /**
+   * A read-only object view for login functions: `env.NAME` reads through {@link LoginEnv.peek},
+   * so an unset variable is `undefined`, never an error.
+   */
   view(): Readonly<Record<string, string | undefined>> {
     return new Proxy({} as Record<string, string | undefined>, {
-      get: (_t, name) => (typeof name === 'string' ? this.get(name) : undefined),
+      get: (_t, name) => (typeof name === 'string' ? this.peek(name) : undefined),
       has: (_t, name) => typeof name === 'string' && this.has(name),
       set: () => false,
       ownKeys: () => [],

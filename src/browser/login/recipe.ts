@@ -20,7 +20,10 @@ export interface LoginArgs {
   page: Page;
   /** The page's context: its cookies and local storage become the crawl's session. */
   context: BrowserContext;
-  /** The environment, read-only. Every value read through it is a secret: it is never written anywhere. */
+  /**
+   * The environment, read-only. Every value read through it is a secret: it is never written
+   * anywhere. A variable that is not set reads as `undefined` (fall back with `??`, or throw).
+   */
   env: Readonly<Record<string, string | undefined>>;
   /** The crawl's first seed (or the URL given to `spacrawl login`). */
   baseUrl: string;
@@ -35,8 +38,8 @@ export interface LoginRecipe {
   readonly source: string;
   /**
    * Log in with `page`.
-   * @throws the recipe's own error when a step fails; {@link LoginRecipeError} for a missing
-   * environment variable
+   * @throws the recipe's own error when a step fails; {@link LoginRecipeError} for a variable a
+   * Recorder flow needs that is not set (a module reads it as `undefined`)
    */
   run(page: Page, context: BrowserContext, env: LoginEnv, baseUrl: string): Promise<void>;
 }

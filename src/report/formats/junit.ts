@@ -23,6 +23,15 @@ function seconds(ms: number | null | undefined): string {
   return ((ms ?? 0) / 1000).toFixed(3);
 }
 
+/**
+ * The `left-out` property of the suite: what the JUnit report does not hold, for a reader of
+ * the CI tab who counts test cases against the crawl's records.
+ * @param notPages - records that are neither a page nor a redirect record (skipped URLs, non-HTML files)
+ */
+export function junitLeftOut(notPages: number): string {
+  return `${notPages} URL${notPages === 1 ? '' : 's'} not visited as a page (skipped: robots, budget, unreachable ...; non-HTML files) ${notPages === 1 ? 'has' : 'have'} no test case; issues of rules outside fail-on are in system-out, not failures; pages.jsonl has every record`;
+}
+
 /** A test case before it is turned into XML. */
 interface Case {
   name: string;
@@ -38,7 +47,8 @@ const WRAP = ['testsuites', 'testsuite'] as const;
  * which every JUnit reader accepts) with a `<testcase classname="spacrawl.pages" name="URL">` per
  * page and a `<failure type="RULE" message="…">` per non-ignored issue of a `--fail-on` rule, its
  * body naming every referrer with its anchor text. Issues of other rules are listed in the test
- * case's `<system-out>`, so the CI tab shows them without failing the build.
+ * case's `<system-out>`, so the CI tab shows them without failing the build. The suite's
+ * `left-out` property says what has no test case (see {@link junitLeftOut}).
  *
  * Written with fast-xml-parser's `XMLBuilder` (it escapes every attribute and text node); text
  * from pages first goes through {@link xmlSafe}, since XML 1.0 cannot carry control characters.
@@ -60,8 +70,12 @@ export function writeJunit(input: ReportInput, sink: ReportSink): void {
   // URL without a page or redirect record still gets a test case, so no failure is lost.
   const unnamed = new Set(failing.map((i) => i.url));
   let recorded = 0;
+  let leftOut = 0;
   for (const r of input.records) {
-    if (!isPage(r) && !r.redirect) continue;
+    if (!isPage(r) && !r.redirect) {
+      leftOut++;
+      continue;
+    }
     recorded++;
     unnamed.delete(r.url);
   }
@@ -83,7 +97,12 @@ export function writeJunit(input: ReportInput, sink: ReportSink): void {
         ...counts,
         '@_skipped': '0',
         '@_time': seconds(input.summary.elapsedMs),
-        properties: { property: { '@_name': 'fail-on', '@_value': xmlSafe(input.failOn.join(',')) } },
+        properties: {
+          property: [
+            { '@_name': 'fail-on', '@_value': xmlSafe(input.failOn.join(',')) },
+            { '@_name': 'left-out', '@_value': junitLeftOut(leftOut) },
+          ],
+        },
         testcase,
       },
     },

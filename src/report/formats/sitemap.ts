@@ -34,9 +34,16 @@ function builder(): XMLBuilder {
   return new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', format: true, commentPropName: '#comment' });
 }
 
-/** The sitemap's text with `urlset` as given (fast-xml-parser's `XMLBuilder` escapes `&` and `<` in URLs). */
+/**
+ * The comment at the top of every sitemap: what it lists and what it leaves out (a sitemap of a
+ * crawl is not every URL the crawl met; `pages.jsonl` has those).
+ */
+export const SITEMAP_NOTE =
+  ' spacrawl: the in-scope HTML pages that answered 200, by final URL. Left out: redirects, pages with an error or a status other than 200, soft 404s, noindex pages, non-HTML files and skipped URLs (robots, budget ...) ';
+
+/** The sitemap's text with `urlset` as given (fast-xml-parser's `XMLBuilder` escapes `&` and `<` in URLs), {@link SITEMAP_NOTE} first. */
 function doc(urlset: Record<string, unknown>): unknown {
-  return { '?xml': DECL, urlset: { '@_xmlns': XMLNS, ...urlset } };
+  return { '?xml': DECL, urlset: { '@_xmlns': XMLNS, '#comment': SITEMAP_NOTE, ...urlset } };
 }
 
 /**
@@ -44,6 +51,7 @@ function doc(urlset: Record<string, unknown>): unknown {
  * `noindex` (see {@link isSitemapPage}), each `<loc>` the page's final URL (after redirects), in
  * crawl order, each once. A page that redirected to another host is left out (a sitemap may only
  * list URLs of its own site). At most {@link SITEMAP_MAX_URLS} URLs, as the protocol allows.
+ * A comment first ({@link SITEMAP_NOTE}) says what is left out.
  * Written `<url>` by `<url>` as the records are read.
  */
 export function writeSitemap(input: ReportInput, sink: ReportSink): void {
@@ -65,9 +73,9 @@ export function writeSitemap(input: ReportInput, sink: ReportSink): void {
     return;
   }
   const more = listed - SITEMAP_MAX_URLS;
-  const comment = more > 0 ? { '#comment': ` ${more} more URLs left out: a sitemap holds at most ${SITEMAP_MAX_URLS} ` } : {};
   const sentinel = { loc: 'spacrawl:sentinel' };
-  sink.write(xmlAround(b, doc({ url: [sentinel], ...comment }), ['urlset'], 'url', sentinel).tail);
+  const tail = xmlAround(b, doc({ url: [sentinel] }), ['urlset'], 'url', sentinel).tail;
+  sink.write(more > 0 ? tail.replace('</urlset>', `  <!-- ${more} more URLs left out: a sitemap holds at most ${SITEMAP_MAX_URLS} -->\n</urlset>`) : tail);
 }
 
 /** {@link writeSitemap} as one string. */
