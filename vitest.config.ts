@@ -27,6 +27,8 @@ const IGNORED = ['test/e2e/**', 'node_modules/**', 'dist/**'];
 
 export default defineConfig({
   test: {
+    // `npm run test:times` (scripts/test-times.mjs) sets TEST_TIMES_OUT: each file's and test's time, as JSON.
+    reporters: process.env.TEST_TIMES_OUT ? ['default', './scripts/times-reporter.mjs'] : ['default'],
     testTimeout: 120_000,
     hookTimeout: 60_000,
     projects: [

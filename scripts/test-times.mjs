@@ -31,7 +31,7 @@ if (!from) {
   fs.mkdirSync(dir, { recursive: true });
   if (tier !== 'e2e') {
     const project = tier ? ['--project', tier] : [];
-    spawnSync('npx', ['vitest', 'run', ...project, '--reporter=default', '--reporter=./scripts/times-reporter.mjs'], {
+    spawnSync('npx', ['vitest', 'run', ...project], {
       cwd: ROOT,
       stdio: 'inherit',
       env: { ...process.env, TEST_TIMES_OUT: path.join(dir, 'vitest.json') },
