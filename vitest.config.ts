@@ -1,4 +1,6 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/sequencer.js';
 import { PROCESS_TESTS, UNIT_TESTS } from './test/tiers.mjs';
 
 export { PROCESS_TESTS, UNIT_TESTS };
@@ -29,6 +31,11 @@ export default defineConfig({
   test: {
     // `npm run test:times` (scripts/test-times.mjs) sets TEST_TIMES_OUT: each file's and test's time, as JSON.
     reporters: process.env.TEST_TIMES_OUT ? ['default', './scripts/times-reporter.mjs'] : ['default'],
+    // As many workers as cores, at least 2: vitest's default for `run` is one less than the cores, so a 2-core
+    // machine ran every file one after the other, while most of a browser test's time is waiting.
+    maxWorkers: Math.max(2, os.availableParallelism()),
+    // The longest files of the browser and process tiers start first (test/tiers.mjs LONGEST_FIRST).
+    sequence: { sequencer: LongestFirst },
     testTimeout: 120_000,
     hookTimeout: 60_000,
     projects: [

@@ -42,6 +42,27 @@ export const PROCESS_TESTS = [
 ];
 
 /**
+ * The browser and process tiers' longest files, longest first (`npm run test:times` on a 2-core machine): they start
+ * first (test/sequencer.ts), so that the two workers end together instead of one running a long file alone at the end.
+ */
+export const LONGEST_FIRST = [
+  'test/redis.test.ts',
+  'test/resume.test.ts',
+  'test/login.test.ts',
+  'test/explore.test.ts',
+  'test/crawl-tree.test.ts',
+  'test/login-cli.test.ts',
+  'test/cli.test.ts',
+  'test/politeness.test.ts',
+  'test/diff/demo-diff.test.ts',
+  'test/unresponsive.test.ts',
+  'test/status-state.test.ts',
+  'test/diff/visual-diff.test.ts',
+  'test/history-routes.test.ts',
+  'test/hash-routes.test.ts',
+];
+
+/**
  * `true` when `file` (a path from the checkout's root, `/`-separated) is named by `entry`.
  * @param {string} file
  * @param {string} entry
