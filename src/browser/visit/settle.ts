@@ -19,7 +19,7 @@
  * @module
  */
 import { awaitQuiet, fastForwardTimers, lastLinkChangeAt, type QuietReport, type QuietRequest } from '../settle-scripts.js';
-import { sleep, withTimeout } from '../timeout.js';
+import { CallTimeoutError, sleep, withTimeout } from '../timeout.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import { judgeSettle } from './settle-rule.js';
@@ -128,7 +128,16 @@ export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTi
         // Not while a response body may still be read (its content is not in the page yet).
         fastForwards: act.heldBodies(now, 1).length === 0 ? MAX_FAST_FORWARDS - fastForwards : 0,
       };
-      const state = await ctx.step(withTimeout(p.evaluate(awaitQuiet, req), req.maxMs + 2_000, 'reading the settle state').catch((): QuietReport => UNKNOWN_STATE));
+      // A page whose main thread did not answer within its own wait and 2 s more will not answer
+      // the reads after it either (reading the DOM waits 10 s): the visit ends here as unresponsive
+      // (a retry tells a hung page from a starved browser). Other failures (a navigation replaced
+      // the document) leave the state unknown and the loop goes on.
+      const state = await ctx.step(
+        withTimeout(p.evaluate(awaitQuiet, req), req.maxMs + 2_000, 'reading the settle state').catch((err: unknown): QuietReport => {
+          if (err instanceof CallTimeoutError) throw err;
+          return UNKNOWN_STATE;
+        }),
+      );
       fastForwards += state.fastForwarded;
       if (state.loadAt !== null) loadAt = state.loadAt;
       const checkedAt = Date.now();
