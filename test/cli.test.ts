@@ -147,14 +147,15 @@ describe('a seed that cannot be reached', () => {
     expect(r.stdout).toBe('');
     expect(lines(r.stderr).at(-1)).toBe(`spacrawl: no seed could be crawled: http://127.0.0.1:${port}/ cannot be reached (connect ECONNREFUSED 127.0.0.1:${port}), not even its robots.txt`);
     // Counted as unreachable, not as skipped by robots.txt: the summary line, --json and the record say so.
-    expect(lines(r.stderr).find((l) => l.startsWith('0 pages'))).toMatch(/^0 pages, 0 ok, 0 errors, 0 skipped by robots\.txt, 1 unreachable, 1 unique URL, [\d.]+ s$/);
+    expect(lines(r.stderr).find((l) => l.startsWith('1 page'))).toMatch(/^1 page, 0 ok, 1 error \(1 unreachable: no answer, not even to robots\.txt\), 0 skipped by robots\.txt, 1 unique URL, [\d.]+ s$/);
     const out = path.join(tmp, 'unreachable.jsonl');
     const j = await run(['crawl', `http://127.0.0.1:${port}/`, '--json', '--out', out]);
-    const summary = JSON.parse(j.stdout) as { pages: number; robotsSkipped: number; robotsUnavailable: number; skipped: Record<string, number> };
-    expect([j.code, summary.pages, summary.robotsSkipped, summary.robotsUnavailable, summary.skipped]).toEqual([1, 0, 0, 0, { unreachable: 1 }]);
+    const summary = JSON.parse(j.stdout) as { pages: number; errors: number; unreachable: number; robotsSkipped: number; robotsUnavailable: number; skipped: Record<string, number> };
+    expect([j.code, summary.pages, summary.errors, summary.unreachable, summary.robotsSkipped, summary.robotsUnavailable, summary.skipped]).toEqual([1, 1, 1, 1, 0, 0, {}]);
+    // The record is a network failure with nothing requested (not a skip: skipped null, attempts 0).
     const rec = JSON.parse(fs.readFileSync(out, 'utf8')) as { skipped: string; error: unknown; status: unknown; attempts: number };
     expect([rec.skipped, rec.error, rec.status, rec.attempts]).toEqual([
-      'unreachable',
+      null,
       { code: 'network', message: `no answer from the host, not even to robots.txt (connect ECONNREFUSED 127.0.0.1:${port}): nothing was requested` },
       null,
       0,

@@ -1,4 +1,4 @@
-import type { PageRecord } from '../model/record.js';
+import { isUnreachable, type PageRecord } from '../model/record.js';
 import type { Reporter } from '../report/reporter.js';
 
 /** The seed records of a record stream (depth 0, no referrer): a handful, whatever the crawl's size. */
@@ -17,9 +17,9 @@ export class SeedRecords implements Reporter {
 export function noSeedLine(seeds: readonly PageRecord[]): string {
   const why = seeds.map((r) => {
     // No HTTP answer, not even to robots.txt: say that the host is unreachable, not only robots
-    // (`skipped: "unreachable"`; an older run's record says it as a robots-unavailable skip).
+    // (isUnreachable; an older run's record says it as a robots-unavailable skip).
     const unreachable =
-      r.skipped === 'unreachable' && r.error
+      isUnreachable(r) && r.error
         ? /\((.*)\): nothing was requested$/.exec(r.error.message) ?? [r.error.message, r.error.message]
         : r.error?.code === 'robots-unavailable'
           ? /could not be fetched \((?!HTTP )(.*)\); the origin/.exec(r.error.message)

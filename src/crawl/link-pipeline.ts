@@ -153,7 +153,8 @@ export function fragmentLinksOf(found: readonly FoundLink[], scope: Scope, norm:
  */
 export function skipRecord(entry: FrontierEntry, reason: SkipReason | undefined = entry.skip, error: RecordError | null = entry.skipError ?? null): PageRecord {
   const r = blankRecord(entry.url, entry.requestedUrl, entry.depth, entry.referrer);
-  r.skipped = reason ?? null;
+  // An unreachable host's URL is recorded as a network failure, not as a skip (SkipReason).
+  r.skipped = reason === 'unreachable' ? null : (reason ?? null);
   r.error = error;
   r.duplicateOf = entry.duplicateOf ?? null;
   return r;

@@ -96,11 +96,14 @@ export interface FragmentLink {
 export type Soft404Reason = 'fingerprint' | 'not-found-heading' | 'not-found-title';
 
 /**
- * Why a URL has a record but was not visited. `logout`: a sign-out URL (its path, query or link
- * text says log out / sign out / log off), never requested while the crawl is logged in.
- * `unreachable`: its host gave no answer at all, not even to the request for robots.txt
- * (connection refused, DNS failure, timeout), so nothing was requested (RFC 9309 §2.3.1.4);
- * the record's `error` (code `network`) names the failure.
+ * Why a URL was decided without a visit. `logout`: a sign-out URL (its path, query or link text
+ * says log out / sign out / log off), never requested while the crawl is logged in.
+ * `unreachable` is the frontier's reason only: its host gave no answer at all, not even to the
+ * request for robots.txt (connection refused, DNS failure, timeout), so nothing was requested
+ * (RFC 9309 §2.3.1.4). Its record is that of a URL whose request failed on the network
+ * (`skipped: null`, `error.code` `network` naming the failure, `status: null`), with `attempts: 0`
+ * (see {@link isUnreachable}), so it counts as a page with an error (a broken link), as a
+ * connection refused to the page itself does.
  */
 export type SkipReason = 'robots' | 'scope' | 'budget' | 'non-html' | 'trap' | 'duplicate' | 'logout' | 'unreachable';
 
@@ -202,6 +205,14 @@ export function blankRecord(url: string, requestedUrl: string | null, depth: num
  */
 export function isPage(r: PageRecord): boolean {
   return r.skipped === null && !r.redirect;
+}
+
+/**
+ * `true` for the record of a URL whose host gave no answer at all, not even to robots.txt: a
+ * network error with nothing requested (`attempts: 0`). Counted in the summary's `unreachable`.
+ */
+export function isUnreachable(r: PageRecord): boolean {
+  return r.skipped === null && r.attempts === 0 && r.status === null && r.error?.code === 'network';
 }
 
 /** `true` for an in-scope redirect record (counted in the summary's `redirects`). */

@@ -20,10 +20,15 @@ export interface CrawlSummary {
   /**
    * Of `robotsSkipped`, the records whose origin's robots.txt answered with a 5xx (the origin is
    * treated as disallowed, RFC 9309 §2.3.1.4), not disallowed by a rule. A host that gave no
-   * answer at all is not here: its URLs are `skipped.unreachable`.
+   * answer at all is not here: see `unreachable`.
    */
   robotsUnavailable: number;
-  /** Records skipped for any reason, by reason (`unreachable`: the host gave no answer, not even to robots.txt). */
+  /**
+   * Of `errors`, the URLs whose host gave no answer at all, not even to robots.txt (connection
+   * refused, DNS failure, timeout): nothing was requested from them.
+   */
+  unreachable: number;
+  /** Records skipped for any reason, by reason. */
   skipped: Record<string, number>;
   /** Distinct canonical URLs the crawl saw (records plus out-of-scope links). */
   uniqueUrls: number;

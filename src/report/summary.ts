@@ -1,4 +1,4 @@
-import { SCHEMA_VERSION, isErrorPage, isPage, isRedirectRecord, type PageRecord } from '../model/record.js';
+import { SCHEMA_VERSION, isErrorPage, isPage, isRedirectRecord, isUnreachable, type PageRecord } from '../model/record.js';
 import type { CrawlSummary, EndReason } from '../model/summary.js';
 import type { RecordSource } from './record-source.js';
 
@@ -17,6 +17,7 @@ export class SummaryCounter {
   private redirects = 0;
   private ok = 0;
   private errors = 0;
+  private unreachable = 0;
   private robots = 0;
   private robotsUnavailable = 0;
   private unsettled = 0;
@@ -48,6 +49,7 @@ export class SummaryCounter {
       this.pageUrls?.add(r.url);
       if (r.status !== null && r.status >= 200 && r.status < 300 && r.error === null) this.ok++;
       if (isErrorPage(r)) this.errors++;
+      if (isUnreachable(r)) this.unreachable++;
       if (!r.settled && r.status !== null && r.error === null) this.unsettled++;
       if (r.soft404) this.soft404++;
     } else if (isRedirectRecord(r)) {
@@ -86,6 +88,7 @@ export class SummaryCounter {
       errors: this.errors,
       robotsSkipped: this.robots,
       robotsUnavailable: this.robotsUnavailable,
+      unreachable: this.unreachable,
       skipped: Object.fromEntries([...this.skipped].sort()),
       uniqueUrls: this.seen.size,
       soft404: this.soft404,

@@ -55,8 +55,9 @@ export function summaryLine(s: CrawlSummary): string {
   const secs = (s.elapsedMs / 1000).toFixed(1);
   const extra = Object.entries(s.skipped)
     .filter(([k]) => k !== 'robots')
-    .map(([k, n]) => (k === 'unreachable' ? `, ${n} unreachable` : `, ${n} skipped (${k})`))
+    .map(([k, n]) => `, ${n} skipped (${k})`)
     .join('');
+  const hostless = s.unreachable ? ` (${s.unreachable} unreachable: no answer, not even to robots.txt)` : '';
   const sm = s.sitemapUrls ? `, ${s.sitemapUrls} from sitemaps (${s.orphans.length} orphan${s.orphans.length === 1 ? '' : 's'})` : '';
   const end = s.endReason === 'done' ? '' : ` [stopped: ${s.endReason}]`;
   const soft = s.soft404 ? `, ${s.soft404} soft 404${s.soft404 === 1 ? '' : 's'}` : '';
@@ -64,5 +65,5 @@ export function summaryLine(s: CrawlSummary): string {
   const unreachable = s.robotsUnavailable ? ` (${s.robotsUnavailable === s.robotsSkipped ? 'all' : s.robotsUnavailable} because robots.txt could not be fetched)` : '';
   const l = s.logins;
   const logins = l ? `, ${l.logins} login${l.logins === 1 ? '' : 's'} (${l.relogins} after the session ended${l.failedLogins ? `, ${l.failedLogins} failed` : ''})` : '';
-  return `${s.pages} page${s.pages === 1 ? '' : 's'}, ${s.ok} ok, ${s.errors} error${s.errors === 1 ? '' : 's'}${soft}${redirects}, ${s.robotsSkipped} skipped by robots.txt${unreachable}${extra}, ${s.uniqueUrls} unique URL${s.uniqueUrls === 1 ? '' : 's'}${sm}${logins}, ${secs} s${end}`;
+  return `${s.pages} page${s.pages === 1 ? '' : 's'}, ${s.ok} ok, ${s.errors} error${s.errors === 1 ? '' : 's'}${hostless}${soft}${redirects}, ${s.robotsSkipped} skipped by robots.txt${unreachable}${extra}, ${s.uniqueUrls} unique URL${s.uniqueUrls === 1 ? '' : 's'}${sm}${logins}, ${secs} s${end}`;
 }

@@ -266,7 +266,8 @@ export type SkippedEntry = FrontierEntry & { skip: SkipReason };
  */
 export function skipRecord(e: SkippedEntry): PageRecord {
   const r = blankRecord(e.url, e.requestedUrl, e.depth, e.referrer);
-  r.skipped = e.skip;
+  // An unreachable host's URL is recorded as a network failure, not as a skip (SkipReason).
+  r.skipped = e.skip === 'unreachable' ? null : e.skip;
   r.error = e.skipError ?? null;
   r.duplicateOf = e.duplicateOf ?? null;
   return r;

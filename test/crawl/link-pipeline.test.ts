@@ -126,7 +126,8 @@ describe('admit: depth → traps → duplicates → robots.txt', () => {
     const [e] = await p.admit([cand(`${origin}/`)], 0, null);
     expect([e!.skip, e!.skipError]).toEqual(['unreachable', { code: 'network', message: `no answer from the host, not even to robots.txt (connect ECONNREFUSED 127.0.0.1:${port}): nothing was requested` }]);
     const r = skipRecord(e!);
-    expect([r.skipped, r.error?.code, r.status, r.attempts]).toEqual(['unreachable', 'network', null, 0]);
+    // Its record is a network failure with nothing requested, not a skip: skipped null, attempts 0.
+    expect([r.skipped, r.error?.code, r.status, r.attempts]).toEqual([null, 'network', null, 0]);
   });
 
   it('a variant differing only in a learned parameter is a duplicate of the first one known', async () => {

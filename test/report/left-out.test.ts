@@ -50,7 +50,7 @@ describe('what each partial format leaves out', () => {
       {
         '@_name': 'left-out',
         '@_value':
-          '1 URL not visited as a page (skipped: robots, budget, unreachable ...; non-HTML files) has no test case; issues of rules outside fail-on are in system-out, not failures; pages.jsonl has every record',
+          '1 URL not visited as a page (skipped: robots, budget, trap ...; non-HTML files) has no test case; issues of rules outside fail-on are in system-out, not failures; pages.jsonl has every record',
       },
     ]);
     expect(junitLeftOut(2)).toMatch(/^2 URLs not visited as a page \(.*\) have no test case;/);
@@ -65,7 +65,7 @@ describe('what each partial format leaves out', () => {
       new ReportFiles([{ format: 'csv', path: csv }, { format: 'csv', path: null }, { format: 'csv', path: path.join(dir, 'implied.csv'), implied: true }], path.join(dir, 'records.jsonl'), out.stream, (l) => log.push(l)).onEnd(input);
       expect(log).toEqual([`pages.csv: ${CSV_NOTE}`, `csv on stdout: ${CSV_NOTE}`]);
       expect(CSV_NOTE).toBe(
-        "one row per page and redirect record; left out: skipped URLs (robots, budget, unreachable ...), non-HTML files, each page's links (linkDetails, externalLinks) and issues about URLs without a row (off-site links): pages.jsonl and report.json have them",
+        "one row per page and redirect record; left out: skipped URLs (robots, budget, trap ...), non-HTML files, each page's links (linkDetails, externalLinks) and issues about URLs without a row (off-site links): pages.jsonl and report.json have them",
       );
       // The files themselves stay plain CSV: the header first.
       expect(fs.readFileSync(csv, 'utf8').split('\n')[0]).toBe(CSV_COLUMNS.join(','));

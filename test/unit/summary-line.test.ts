@@ -37,14 +37,18 @@ describe('the summary line', () => {
     );
   });
 
-  it('a seed whose host gave no answer is counted as unreachable, not as skipped by robots.txt', () => {
+  it('a seed whose host gave no answer is an error counted as unreachable, not as skipped by robots.txt', () => {
     const c = new SummaryCounter();
     const r = blankRecord('http://127.0.0.1:9/', 'http://127.0.0.1:9/', 0, null);
-    r.skipped = 'unreachable';
     r.error = { code: 'network', message: 'no answer from the host, not even to robots.txt (connect ECONNREFUSED 127.0.0.1:9): nothing was requested' };
     c.add(r);
+    // A page whose request failed on the network after one attempt is an error, not unreachable.
+    const refused = blankRecord('http://127.0.0.1:9/b', 'http://127.0.0.1:9/b', 1, null);
+    refused.attempts = 1;
+    refused.error = { code: 'network', message: 'ERR_CONNECTION_REFUSED' };
+    c.add(refused);
     const s = c.snapshot(100, 'done');
-    expect([s.robotsSkipped, s.robotsUnavailable, s.skipped]).toEqual([0, 0, { unreachable: 1 }]);
-    expect(summaryLine(s)).toBe('0 pages, 0 ok, 0 errors, 0 skipped by robots.txt, 1 unreachable, 1 unique URL, 0.1 s');
+    expect([s.errors, s.unreachable, s.robotsSkipped, s.robotsUnavailable, s.skipped]).toEqual([2, 1, 0, 0, {}]);
+    expect(summaryLine(s)).toBe('2 pages, 0 ok, 2 errors (1 unreachable: no answer, not even to robots.txt), 0 skipped by robots.txt, 2 unique URLs, 0.1 s');
   });
 });

@@ -11,7 +11,7 @@ export const CSV_COLUMNS = ['url', 'kind', 'status', 'final_url', 'title', 'dept
  * a note that every reader skips).
  */
 export const CSV_NOTE =
-  "one row per page and redirect record; left out: skipped URLs (robots, budget, unreachable ...), non-HTML files, each page's links (linkDetails, externalLinks) and issues about URLs without a row (off-site links): pages.jsonl and report.json have them";
+  "one row per page and redirect record; left out: skipped URLs (robots, budget, trap ...), non-HTML files, each page's links (linkDetails, externalLinks) and issues about URLs without a row (off-site links): pages.jsonl and report.json have them";
 
 /** Rows handed to csv-stringify at once. */
 const CHUNK = 256;

@@ -29,7 +29,7 @@ function seconds(ms: number | null | undefined): string {
  * @param notPages - records that are neither a page nor a redirect record (skipped URLs, non-HTML files)
  */
 export function junitLeftOut(notPages: number): string {
-  return `${notPages} URL${notPages === 1 ? '' : 's'} not visited as a page (skipped: robots, budget, unreachable ...; non-HTML files) ${notPages === 1 ? 'has' : 'have'} no test case; issues of rules outside fail-on are in system-out, not failures; pages.jsonl has every record`;
+  return `${notPages} URL${notPages === 1 ? '' : 's'} not visited as a page (skipped: robots, budget, trap ...; non-HTML files) ${notPages === 1 ? 'has' : 'have'} no test case; issues of rules outside fail-on are in system-out, not failures; pages.jsonl has every record`;
 }
 
 /** A test case before it is turned into XML. */
