@@ -16,7 +16,8 @@ const STEP_SUMMARY_LIMIT = 1024 * 1024;
 /**
  * On GitHub Actions (`GITHUB_ACTIONS=true`): `::error` / `::warning` annotations on stdout for
  * the most severe issues (an issue that fails the build is an `::error`, whatever its rule's
- * severity; the others by severity, notices not at all), and the markdown summary appended to
+ * severity; the others by severity, notices not at all; with `--baseline` a known finding is at
+ * most a `::warning`), and the markdown summary appended to
  * `$GITHUB_STEP_SUMMARY`.
  */
 export class GithubReporter implements Reporter {
@@ -49,7 +50,9 @@ export class GithubReporter implements Reporter {
   private annotations(end: ReportInput): void {
     const esc = (s: string): string => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
     const failing = new Set(failingNow(end));
-    const levelOf = (i: AuditIssue): string => (failing.has(i) ? 'error' : i.severity);
+    // With --baseline, a known finding never fails the build: at most a warning, whatever its rule's severity.
+    const known = (i: AuditIssue): boolean => end.isNew !== undefined && !end.isNew(i);
+    const levelOf = (i: AuditIssue): string => (failing.has(i) ? 'error' : known(i) && i.severity === 'error' ? 'warning' : i.severity);
     const issues = end.audit.issues.filter((i) => !i.ignored);
     for (const level of ['error', 'warning'] as const) {
       const mine = issues.filter((i) => levelOf(i) === level);

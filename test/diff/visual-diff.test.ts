@@ -109,6 +109,11 @@ describe('crawl --baseline', () => {
     expect(tagOf(`${site.server.origin}/guide`)).toBe('new');
     expect(tagOf(`${site.server.origin}/docs/b`)).toBe('known');
     expect(fs.readdirSync(path.join(tmp, 'b', 'visual-diff')).length).toBe(3);
+    // junit.xml fails on the new findings only: the known broken link of /docs/b is in system-out.
+    const junit = fs.readFileSync(path.join(tmp, 'b', 'junit.xml'), 'utf8');
+    const failures = [...junit.matchAll(/<failure type="([\w-]+)" message="([^"]*)"/g)].map((m) => m[1]);
+    expect(failures.filter((t) => t === 'broken-link')).toHaveLength(2);
+    expect(/<testcase[^>]*name="[^"]*\/docs\/b"[^>]*>(?:(?!<\/testcase>)[^])*<failure/.test(junit)).toBe(false);
   });
 
   it('--log-format json: one "baseline" event after the summary carries the verdict and the exit code', () => {
@@ -121,6 +126,9 @@ describe('crawl --baseline', () => {
   it('B against B: its broken links are known and never fail, even under --fail-on broken-link; no visual change', () => {
     expect(runs.b2!.stderr).toContain('0 new findings\n');
     expect(runs.b2!.code).toBe(0);
+    // Nothing fails, so junit.xml has no failure either (its broken links go to system-out).
+    const junit = fs.readFileSync(path.join(tmp, 'b2', 'junit.xml'), 'utf8');
+    expect([junit.includes('<failure'), /<testsuite [^>]*failures="0"/.test(junit)]).toEqual([false, true]);
     const d = JSON.parse(fs.readFileSync(path.join(tmp, 'b2', 'diff.json'), 'utf8')) as DiffReport;
     expect(d.visual!.changes).toEqual([]);
     expect(d.findings.unchanged.filter((f) => f.rule === 'broken-link').length).toBe(2);

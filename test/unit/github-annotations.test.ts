@@ -2,12 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { GithubReporter } from '../../src/cli/github.js';
 import type { DataStream } from '../../src/cli/io.js';
-import { audit } from '../../src/report/audit.js';
+import { audit, type AuditIssue } from '../../src/report/audit.js';
 import { SummaryCounter } from '../../src/report/summary.js';
 import { buildRecords } from '../helpers/report-fixture.js';
 
 /** The annotation lines for a crawl of the report fixture under `failOn`, as `level rule` pairs. */
-function annotate(failOn: string[]): string[] {
+function annotate(failOn: string[], isNew?: (i: AuditIssue) => boolean): string[] {
   const records = buildRecords();
   const counter = new SummaryCounter();
   for (const r of records) counter.add(r);
@@ -19,6 +19,7 @@ function annotate(failOn: string[]): string[] {
     audit: audit(records),
     failOn,
     screenshotsDir: null,
+    ...(isNew ? { isNew } : {}),
   });
   return out
     .split('\n')
@@ -46,6 +47,18 @@ describe('GitHub annotations', () => {
       'error server-error': 1,
       'warning blocked': 1,
       'warning broken-fragment': 1,
+    });
+  });
+
+  it('with --baseline, a known finding never fails: an error rule\'s known findings are ::warning, the new ones ::error', () => {
+    // Of the fixture's findings only the server error is new.
+    const lines = annotate(['broken-link', 'server-error'], (i) => i.rule === 'server-error');
+    expect(count(lines)).toEqual({
+      'error server-error': 1,
+      'warning blocked': 1,
+      'warning broken-fragment': 1,
+      'warning broken-link': 5,
+      'warning missing-title': 1,
     });
   });
 });

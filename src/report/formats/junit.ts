@@ -45,7 +45,8 @@ const WRAP = ['testsuites', 'testsuite'] as const;
 /**
  * `junit`: JUnit XML for CI test tabs. One `<testsuite name="spacrawl">` (inside `<testsuites>`,
  * which every JUnit reader accepts) with a `<testcase classname="spacrawl.pages" name="URL">` per
- * page and a `<failure type="RULE" message="…">` per non-ignored issue of a `--fail-on` rule, its
+ * page and a `<failure type="RULE" message="…">` per non-ignored issue of a `--fail-on` rule (with
+ * `--baseline`, per new one: known findings never fail), its
  * body naming every referrer with its anchor text. Issues of other rules are listed in the test
  * case's `<system-out>`, so the CI tab shows them without failing the build. The suite's
  * `left-out` property says what has no test case (see {@link junitLeftOut}).
@@ -55,7 +56,8 @@ const WRAP = ['testsuites', 'testsuite'] as const;
  * The records are read three times (count, pages, redirects); test cases are written one by one.
  */
 export function writeJunit(input: ReportInput, sink: ReportSink): void {
-  const failing = failingIssues(input.audit, input.failOn);
+  // With --baseline only new findings fail the build: known ones go to <system-out> like the rest.
+  const failing = failingIssues(input.audit, input.failOn).filter((i) => input.isNew?.(i) ?? true);
   const failingSet = new Set(failing);
   const byUrl = new Map<string, { failures: AuditIssue[]; others: AuditIssue[] }>();
   for (const i of input.audit.issues) {
