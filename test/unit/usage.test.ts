@@ -11,6 +11,12 @@ describe('nearestName: a typo gets the name it is near, anything else gets none'
     ['exprot', 'export'],
   ])('%s → %s', (typed, want) => expect(nearestName(typed, commands)).toBe(want));
   it.each(['x', 'xyz', 'publish', 'crawl'])('%s → none (too far, or no typo)', (typed) => expect(nearestName(typed, commands)).toBeNull());
+  it('two neighbouring letters swapped is one slip, also in a short word', () => {
+    expect(nearestName('nwe', ['new', 'none', 'warnings'])).toBe('new');
+    expect(nearestName('borken-link', ['broken-link', 'server-error'])).toBe('broken-link');
+    expect(nearestName('wen', ['new', 'none'])).toBeNull(); // two swaps apart, three letters: too far
+  });
+
   it('two edits at most', () => {
     expect(nearestName('--concurency', ['--concurrency', '--config'])).toBe('--concurrency');
     expect(nearestName('--cncrncy', ['--concurrency'])).toBeNull();
