@@ -3,10 +3,11 @@
 // spacrawl's CLI, as a user would, and with Crawlee's PlaywrightCrawler (navigation waits for
 // network idle; same concurrency, same browser), in the same run, one after the other.
 //
-//   npm run bench -- --sites                                  every site, concurrency 4, one run
+//   npm run bench -- --sites                                  every site, concurrency 4, one run: spacrawl, Crawlee and the floor
 //   node bench/sites.mjs --site typedoc-axios --runs 3 --concurrency 4
 //   node bench/sites.mjs --no-crawlee --spacrawl-args "--click off"
-//   node bench/sites.mjs --floor          also the floor: plain Playwright loading pages.txt (bench/floor-site.mjs)
+//   node bench/sites.mjs --no-floor       without the floor (by default every run also has the floor:
+//                                         plain Playwright loading pages.txt, bench/floor-site.mjs)
 //
 // Crawlee 3.18.1 and Playwright 1.65.1 are installed on first use into bench/.crawlee/ (npm, with
 // PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1: Crawlee drives the same /usr/bin/chromium); they are never
@@ -45,7 +46,8 @@ const sites = opt('site', allSites.join(',')).split(',').filter(Boolean);
 const concurrency = Number(opt('concurrency', '4'));
 const runs = Number(opt('runs', '1'));
 const withCrawlee = !args.includes('--no-crawlee');
-const withFloor = args.includes('--floor');
+// The floor (plain loads of pages.txt) runs by default: spacrawl is measured against it (--no-floor to skip).
+const withFloor = !args.includes('--no-floor');
 const spacrawlArgs = (opt('spacrawl-args', '') ?? '').split(' ').filter(Boolean);
 
 /** Install Crawlee into bench/.crawlee/ unless it is there (exact versions, no browser download). */
