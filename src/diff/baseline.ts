@@ -71,7 +71,7 @@ export async function checkBaselineSite(source: RecordSource, seeds: readonly st
   if (seeds.length === 0) return; // a worker joining a shared crawl: its seeds are in the frontier
   const older = await sourceSiteOrigins(source);
   const newer = originsOf(seeds);
-  checkSameOrigins(older, newer, [`--baseline ${source.label}`, 'this crawl'], `a baseline is an earlier crawl of the same site; ${mapOriginHint(older, newer)}`);
+  checkSameOrigins(older, newer, [`--baseline ${source.label}`, 'this crawl'], `a baseline is an earlier crawl of the same site; ${mapOriginHint(older, newer, source.originMap)}`);
 }
 
 /** The crawl compared with its baseline. */

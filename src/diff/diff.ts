@@ -94,10 +94,10 @@ export { DEFAULT_THRESHOLD_MS, DEFAULT_THRESHOLD_RATIO };
  * nothing in common.
  * @throws DiffInputError (`different-sites`)
  */
-function checkSameSite(older: SideIndex, newer: SideIndex, labels: [string, string]): void {
+function checkSameSite(older: SideIndex, newer: SideIndex, labels: [string, string], given?: ReadonlyMap<string, string>): void {
   const a = siteOrigins(older);
   const b = siteOrigins(newer);
-  checkSameOrigins(a, b, labels, `${mapOriginHint(a, b)}; else --force to compare them anyway`);
+  checkSameOrigins(a, b, labels, `${mapOriginHint(a, b, given)}; else --force to compare them anyway`);
 }
 
 /**
@@ -160,7 +160,7 @@ export async function diffCrawls(older: RecordSource, newer: RecordSource, opts:
   const a = await indexSide(older, intern);
   const b = await indexSide(newer, intern);
   intern.clear();
-  if (!opts.force) checkSameSite(a, b, [older.label, newer.label]);
+  if (!opts.force) checkSameSite(a, b, [older.label, newer.label], older.originMap);
   const auditOpts = { slowMs: opts.slowMs, ignore: opts.ignore, budget: opts.budget ?? null };
   const oldFindings = toFindings(await auditSource(older, auditOpts));
   const newFindings = toFindings(await auditSource(newer, auditOpts));

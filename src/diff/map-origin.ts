@@ -130,6 +130,7 @@ export function mapSourceOrigins(source: RecordSource, map: OriginMap): RecordSo
   const mapped: RecordSource = {
     label: source.label,
     screenshotsDir: source.screenshotsDir,
+    originMap: map,
     ...(source.declaredChecks ? { declaredChecks: source.declaredChecks } : {}),
     async *records() {
       for await (const r of source.records()) yield mapRecordOrigins(r, map);
@@ -144,10 +145,18 @@ export function mapSourceOrigins(source: RecordSource, map: OriginMap): RecordSo
 /**
  * The end of the message that refuses two crawls of different origins: what `--map-origin` to
  * give. When each side has one origin, the exact flag (`pass --map-origin OLD=NEW`); else its form.
- * @param older - the baseline's site origins
+ * When a `--map-origin` was given but none of its OLD origins is the baseline's (given the wrong
+ * way round, or a typo), it says so first.
+ * @param older - the baseline's site origins (after any mapping)
  * @param newer - the other crawl's site origins
+ * @param given - the `--map-origin` pairs given, if any
  */
-export function mapOriginHint(older: ReadonlySet<string>, newer: ReadonlySet<string>): string {
+export function mapOriginHint(older: ReadonlySet<string>, newer: ReadonlySet<string>, given?: OriginMap): string {
   const flag = older.size === 1 && newer.size === 1 ? `--map-origin ${[...older][0]!}=${[...newer][0]!}` : '--map-origin OLD=NEW';
+  const pairs = given ? [...given] : [];
+  if (pairs.length > 0 && !pairs.some(([from]) => older.has(from))) {
+    const shown = pairs.map(([from, to]) => `${from}=${to}`).join(', ');
+    return `--map-origin ${shown} maps no origin of the baseline (OLD is the baseline's origin, NEW this crawl's): pass ${flag}`;
+  }
   return `if it is the same site on another origin, pass ${flag}`;
 }

@@ -35,6 +35,11 @@ export interface RecordSource {
    * otherwise (the diff's `--old-screenshots` / `--new-screenshots` give it).
    */
   readonly screenshotsDir: string | null;
+  /**
+   * The `--map-origin` pairs (OLD origin → NEW origin) this source's records are read through, when
+   * any (see `mapSourceOrigins`): a refusal of two different sites can then say which pair matched nothing.
+   */
+  readonly originMap?: ReadonlyMap<string, string>;
   /** Optional checks the crawl's `report.json` says it ran (its summary's `checks`); absent or `[]` when unknown. */
   readonly declaredChecks?: readonly string[];
   /** Release what the source holds (a state file's lock). Safe to call twice. */

@@ -67,6 +67,14 @@ describe('diff --map-origin', () => {
     expectUsage(await runInProcess(['diff', file('a.jsonl'), file('b-preview.jsonl'), '--map-origin', 'foo']), `--map-origin "foo": ${expected}`);
     expectUsage(await runInProcess(['diff', file('a.jsonl'), file('b-preview.jsonl'), '--map-origin', 'http://a=']), `--map-origin "http://a=": NEW is empty: ${expected}`);
   });
+
+  it('a --map-origin given the wrong way round is named: it maps no origin of the baseline', async () => {
+    const r = await runInProcess(['diff', file('a.jsonl'), file('b-preview.jsonl'), '--map-origin', `${PREVIEW}=${O}`]);
+    expectUsage(
+      r,
+      `${file('a.jsonl')} and ${file('b-preview.jsonl')} are crawls of different sites (${O} vs ${PREVIEW}): --map-origin ${PREVIEW}=${O} maps no origin of the baseline (OLD is the baseline's origin, NEW this crawl's): pass --map-origin ${O}=${PREVIEW}; else --force to compare them anyway`,
+    );
+  });
 });
 
 describe('crawl --baseline --map-origin', () => {
