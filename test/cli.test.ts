@@ -146,6 +146,8 @@ describe('a seed that cannot be reached', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     expect(lines(r.stderr).at(-1)).toBe(`spacrawl: no seed could be crawled: http://127.0.0.1:${port}/ cannot be reached (connect ECONNREFUSED 127.0.0.1:${port}), not even its robots.txt`);
+    // The note says the host is unreachable, not that robots.txt disallows it.
+    expect(lines(r.stderr)[0]).toBe(`note: http://127.0.0.1:${port} gave no answer, not even to robots.txt (connect ECONNREFUSED 127.0.0.1:${port}): nothing on it is requested`);
     // Counted as unreachable, not as skipped by robots.txt: the summary line, --json and the record say so.
     expect(lines(r.stderr).find((l) => l.startsWith('1 page'))).toMatch(/^1 page, 0 ok, 1 error \(1 unreachable: no answer, not even to robots\.txt\), 0 skipped by robots\.txt, 1 unique URL, [\d.]+ s$/);
     const out = path.join(tmp, 'unreachable.jsonl');

@@ -29,7 +29,12 @@ export function robotsForCrawl(o: CrawlRobotsOptions): RobotsCache {
     request: o.http,
     agent: o.agent,
     ...(o.shared ? { shared: o.shared } : {}),
-    onProblem: (origin, outcome) => o.remark(`robots.txt of ${origin} unusable (${outcome.detail}): treating the whole origin as disallowed`),
+    onProblem: (origin, outcome) =>
+      o.remark(
+        outcome.unanswered
+          ? `${origin} gave no answer, not even to robots.txt (${outcome.detail}): nothing on it is requested`
+          : `robots.txt of ${origin} unusable (${outcome.detail}): treating the whole origin as disallowed`,
+      ),
     onOutcome: (origin, outcome) => {
       if (outcome.crawlDelayMs === null) return;
       let ms = outcome.crawlDelayMs;
