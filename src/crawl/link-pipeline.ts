@@ -1,11 +1,12 @@
 import type { FoundLink } from '../browser/visit.js';
-import { blankRecord, type FragmentLink, type LinkDetail, type LinkSource, type PageRecord, type RecordError, type SkipReason } from '../model/record.js';
+import { type FragmentLink, type LinkDetail, type LinkSource, type PageRecord, type RecordError, type SkipReason } from '../model/record.js';
 import { normalize, toRequestUrl, type NormalizeOptions } from '../url/normalize.js';
 import { isLogoutText, isLogoutUrl } from '../url/logout.js';
 import type { RobotsCache, RobotsOutcome } from '../url/robots.js';
 import type { Scope } from '../url/scope.js';
 import type { DustLearner } from './dust.js';
 import type { Frontier, FrontierEntry } from '../store/frontier.js';
+import { skipRecord as storedSkipRecord } from '../store/policy.js';
 import type { TrapDetector } from './traps.js';
 
 // The one link pipeline (DESIGN.md, "One page's journey"): resolve → normalize → scope
@@ -145,19 +146,18 @@ export function fragmentLinksOf(found: readonly FoundLink[], scope: Scope, norm:
 }
 
 /**
- * The record of a URL decided without a visit: `skipped` (by default the entry's own `skip`),
- * the entry's `skipError` and `duplicateOf`, everything else blank.
+ * The record of a URL decided without a visit, as a store gives it back ({@link storedSkipRecord}:
+ * one rule for both): `skipped` (by default the entry's own `skip`), the entry's `skipError` and
+ * `duplicateOf`, everything else blank.
  * @param entry - the frontier entry decided about
  * @param reason - why it is skipped (`budget` for URLs left queued when the budget ran out)
  * @param error - what to record as its error (e.g. robots.txt unreachable)
+ * @throws Error when neither `reason` nor the entry gives a reason (a caller's mistake)
  */
-export function skipRecord(entry: FrontierEntry, reason: SkipReason | undefined = entry.skip, error: RecordError | null = entry.skipError ?? null): PageRecord {
-  const r = blankRecord(entry.url, entry.requestedUrl, entry.depth, entry.referrer);
-  // An unreachable host's URL is recorded as a network failure, not as a skip (SkipReason).
-  r.skipped = reason === 'unreachable' ? null : (reason ?? null);
-  r.error = error;
-  r.duplicateOf = entry.duplicateOf ?? null;
-  return r;
+export function skipRecord(entry: FrontierEntry, reason?: SkipReason, error: RecordError | null = entry.skipError ?? null): PageRecord {
+  const skip = reason ?? entry.skip;
+  if (skip === undefined) throw new Error(`skipRecord: ${entry.url} has no skip reason`);
+  return storedSkipRecord({ ...entry, skip, skipError: error });
 }
 
 /**
