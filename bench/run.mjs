@@ -8,6 +8,12 @@
 //   npm run bench -- --sizes 2000 --concurrency 4 --shapes tree --workers 1,2,3 [--redis URL]
 //   npm run bench -- --sizes 400 --concurrency 8 --shapes tree --options '{"click":"off"}'   (one lever)
 //   npm run bench -- --cli-only --cli-sizes 2000,20000 --cli-concurrency 8                  (CLI rows only)
+//   node bench/run.mjs --sizes 400 --concurrency 8 --shapes tree --cli-sizes '' --workers '' \
+//     --builds .,../old --rounds 3         (builds side by side: each round runs the oracle, then each build)
+//
+// --builds DIR,…: crawl with the `dist/` of each checkout (built with `npm run build`), in the
+// same run, against the same site and oracle, alternated --rounds times: the way to bisect a
+// change in speed (a worktree per commit: `git worktree add ../old SHA && cd ../old && npx tsc`).
 //
 // CLI rows (--cli-sizes, default 2000,20000 in the full run): the tree crawled by the CLI
 // (`node bin/run.js crawl … --max-pages N --output-dir DIR -q`: every report, screenshots, the JSON Lines file)
@@ -25,7 +31,7 @@
 // set size, read every 5 s only (smaps_rollup is expensive enough to slow the crawl it measures).
 //
 // Writes a markdown table to stdout and bench/results/<date>.json. Measures; asserts nothing.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -37,6 +43,20 @@ if (process.argv.includes('--sites')) { await import('./sites.mjs'); process.exi
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { crawl, launchBrowser } = await import(path.join(ROOT, 'dist/src/index.js'));
+// --builds: the crawl() of other checkouts, by label (the folder's name and its commit).
+const buildDirs = (process.argv.includes('--builds') ? process.argv[process.argv.indexOf('--builds') + 1] : '').split(',').filter(Boolean);
+const builds = [];
+for (const dir of buildDirs) {
+  const abs = path.resolve(dir);
+  let commit = '';
+  try {
+    commit = execFileSync('git', ['-C', abs, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    // not a git checkout: the folder's name is the label
+  }
+  builds.push({ label: commit || path.basename(abs), crawl: (await import(path.join(abs, 'dist/src/index.js'))).crawl });
+}
+const rounds = Number(process.argv.includes('--rounds') ? process.argv[process.argv.indexOf('--rounds') + 1] : '1');
 const { SqliteFrontier } = await import(path.join(ROOT, 'dist/src/store/sqlite/frontier.js'));
 const { startRedis, redisServerPath } = await import(path.join(ROOT, 'dist/fixtures/redis-server.js'));
 
@@ -102,7 +122,7 @@ function startSite(shape, n) {
 // Process-tree sampling (memory, CPU by kind of process, percentiles): bench/sampling.mjs, shared with --sites.
 
 // ------------------------------------------------------------------ the two crawlers
-async function runSpacrawl(site, conc, store) {
+async function runSpacrawl(site, conc, store, crawlFn = crawl) {
   site.counts.clear();
   const tmp = store === 'sqlite' ? fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-bench-')) : null;
   const frontier = tmp ? SqliteFrontier.open(path.join(tmp, 'state.db'), { crawlKey: { seeds: [`${site.origin}/p/0`], scope: 'host' } }) : undefined;
@@ -110,7 +130,7 @@ async function runSpacrawl(site, conc, store) {
   const t0 = Date.now();
   const times = [];
   let pages = 0;
-  for await (const r of crawl({ seeds: [`${site.origin}/p/0`], concurrency: conc, ...extraOptions, ...(frontier ? { frontier } : {}) })) {
+  for await (const r of crawlFn({ seeds: [`${site.origin}/p/0`], concurrency: conc, ...extraOptions, ...(frontier ? { frontier } : {}) })) {
     if (r.skipped === null && r.status === 200) {
       pages++;
       if (r.timings.total !== null) times.push(r.timings.total);
@@ -268,10 +288,11 @@ process.stderr.write(`bench on ${machine}\n`);
 for (const shape of cliOnly ? [] : shapes) {
   for (const n of sizes) {
     const site = await startSite(shape, n);
-    for (const conc of concurrencies) {
+    for (const conc of concurrencies) for (let round = 0; round < rounds; round++) {
       const oracle = withOracle ? await runOracle(site, conc, n) : null;
-      for (const store of stores) {
-        const sc = await runSpacrawl(site, conc, store);
+      const runs = builds.length ? builds.flatMap((b) => stores.map((store) => ({ store: `${store} @${b.label}`, crawlFn: b.crawl, s: store }))) : stores.map((store) => ({ store, crawlFn: crawl, s: store }));
+      for (const { store, crawlFn, s: storeKind } of runs) {
+        const sc = await runSpacrawl(site, conc, storeKind, crawlFn);
         const row = { shape, size: n, concurrency: conc, store, latencyMs: latency, spacrawl: sc, oracle, fraction: oracle ? sc.pps / oracle.pps : null };
         rows.push(row);
         process.stderr.write(
@@ -280,7 +301,7 @@ for (const shape of cliOnly ? [] : shapes) {
         );
       }
       // Distributed rows: the largest tree only in the full run, every size when asked for.
-      if (workerCounts.length && shape === 'tree' && (opt('workers', null) !== null || n === Math.max(...sizes))) {
+      if (round === 0 && workerCounts.length && shape === 'tree' && (opt('workers', null) !== null || n === Math.max(...sizes))) {
         let local = null;
         if (!redisUrl) {
           local = await startRedis({ appendfsync: 'everysec' });
