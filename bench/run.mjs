@@ -51,6 +51,8 @@ for (const dir of buildDirs) {
   let commit = '';
   try {
     commit = execFileSync('git', ['-C', abs, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    // Uncommitted changes under src/: the build is not the commit's.
+    if (execFileSync('git', ['-C', abs, 'status', '--porcelain', '--', 'src'], { encoding: 'utf8' }).trim()) commit += '+';
   } catch {
     // not a git checkout: the folder's name is the label
   }

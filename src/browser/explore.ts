@@ -1,8 +1,9 @@
 import type { Page, Route } from 'playwright';
 import { toRequestUrl } from '../url/normalize.js';
-import { clickCandidate, historyLength, lastMutation, recordNavigations, replaceUrlBack, scanClickables, takeNavigations, type ClickCandidate } from './click-scripts.js';
+import { clickWithContext, readAfterClick } from './click-reads.js';
+import { clickCandidate, historyLength, recordNavigations, replaceUrlBack, scanClickables, takeNavigations, type ClickCandidate } from './click-scripts.js';
 import type { ClickPolicy } from './click-memory.js';
-import { extractPage } from './page-scripts.js';
+import { extractPage, type ExtractResult } from './page-scripts.js';
 import { sleep, withTimeout } from './timeout.js';
 import type { FoundLink, SettleWait } from './discovery.js';
 
@@ -143,8 +144,13 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
     await route.fallback().catch(() => {});
   };
   const exclude = [...DESTRUCTIVE_NAMES, ...opts.exclude].map((p) => `(?:${p})`).join('|');
+  /**
+   * The clickables as the page's last scan found them (their indexes are valid for the next
+   * click), while nothing has been clicked or restored since; `null` = scan again.
+   */
+  let lastScan: ClickCandidate[] | null = null;
   const scan = async (): Promise<ClickCandidate[]> =>
-    withTimeout(page.evaluate(scanClickables, exclude), 5_000, 'scanning clickables').catch(() => []);
+    (lastScan = await withTimeout(page.evaluate(scanClickables, exclude), 5_000, 'scanning clickables').catch(() => []));
   const find = (cands: ClickCandidate[], sig: string): ClickCandidate | undefined => cands.find((c) => c.signature === sig);
   const clickAt = async (index: number): Promise<boolean> => withTimeout(page.evaluate(clickCandidate, index), 5_000, 'clicking').catch(() => false);
   const takeNavs = async (): Promise<string[]> => withTimeout(page.evaluate(takeNavigations), 5_000, 'reading navigations').catch(() => [] as string[]);
@@ -160,9 +166,8 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
     result.links.push({ href, text, source: 'click', rel });
     return true;
   };
-  /** Read the page's links: new ones become results; returns every link identity and how many were new. */
-  const read = async (): Promise<{ all: Set<string>; fresh: number }> => {
-    const now = await withTimeout(page.evaluate(extractPage), 10_000, 'reading the DOM').catch(() => null);
+  /** Take in a read of the page's links: new ones become results; returns every link identity and how many were new. */
+  const absorb = (now: ExtractResult | null): { all: Set<string>; fresh: number } => {
     const all = new Set<string>();
     let fresh = 0;
     if (!now) return { all, fresh };
@@ -172,6 +177,9 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
     }
     return { all, fresh };
   };
+  /** Read the page's links (see `absorb`). */
+  const read = async (): Promise<{ all: Set<string>; fresh: number }> =>
+    absorb(await withTimeout(page.evaluate(extractPage), 10_000, 'reading the DOM').catch(() => null));
 
   // Most pages have nothing to click, or only what the site memory already knows (site-wide
   // chrome), or what is on already (an open <details>, a selected tab: what it shows has been
@@ -229,6 +237,7 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
         if (!c) return true;
         if (c.on) continue;
         const before = await withTimeout(page.evaluate(historyLength), 2_000, 'reading history').catch(() => 0);
+        lastScan = null;
         if (!(await clickAt(c.index))) return true;
         result.clicks++;
         dom = null;
@@ -259,7 +268,7 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
           continue;
         }
       }
-      let target = find(await scan(), turn.sig);
+      let target = find(lastScan ?? (lastScan = await scan()), turn.sig);
       if (!target && turn.state.length) {
         if (!(await replay(turn.state))) break;
         target = find(await scan(), turn.sig);
@@ -282,12 +291,15 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
         claimed.add(turn.sig);
       }
       const before = dom ?? (await read()).all;
-      const changedBefore = opts.onRevealed && turn.clicks === 0 ? await withTimeout(page.evaluate(lastMutation), 2_000, 'reading the mutation clock').catch(() => null) : null;
-      const historyBefore = await withTimeout(page.evaluate(historyLength), 2_000, 'reading history').catch(() => 0);
-      if (!(await clickAt(target.index))) {
+      const firstClick = turn.clicks === 0;
+      const made = await clickWithContext(page, target.index);
+      lastScan = null;
+      if (!made.clicked) {
         done(turn);
         continue;
       }
+      const changedBefore = opts.onRevealed && firstClick ? made.changedBefore : null;
+      const historyBefore = made.historyBefore;
       result.clicks++;
       turn.clicks++;
       if (!(await settle())) turn.settled = false;
@@ -295,7 +307,9 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
       turn.present.add(home);
       // (a) navigations the click caused or attempted: links of this page
       const attempted = navigations.splice(0);
-      const pushed = await takeNavs();
+      // One call reads what the click did: its navigations, the DOM, the mutation clock and the clickables.
+      const look = await readAfterClick(page, exclude);
+      const pushed = look.navigations;
       for (const href of [...attempted, ...pushed]) {
         addLink(href, target.name);
         turn.revealed.add(identity(href));
@@ -309,21 +323,24 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
         continue;
       }
       // (b) links it revealed, and clickables it revealed
-      const after = await read();
+      const after = absorb(look.page);
       dom = after.all;
       for (const u of after.all) {
         turn.present.add(u);
         if (!before.has(u)) turn.revealed.add(u);
       }
+      let cands = look.clickables;
       if (changedBefore !== null && opts.onRevealed && Date.now() < deadline) {
         // The first click of this clickable changed the page in place: a state of its own.
-        const changedAfter = await withTimeout(page.evaluate(lastMutation), 2_000, 'reading the mutation clock').catch(() => changedBefore);
+        const changedAfter = look.page ? look.changed : changedBefore;
         if (changedAfter > changedBefore) {
           const chain = [...turn.state, turn.sig].map((sig) => steps.get(sig) ?? { name: '', kind: 'element' });
           await opts.onRevealed(chain, deadline - Date.now()).catch(() => {});
+          // The hook worked on the page: its clickables are scanned again.
+          cands = await scan();
         }
       }
-      const cands = await scan();
+      lastScan = cands;
       const revealed = turn.depth < opts.maxRevealDepth ? fresh(cands, turn.depth + 1, [...turn.state, turn.sig]) : [];
       const self = find(cands, turn.sig);
       if (after.fresh > 0 && turn.clicks <= opts.repeat && self && !self.on) {

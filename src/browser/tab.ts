@@ -7,11 +7,14 @@ import type { ShownDocument } from './shown-document.js';
 import { answerAsset, ASSET_PATTERNS, isAssetResponse, type AssetLoading } from './asset-placeholders.js';
 import type { HeapWatch } from './renderer-heap.js';
 import { withTimeout } from './timeout.js';
+import { PageEvents } from './page-events.js';
 
 /** A reusable browser tab: a page, its CDP session, and response interception for the main frame. */
 export interface VisitTab {
   /** The Playwright page, reused by every visit of its context. */
   page: Page;
+  /** The page's events, listened to once for the tab's life (see `page-events.ts`). */
+  events: PageEvents;
   /** The page's CDP session (response interception, pausing and resuming scripts). */
   cdp: CDPSession;
   /** CDP id of the page's main frame (stable for the page's life). */
@@ -77,7 +80,7 @@ export async function openTab(context: BrowserContext, guard: RequestGuard | nul
     'enabling response interception',
   );
   // Fetch pauses every document response; with no visit listening, let them through.
-  const tab: VisitTab = { page, cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, shown: null, guarded: guard !== null, heap: { heldAfterCollect: 0, visitsSinceCollect: 0 }, tidying: null };
+  const tab: VisitTab = { page, events: new PageEvents(page), cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, shown: null, guarded: guard !== null, heap: { heldAfterCollect: 0, visitsSinceCollect: 0 }, tidying: null };
   cdp.on('Fetch.requestPaused', (ev) => {
     if (guard && isRequestStage(ev)) {
       if (guard.blocks(ev.request.url)) {

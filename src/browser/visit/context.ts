@@ -6,6 +6,7 @@
  */
 import type { Page } from 'playwright';
 import type { RecordError } from '../../model/record.js';
+import type { SpaReading } from '../spa-scripts.js';
 import type { VisitTab } from '../tab.js';
 import { PageActivity } from './activity.js';
 import { MainDocument } from './main-document.js';
@@ -36,6 +37,8 @@ export interface VisitContext {
   abort(error: RecordError): void;
   /** `true` once {@link abort} was called. */
   readonly aborted: boolean;
+  /** The SPA signals read with the DOM (see `settled-read.ts`): `undefined` until read, `null` when they could not be. */
+  spa: SpaReading | null | undefined;
 }
 
 /**
@@ -64,5 +67,6 @@ export function newVisitContext(tab: VisitTab, requestedUrl: string, opts: Visit
     get aborted(): boolean {
       return aborted;
     },
+    spa: undefined,
   };
 }

@@ -3,15 +3,18 @@
  * may have loaded another one, whose status and headers then count), its DOM (title, text,
  * headings, meta tags, robots meta, links in the document and its shadow roots, `window.open`
  * targets), the frames it embeds, its ids and names (`collectAnchors`), and a client-side hop
- * when the page moved itself to another URL during load.
+ * when the page moved itself to another URL during load. The same call into the page reads when
+ * its links or title last changed (`timings.lastChangeMs`) and its SPA signals (kept in
+ * `ctx.spa` for the inspect stage; see `settled-read.ts`).
  * @module
  */
 import type { FoundLink } from '../discovery.js';
 import { readFrames } from '../frames.js';
-import { extractPage, readAnchors, type RawLink } from '../page-scripts.js';
+import { readAnchors, type RawLink } from '../page-scripts.js';
 import { withTimeout } from '../timeout.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
+import { readSettledPage } from './settled-read.js';
 import { inheritFragment, stripFragment } from './urls.js';
 
 /** Most ids and names kept per page (`--check-fragments`). */
@@ -43,7 +46,10 @@ async function readLastDocument(ctx: VisitContext): Promise<void> {
 /** Read the page's DOM, anchors and frames into the result. */
 async function readDom(ctx: VisitContext): Promise<void> {
   const { page: p, result, opts } = ctx;
-  const main = await ctx.step(withTimeout(p.evaluate(extractPage), 10_000, 'reading the DOM'));
+  const { main, lastChange, spa } = await ctx.step(withTimeout(readSettledPage(p), 10_000, 'reading the DOM'));
+  // A visit the settle stage ended (a stopped client-side navigation) is not read here.
+  result.timings.lastChangeMs = lastChange === null ? null : Math.max(0, Math.round(lastChange - ctx.startedAt));
+  ctx.spa = spa;
   result.noContent = main.empty;
   result.title = main.empty ? null : main.title;
   result.robotsMeta = main.robotsMeta;

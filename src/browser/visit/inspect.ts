@@ -37,7 +37,8 @@ export function inspectStages(): { read: Stage<VisitContext>; compare: Stage<Vis
       async action(ctx) {
         const { result, page } = ctx;
         if (result.noContent || result.title === null) return;
-        const spa = await ctx.step(withTimeout(page.evaluate(readSpaSignals), 5_000, 'reading SPA signals').catch((): SpaReading | null => null));
+        // Read with the DOM by the extract stage, unless a route check read it another way.
+        const spa = ctx.spa !== undefined ? ctx.spa : await ctx.step(withTimeout(page.evaluate(readSpaSignals), 5_000, 'reading SPA signals').catch((): SpaReading | null => null));
         if (spa) {
           result.spa.unrendered = spa.unrendered;
           result.spa.busy = spa.busy;

@@ -5,8 +5,9 @@
  * every listener: the tab is reused by the next visit.
  * @module
  */
-import type { Page, Request } from 'playwright';
+import type { Request } from 'playwright';
 import type { DialogRecord } from '../../model/record.js';
+import type { PageEventMap, PageEventName } from '../page-events.js';
 import { hydrationEntry, MAX_HYDRATION_MESSAGES } from '../hydration.js';
 import { stopScripts } from '../tab.js';
 import type { VisitContext } from './context.js';
@@ -18,18 +19,16 @@ export const MAX_KEPT = 50;
 /** Most dialogs kept in the record (more are still counted against `maxDialogs`). */
 const MAX_DIALOGS_KEPT = 10;
 
+/** Subscribe a listener for the rest of the visit (the stage's cleanup unsubscribes it). */
+type On = <E extends PageEventName>(event: E, listener: (arg: PageEventMap[E]) => void) => void;
+
 /** The observe stage (one per visit). */
 export function observe(): Stage<VisitContext> {
   const off: (() => void)[] = [];
   return {
     name: 'observe',
     action(ctx) {
-      const p = ctx.page;
-      const on = ((event: 'load', handler: () => void) => {
-        p.on(event, handler);
-        off.push(() => p.off(event, handler));
-        return p;
-      }) as Page['on'];
+      const on: On = (event, listener) => void off.push(ctx.tab.events.on(event, listener));
       listenToPage(ctx, on);
       listenToNetwork(ctx, on);
     },
@@ -40,7 +39,7 @@ export function observe(): Stage<VisitContext> {
 }
 
 /** Dialogs, downloads, crashes, popups, console errors and uncaught exceptions. */
-function listenToPage(ctx: VisitContext, on: Page['on']): void {
+function listenToPage(ctx: VisitContext, on: On): void {
   const { result, activity: act, opts } = ctx;
   let dialogCount = 0;
   on('dialog', (d) => {
@@ -98,7 +97,7 @@ function listenToPage(ctx: VisitContext, on: Page['on']): void {
 }
 
 /** Requests, responses, finished and failed requests: the settle's network state, failed requests, mixed content, server wait. */
-function listenToNetwork(ctx: VisitContext, on: Page['on']): void {
+function listenToNetwork(ctx: VisitContext, on: On): void {
   const { result, activity: act, opts } = ctx;
   const p = ctx.page;
   const isNavOfMain = (r: Request): boolean => r.isNavigationRequest() && r.frame() === p.mainFrame();

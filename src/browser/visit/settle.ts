@@ -18,7 +18,7 @@
  * wait inside the page).
  * @module
  */
-import { awaitQuiet, fastForwardTimers, lastLinkChangeAt, type QuietReport, type QuietRequest } from '../settle-scripts.js';
+import { awaitQuiet, fastForwardTimers, type QuietReport, type QuietRequest } from '../settle-scripts.js';
 import { CallTimeoutError, sleep, withTimeout } from '../timeout.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
@@ -58,8 +58,8 @@ export const MAX_FAST_FORWARDS = 3;
 const UNKNOWN_STATE: QuietReport = { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 1, awaitingMessages: 0, fastForwarded: 0 };
 
 /**
- * The settle stage (one per visit). Sets `settled`, `timings.settledMs`,
- * `timings.lastChangeMs` and `timings.serverWaitMs`, and ends the deciding of documents (later ones are discovery's).
+ * The settle stage (one per visit). Sets `settled`, `timings.settledMs`
+ * and `timings.serverWaitMs` (`timings.lastChangeMs` is read with the DOM, by the extract stage), and ends the deciding of documents (later ones are discovery's).
  * Ends the visit (`'done'`) when a client-side navigation was stopped: the page only forwards.
  */
 export function settle(): Stage<VisitContext> {
@@ -72,7 +72,6 @@ export function settle(): Stage<VisitContext> {
       result.timings.serverWaitMs = ctx.activity.serverWait.totalMs();
       ctx.document.deciding = false;
       const stopped = result.stopped;
-      if (!stopped) result.timings.lastChangeMs = await readLastChange(ctx);
       const mainResp = ctx.activity.mainResponse;
       if (stopped && mainResp) {
         // The page forwards (client side) to a page recorded under another URL, or off-site.
@@ -84,15 +83,6 @@ export function settle(): Stage<VisitContext> {
       }
     },
   };
-}
-
-/**
- * When the page's links or title last changed (ms from the visit start; see
- * `lastLinkChangeAt`), or `null` when it cannot be read.
- */
-async function readLastChange(ctx: VisitContext): Promise<number | null> {
-  const at = await ctx.step(withTimeout(ctx.page.evaluate(lastLinkChangeAt), 2_000, 'reading the link clock').catch(() => null));
-  return at === null ? null : Math.max(0, Math.round(at - ctx.startedAt));
 }
 
 /**
