@@ -20,6 +20,14 @@
  * first, then waits a bounded time, then clicks anyway). So a chrome control is clicked on
  * exactly two pages of a site whatever the concurrency, unless a wait runs out.
  *
+ * Templates: controls made by one piece of a site's code (every "Show example" toggle of an API
+ * reference, each named after its own endpoint) have signatures of their own, so the rule above
+ * never sees one twice. They share a template (see `ClickCandidate.template`). When the clicks of
+ * a template's controls revealed no link on {@link BARREN_PAGES} pages (settled looks), and no
+ * control of it ever revealed one, the template is barren: its controls not yet known are not
+ * clicked on the rest of the site. One control of it that reveals a link makes it fruitful for
+ * good.
+ *
  * The memory lives in one process: with a shared (Redis) crawl each worker learns on its own, so
  * chrome costs at most two clicks per worker and site, and no per-page control is ever skipped
  * because of another worker.
@@ -43,20 +51,31 @@ export interface ClickObservation {
  */
 export const UNSETTLED_LOOKS = 3;
 
+/**
+ * Pages on which a template's clicks revealed no link before its controls are no longer clicked
+ * (see the module comment).
+ */
+export const BARREN_PAGES = 2;
+
 /** `click`: click it now (and report with `observe` or `release`); `skip`: do not; `wait`: another page is learning it. */
 export type ClickVerdict = 'click' | 'skip' | 'wait';
 
+/** Why a clickable is skipped: its clicks reveal the same links on every page (`chrome`), or its template reveals none (`template`). */
+export type SkipReason = 'chrome' | 'template';
+
 /** One page's view of the site's click memory. Signatures as built by `scanClickables`. */
 export interface ClickPolicy {
-  /** What to do with this signature now, without claiming it. */
-  peek(signature: string): ClickVerdict;
+  /** What to do with this signature (of this template, when known) now, without claiming it. */
+  peek(signature: string, template?: string): ClickVerdict;
   /**
    * Like {@link peek}, and on `click` claim the signature for this page until
    * {@link observe} or {@link release}. `force` turns a `wait` into an unclaimed `click`.
    */
-  take(signature: string, force: boolean): ClickVerdict;
-  /** Report what the clicks of a taken signature revealed (ends the claim). */
-  observe(signature: string, seen: ClickObservation): void;
+  take(signature: string, force: boolean, template?: string): ClickVerdict;
+  /** Why {@link peek} says `skip` for this signature, or `null` when it does not. */
+  skipReason(signature: string, template?: string): SkipReason | null;
+  /** Report what the clicks of a taken signature revealed (ends the claim); the template learns from it too. */
+  observe(signature: string, seen: ClickObservation, template?: string): void;
   /** Give up a claim without an observation (the click failed, the budget ran out). */
   release(signature: string): void;
 }
@@ -65,6 +84,7 @@ export interface ClickPolicy {
 export const CLICK_EVERYWHERE: ClickPolicy = {
   peek: () => 'click',
   take: () => 'click',
+  skipReason: () => null,
   observe: () => {},
   release: () => {},
 };
@@ -85,6 +105,8 @@ interface Entry {
 /** The click memory of one crawl process (see the module comment). */
 export class ClickMemory {
   private readonly entries = new Map<string, Entry>();
+  /** Per site and template: whether a control of it ever revealed a link, and the pages where its clicks revealed none. */
+  private readonly templates = new Map<string, { fruitful: boolean; barrenOn: Set<string> }>();
 
   /**
    * The policy for one page.
@@ -101,23 +123,49 @@ export class ClickMemory {
       }
       return e;
     };
-    const verdict = (e: Entry): ClickVerdict => {
-      if (e.kind === 'chrome') return 'skip';
+    const tmpl = (template: string): { fruitful: boolean; barrenOn: Set<string> } => {
+      const key = `${site}|${template}`;
+      let t = this.templates.get(key);
+      if (!t) {
+        t = { fruitful: false, barrenOn: new Set() };
+        this.templates.set(key, t);
+      }
+      return t;
+    };
+    const barren = (template: string | undefined): boolean => {
+      if (template === undefined) return false;
+      const t = this.templates.get(`${site}|${template}`);
+      return t !== undefined && !t.fruitful && t.barrenOn.size >= BARREN_PAGES && !t.barrenOn.has(page);
+    };
+    const reason = (e: Entry, template: string | undefined): SkipReason | null => {
+      if (e.kind === 'chrome') return 'chrome';
+      // A control known to reveal links on its page is clicked whatever its template did elsewhere.
+      if (e.kind === null && barren(template)) return 'template';
+      return null;
+    };
+    const verdict = (e: Entry, template: string | undefined): ClickVerdict => {
+      if (reason(e, template) !== null) return 'skip';
       if (e.kind === 'per-page') return 'click';
       return e.busy !== null && e.busy !== page ? 'wait' : 'click';
     };
     return {
-      peek: (sig) => verdict(entry(sig)),
-      take: (sig, force) => {
+      peek: (sig, template) => verdict(entry(sig), template),
+      skipReason: (sig, template) => reason(entry(sig), template),
+      take: (sig, force, template) => {
         const e = entry(sig);
-        const v = verdict(e);
+        const v = verdict(e, template);
         if (v === 'wait') return force ? 'click' : 'wait';
         if (v === 'click' && e.kind === null) e.busy = page;
         return v;
       },
-      observe: (sig, seen) => {
+      observe: (sig, seen, template) => {
         const e = entry(sig);
         if (e.busy === page) e.busy = null;
+        if (template !== undefined) {
+          const t = tmpl(template);
+          if (seen.revealed.size > 0) t.fruitful = true;
+          else if (seen.settled) t.barrenOn.add(page);
+        }
         if (e.kind !== null) return;
         if (!seen.settled && seen.revealed.size === 0 && e.unsettled < UNSETTLED_LOOKS) {
           e.unsettled++;

@@ -10,6 +10,13 @@ export interface ClickCandidate {
   index: number;
   /** Stable signature: role or tag, accessible name, nearest landmark. */
   signature: string;
+  /**
+   * Its template: what controls made by one piece of a site's code share, whatever they are
+   * named (role or tag, nearest landmark, the parent's tag, the class names without digits, and
+   * whether it has `aria-expanded`). Every "Show example" toggle of an API reference shares
+   * one, each with its own name.
+   */
+  template: string;
   /** Accessible name (trimmed, at most 100 characters). */
   name: string;
   /** Its role, or its tag name when it has none (`button`, `tab`, `div` …). */
@@ -125,11 +132,14 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
       if ((el as HTMLButtonElement).disabled || el.hasAttribute('disabled') || el.closest('[aria-disabled="true"], [inert]')) continue;
       const name = nameOf(el);
       if (name && exclude.test(name)) continue;
-      const sig = `${role ?? tag}|${name}|${landmarkOf(el)}`;
+      const landmark = landmarkOf(el);
+      const sig = `${role ?? tag}|${name}|${landmark}`;
+      const classes = [...el.classList].map((c) => c.replace(/[0-9]+/g, '')).filter(Boolean).sort().join('.');
+      const template = `${role ?? tag}|${landmark}|${el.parentElement?.localName ?? ''}|${classes}|${el.hasAttribute('aria-expanded') ? 'x' : ''}`;
       const on =
         ['aria-selected', 'aria-expanded', 'aria-pressed', 'aria-checked'].some((a) => el.getAttribute(a) === 'true') ||
         (tag === 'summary' && el.parentElement?.localName === 'details' && (el.parentElement as HTMLDetailsElement).open);
-      out.push({ index: found.length, signature: sig, name, kind: role ?? tag, on });
+      out.push({ index: found.length, signature: sig, template, name, kind: role ?? tag, on });
       found.push(el);
     }
   };

@@ -1,8 +1,8 @@
 import type { Page, Route } from 'playwright';
 import { toRequestUrl } from '../url/normalize.js';
-import { clickWithContext, readAfterClick } from './click-reads.js';
+import { clickWithContext, readAfterClick, type AfterClick } from './click-reads.js';
 import { clickCandidate, historyLength, recordNavigations, replaceUrlBack, scanClickables, takeNavigations, type ClickCandidate } from './click-scripts.js';
-import type { ClickPolicy } from './click-memory.js';
+import type { ClickOptions, ClickStep, ExploreResult } from './click-options.js';
 import { extractPage, type ExtractResult } from './page-scripts.js';
 import { sleep, withTimeout } from './timeout.js';
 import type { FoundLink, SettleWait } from './discovery.js';
@@ -17,62 +17,17 @@ export const CLAIM_WAIT_MS = 5_000;
 /** Least wait (ms) after a click before its effects are judged: its handler's requests and timers must show first. */
 export const CLICK_REACTION_MS = 50;
 
-/** One click that led to a state of the page: the clickable's accessible name and its role (or tag). */
-export interface ClickStep {
-  name: string;
-  kind: string;
-}
-
-/**
- * Told about a state a click revealed: `steps` are the clicks that led to it, the last one
- * first clicked just now; `budgetLeftMs` is what is left of the page's click budget (ms).
- */
-export type RevealedHook = (steps: ClickStep[], budgetLeftMs: number) => Promise<void>;
-
-/** How click discovery behaves on one page. */
-export interface ClickOptions {
-  /** Most clicks on this page, repeats and replays included. @default 100 */
-  limit: number;
-  /** Extra accessible-name patterns never clicked (regex sources, case-insensitive). */
-  exclude: readonly string[];
-  /**
-   * Which clickables to click, per signature (role or tag, accessible name, nearest landmark),
-   * asked only once the clickable was found on the page: `--click auto` uses the site's
-   * `ClickMemory`, `--click all` clicks everything (`CLICK_EVERYWHERE`).
-   */
-  policy: ClickPolicy;
-  /**
-   * Most repeats of one clickable on the page: a clickable is clicked again while each click
-   * reveals links not seen before on the page ("Next", "Load more"). @default 20 (`--click-repeat`)
-   */
-  repeat: number;
-  /** Longest wait for the page to go quiet after one click (ms). @default 1000 */
-  clickWaitMs: number;
-  /** Time budget for all clicks on the page (ms). */
-  budgetMs: number;
-  /** How many rounds of revealed clickables are followed (a click that reveals clickables that reveal …). @default 2 */
-  maxRevealDepth: number;
-  /**
-   * Called once per distinct clickable, after its first click changed the page's DOM without
-   * navigating (an opened menu, a tab panel, a dialog), before anything else is clicked; its
-   * time counts against `budgetMs`. Absent = nothing is told.
-   */
-  onRevealed?: RevealedHook;
-}
-
-/** What exploring found. */
-export interface ExploreResult {
-  links: FoundLink[];
-  clicks: number;
-  /** Non-GET requests and document navigations that were blocked while clicking. */
-  blocked: number;
-}
+export type { ClickOptions, ClickSkips, ClickStep, ExploreResult, RevealedHook } from './click-options.js';
 
 export type { QuietProbe, SettleWait } from './discovery.js';
 
 /** A clickable waiting for its turn. */
 interface Turn {
   sig: string;
+  /** The clickable's template (see `ClickCandidate.template`). */
+  template: string;
+  /** `true` while it is clicked again because its last click revealed new links ("Next", "Load more"). */
+  chain: boolean;
   depth: number;
   /** Signatures clicked, in order, to bring the page into the state in which this clickable shows. */
   state: string[];
@@ -87,6 +42,12 @@ interface Turn {
   present: Set<string>;
   /** `false` once one of its clicks' settle waits ran out (see `ClickObservation.settled`). */
   settled: boolean;
+}
+
+/** `true` when the read shows a link identity that is not in `before`. */
+function revealsNew(look: AfterClick, before: ReadonlySet<string>): boolean {
+  if (!look.page) return false;
+  return look.page.links.some((l) => !before.has(identity(l.href))) || look.page.opened.some((h) => !before.has(identity(h)));
 }
 
 /** A URL as a page's identity: plain fragment dropped, hash route kept. */
@@ -123,9 +84,15 @@ function identity(u: string): string {
  * Safety while exploring: every non-GET request is aborted (nothing a click triggers may change
  * server state) and every document navigation of the main frame is recorded and aborted.
  * @param known - hrefs already found on the page (updated; not reported again)
+ * @param onClick - told right before each click (the page's activity learns that what follows was asked for)
  */
-export async function exploreClicks(page: Page, known: Set<string>, opts: ClickOptions, settleWait: SettleWait): Promise<ExploreResult> {
-  const result: ExploreResult = { links: [], clicks: 0, blocked: 0 };
+export async function exploreClicks(page: Page, known: Set<string>, opts: ClickOptions, settleWait: SettleWait, onClick: () => void = () => {}): Promise<ExploreResult> {
+  const result: ExploreResult = { links: [], clicks: 0, blocked: 0, skipped: { chrome: 0, template: 0, budget: 0, limit: 0 } };
+  /** Count a clickable left unclicked because the site memory says so. */
+  const skippedByMemory = (sig: string, template: string): void => {
+    const why = opts.policy.skipReason(sig, template);
+    if (why) result.skipped[why]++;
+  };
   const deadline = Date.now() + opts.budgetMs;
   const navigations: string[] = [];
   const guard = async (route: Route): Promise<void> => {
@@ -155,10 +122,11 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
   const clickAt = async (index: number): Promise<boolean> => withTimeout(page.evaluate(clickCandidate, index), 5_000, 'clicking').catch(() => false);
   const takeNavs = async (): Promise<string[]> => withTimeout(page.evaluate(takeNavigations), 5_000, 'reading navigations').catch(() => [] as string[]);
   // After a click, what it started (a fetch, a render, a timeout due soon) is waited for by the
-  // page load's settle rule, at most clickWaitMs.
-  const settle = async (): Promise<boolean> => {
+  // page load's settle rule, at most clickWaitMs (less when the budget ends sooner, except in a
+  // chain of clicks that keep revealing links, which the budget never cuts short).
+  const settle = async (chain: boolean): Promise<boolean> => {
     await sleep(CLICK_REACTION_MS);
-    return settleWait(Math.min(opts.clickWaitMs, Math.max(0, deadline - Date.now())));
+    return settleWait(chain ? opts.clickWaitMs : Math.min(opts.clickWaitMs, Math.max(0, deadline - Date.now())));
   };
   const addLink = (href: string, text: string, rel = ''): boolean => {
     if (known.has(href)) return false;
@@ -186,7 +154,14 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
   // read; a click would only close it): then the guard and the history hooks are not installed
   // (routing every request of the page through the crawler costs CPU on every page).
   const scanned = await scan();
-  const initial = new Set(scanned.filter((c) => !c.on && opts.policy.peek(c.signature) !== 'skip').map((c) => c.signature));
+  const initial = new Set<string>();
+  const looked = new Set<string>();
+  for (const c of scanned) {
+    if (c.on || looked.has(c.signature)) continue;
+    looked.add(c.signature);
+    if (opts.policy.peek(c.signature, c.template) === 'skip') skippedByMemory(c.signature, c.template);
+    else initial.add(c.signature);
+  }
   if (!initial.size) return result;
   await page.route('**/*', guard);
   const claimed = new Set<string>();
@@ -216,7 +191,7 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
         if (!steps.has(c.signature)) steps.set(c.signature, { name: c.name, kind: c.kind });
         if (seenSigs.has(c.signature)) continue;
         seenSigs.add(c.signature);
-        out.push({ sig: c.signature, depth, state, clicks: 0, waitingSince: null, claimed: false, revealed: new Set(), present: new Set(), settled: true });
+        out.push({ sig: c.signature, template: c.template, chain: false, depth, state, clicks: 0, waitingSince: null, claimed: false, revealed: new Set(), present: new Set(), settled: true });
       }
       return out;
     };
@@ -225,7 +200,7 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
       if (!t.claimed) return;
       t.claimed = false;
       claimed.delete(t.sig);
-      if (t.clicks > 0) opts.policy.observe(t.sig, { revealed: t.revealed, present: t.present, settled: t.settled });
+      if (t.clicks > 0) opts.policy.observe(t.sig, { revealed: t.revealed, present: t.present, settled: t.settled }, t.template);
       else opts.policy.release(t.sig);
     };
     let dom: Set<string> | null = null;
@@ -238,10 +213,11 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
         if (c.on) continue;
         const before = await withTimeout(page.evaluate(historyLength), 2_000, 'reading history').catch(() => 0);
         lastScan = null;
+        onClick();
         if (!(await clickAt(c.index))) return true;
         result.clicks++;
         dom = null;
-        await settle();
+        await settle(false);
         const navs = [...navigations.splice(0), ...(await takeNavs())];
         if (navs.some((u) => identity(u) !== home) || identity(page.url()) !== home) return restore(before);
       }
@@ -251,18 +227,27 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
     // Every clickable on the page is seen (one that a later click turns off is not "revealed");
     // those to click are queued.
     const queue: Turn[] = fresh(scanned, 0, []).filter((t) => initial.has(t.sig));
-    while (queue.length && result.clicks < opts.limit && Date.now() < deadline) {
+    while (queue.length && result.clicks < opts.limit) {
       // Only clickables that another page is learning are left: give it time.
       if (queue.every((q) => q.waitingSince !== null)) await sleep(100);
       const turn = queue.shift()!;
+      // Past the budget, only a chain that keeps revealing links goes on.
+      if (Date.now() >= deadline && !turn.chain) {
+        result.skipped.budget++;
+        done(turn);
+        continue;
+      }
       const forced = turn.waitingSince !== null && Date.now() - turn.waitingSince >= CLAIM_WAIT_MS;
       const defer = (): void => {
         turn.waitingSince ??= Date.now();
         queue.push(turn);
       };
       if (!turn.claimed) {
-        const v = opts.policy.peek(turn.sig);
-        if (v === 'skip') continue;
+        const v = opts.policy.peek(turn.sig, turn.template);
+        if (v === 'skip') {
+          skippedByMemory(turn.sig, turn.template);
+          continue;
+        }
         if (v === 'wait' && !forced) {
           defer();
           continue;
@@ -281,8 +266,11 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
         continue;
       }
       if (!turn.claimed) {
-        const v = opts.policy.take(turn.sig, forced);
-        if (v === 'skip') continue;
+        const v = opts.policy.take(turn.sig, forced, turn.template);
+        if (v === 'skip') {
+          skippedByMemory(turn.sig, turn.template);
+          continue;
+        }
         if (v === 'wait') {
           defer();
           continue;
@@ -292,6 +280,7 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
       }
       const before = dom ?? (await read()).all;
       const firstClick = turn.clicks === 0;
+      onClick();
       const made = await clickWithContext(page, target.index);
       lastScan = null;
       if (!made.clicked) {
@@ -302,13 +291,22 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
       const historyBefore = made.historyBefore;
       result.clicks++;
       turn.clicks++;
-      if (!(await settle())) turn.settled = false;
+      let settled = await settle(turn.chain);
+      if (!settled) turn.settled = false;
       for (const u of before) turn.present.add(u);
       turn.present.add(home);
       // (a) navigations the click caused or attempted: links of this page
       const attempted = navigations.splice(0);
       // One call reads what the click did: its navigations, the DOM, the mutation clock and the clickables.
-      const look = await readAfterClick(page, exclude);
+      let look = await readAfterClick(page, exclude);
+      if (!settled && look.navigations.length === 0 && !revealsNew(look, before)) {
+        // The click's wait ran out with nothing new in sight: its effect may still be on its way
+        // (a slow answer, a busy machine). One more wait before it counts as revealing nothing,
+        // so a "Next" chain is not cut short by a slow step.
+        settled = await settleWait(opts.clickWaitMs * 2).catch(() => false);
+        look = await readAfterClick(page, exclude);
+        turn.settled = settled;
+      }
       const pushed = look.navigations;
       for (const href of [...attempted, ...pushed]) {
         addLink(href, target.name);
@@ -346,12 +344,15 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
       if (after.fresh > 0 && turn.clicks <= opts.repeat && self && !self.on) {
         // Again ("Next", "Load more"), after what this click revealed.
         turn.state = [...turn.state, turn.sig];
+        turn.chain = true;
         queue.unshift(...revealed, turn);
       } else {
         done(turn);
         queue.unshift(...revealed);
       }
     }
+    // What is left unclicked: the most clicks were made.
+    result.skipped.limit += queue.length;
   } finally {
     for (const sig of claimed) opts.policy.release(sig);
     await page.unroute('**/*', guard).catch(() => {});

@@ -35,6 +35,16 @@ export class RepollWatch {
     this.repolls.delete(r);
   }
 
+  /**
+   * A person's action (a click) happened: what it makes the page ask for is content the action
+   * asked for, not a re-poll, even at an endpoint that answered before ("Next" asks
+   * `/api/items?page=4` after `page=3` answered, and a busy server may take longer than the
+   * grace). Endpoints answered before it no longer count; re-polls already in flight still do.
+   */
+  newAction(): void {
+    this.answered.clear();
+  }
+
   /** Forget `r` (it finished or failed). */
   ended(r: Request): void {
     this.repolls.delete(r);

@@ -360,6 +360,16 @@ export const CRAWL_OPTIONS = {
     help: "with --vitals: mobile measures under Lighthouse's mobile throttling (CPU 4x, 150 ms RTT, 1.6 Mbps down)",
   },
   // Library-only: no flag.
+  clickBudgetMs: {
+    flag: null,
+    label: 'click-budget',
+    kind: 'integer',
+    unit: 'ms',
+    min: 0,
+    default: 30_000,
+    topic: 'discovery',
+    help: "time for one page's clicks; a chain of clicks that keeps revealing links goes on past it",
+  },
   quietMs: { flag: null, label: 'quiet', kind: 'integer', unit: 'ms', min: 0, default: 500, topic: 'pages', help: 'quiet window of the settle rule; never below 300' },
   retryBaseMs: { flag: null, label: 'retry-base', kind: 'integer', unit: 'ms', min: 0, default: 1_000, topic: 'politeness', help: "first retry's backoff; doubles each time, with ±25 % jitter" },
   graceMs: { flag: null, label: 'grace', kind: 'integer', unit: 'ms', min: 0, default: 3_000, topic: 'budget', help: 'grace period for in-flight pages on cancellation' },
@@ -372,8 +382,6 @@ export const CRAWL_OPTIONS = {
 export const CRAWL_LIMITS = {
   /** Longest wait for a page to go quiet after one click (ms). */
   clickWaitMs: 1_000,
-  /** Time budget for all clicks on one page (ms); the page's hard deadline includes it. */
-  clickBudgetMs: 30_000,
   /** Rounds of revealed clickables followed (a click that reveals clickables that reveal …). */
   maxRevealDepth: 2,
   /** Dialogs (`alert`, `confirm` …) one page may open before its visit ends with `too-many-dialogs`. */

@@ -126,6 +126,12 @@ export interface CrawlOptions {
   settleTimeoutMs?: number;
   /** Quiet window of the settle rule (ms); never below 300. @default 500 */
   quietMs?: number;
+  /**
+   * Time for one page's clicks (ms); the page's hard deadline includes it. A chain of clicks that
+   * keeps revealing links ("Next", "Load more") goes on past it, up to `clickRepeat` steps.
+   * @default 30000
+   */
+  clickBudgetMs?: number;
   /** Page navigations per second per host (host and port). @default none */
   rate?: number | null;
   /** Page navigations in flight per host. @default none (only `concurrency`) */
@@ -267,6 +273,7 @@ export interface ResolvedCrawlOptions {
   timeoutMs: number;
   settleTimeoutMs: number;
   quietMs: number;
+  clickBudgetMs: number;
   graceMs: number;
   recycleAfter: number;
   browserPath: string | null;
@@ -400,6 +407,7 @@ export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
     timeoutMs: int(S.timeoutMs, o.timeoutMs),
     settleTimeoutMs: int(S.settleTimeoutMs, o.settleTimeoutMs),
     quietMs: Math.max(300, int(S.quietMs, o.quietMs)),
+    clickBudgetMs: int(S.clickBudgetMs, o.clickBudgetMs),
     graceMs: int(S.graceMs, o.graceMs),
     recycleAfter: int(S.recycleAfter, o.recycleAfter),
     browserPath: o.browserPath ?? S.browserPath.default,

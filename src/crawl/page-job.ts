@@ -392,7 +392,7 @@ export class PageJob {
       policy: o.click === 'all' ? CLICK_EVERYWHERE : this.p.clickMemory.forPage(origin, url),
       repeat: o.clickRepeat,
       clickWaitMs: CRAWL_LIMITS.clickWaitMs,
-      budgetMs: CRAWL_LIMITS.clickBudgetMs,
+      budgetMs: o.clickBudgetMs,
       maxRevealDepth: CRAWL_LIMITS.maxRevealDepth,
     };
   }

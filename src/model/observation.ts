@@ -212,6 +212,18 @@ export interface ServerHtml {
   truncated: boolean;
 }
 
+/**
+ * Click discovery on one page (`--click auto|all`): the clicks made (repeats and replays
+ * included) and the clickables found and not clicked, by reason: `chrome` (the site's memory
+ * knows their clicks reveal the same links on every page), `template` (controls of their template
+ * revealed no link on two other pages), `budget` (the page's click time ran out; a chain of
+ * clicks that keeps revealing links is never cut short), `limit` (`--click-limit` reached).
+ */
+export interface ClickDiscovery {
+  made: number;
+  skipped: { chrome: number; template: number; budget: number; limit: number };
+}
+
 /** Failure without a usable HTTP response. `code` is one of {@link ErrorCode}. */
 export interface RecordError {
   code: string;
@@ -285,6 +297,8 @@ export interface PageObservation {
   spa: SpaSignals;
   /** The server's HTML next to the rendered page (see {@link ServerHtml}); `null` for pages not rendered or whose document could not be read. */
   serverHtml: ServerHtml | null;
+  /** What click discovery did on the page (see {@link ClickDiscovery}); `null` with `--click off` and for pages not rendered. */
+  clickDiscovery: ClickDiscovery | null;
 }
 
 /** Timings with every value unknown. */
@@ -322,6 +336,7 @@ export function blankObservation(): PageObservation {
     vitals: null,
     spa: blankSpaSignals(),
     serverHtml: null,
+    clickDiscovery: null,
   };
 }
 

@@ -66,6 +66,7 @@ describe('PageObservation', () => {
       'vitals',
       'spa',
       'serverHtml',
+      'clickDiscovery',
     ]);
     expect(observationOf(blankRecord('https://example.test/', null, 0, null))).toEqual(blankObservation());
     expect(observationOf(blankVisitResult())).toEqual(blankObservation());

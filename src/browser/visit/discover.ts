@@ -35,9 +35,11 @@ export function discover(revealed: (ctx: VisitContext) => RevealedHook | null = 
         const onRevealed = revealed(ctx);
         const click = onRevealed ? { ...opts.click, onRevealed } : opts.click;
         const settleWait = async (capMs: number): Promise<boolean> => waitForSettle(ctx, capMs).catch(() => false);
-        const ex = await ctx.step(exploreClicks(p, known, click, settleWait));
+        // What a click makes the page ask for is content, not a re-poll (see `RepollWatch.newAction`).
+        const ex = await ctx.step(exploreClicks(p, known, click, settleWait, () => act.repoll.newAction()));
         result.links.push(...ex.links);
         result.clicks = ex.clicks;
+        result.clickDiscovery = { made: ex.clicks, skipped: ex.skipped };
       }
     },
   };

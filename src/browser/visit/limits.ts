@@ -13,7 +13,8 @@ import type { VisitOptions } from './types.js';
 
 /**
  * The hard deadline of one visit (ms): the navigation and settle caps, plus 15 s for the rest
- * (extraction, screenshot, pausing), plus each discovery budget and 5 s for it, plus the
+ * (extraction, screenshot, pausing), plus each discovery budget and 5 s for it (for clicks, also
+ * `repeat` steps of a chain that keeps revealing links, at most 3 click waits and 2 s each), plus the
  * accessibility check's cap twice (a check past its cap is waited for as long again, see
  * `A11yChecker`) and 5 s for it, plus 10 s for the vitals. Past it the visit ends with
  * a `timeout` error whatever it is doing, so a stuck page always frees its slot. Time spent
@@ -24,7 +25,8 @@ export function hardDeadlineMs(opts: VisitOptions): number {
     opts.navigationTimeoutMs +
     opts.settleTimeoutMs +
     15_000 +
-    (opts.click ? opts.click.budgetMs + 5_000 : 0) +
+    // A chain of clicks that keeps revealing links goes on past the click budget (see `exploreClicks`).
+    (opts.click ? opts.click.budgetMs + 5_000 + opts.click.repeat * (3 * opts.click.clickWaitMs + 2_000) : 0) +
     (opts.scroll ? opts.scroll.budgetMs + 5_000 : 0) +
     (opts.a11y ? 2 * A11Y_PAGE_TIMEOUT_MS + 5_000 : 0) +
     (opts.vitals ? 10_000 : 0)

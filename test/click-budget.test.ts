@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright';
+import type { FixtureServer } from '../fixtures/server.js';
+import { API_TOGGLES, API_VIEWS, startApiReferenceSite } from '../fixtures/sites/api-reference.js';
+import { PAGER_PAGE_SIZE, startPagerSite } from '../fixtures/sites/explore.js';
+import { sharedBrowser } from './helpers/browser.js';
+import { Crawler } from '../src/crawl/crawler.js';
+import type { CrawlOptions } from '../src/crawl/options.js';
+import type { PageRecord } from '../src/model/record.js';
+import { BARREN_PAGES } from '../src/browser/click-memory.js';
+
+// Clicks that pay for themselves (issue 31, point 3): controls of one template that revealed no
+// link on two pages are not clicked on the rest; the budget never cuts short a chain of clicks
+// that keeps revealing links.
+
+let browser: Browser;
+const servers: FixtureServer[] = [];
+beforeAll(async () => {
+  browser = await sharedBrowser();
+});
+afterAll(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+async function run(opts: Omit<CrawlOptions, 'browser'>): Promise<PageRecord[]> {
+  const crawler = new Crawler({ settleTimeoutMs: 3000, soft404: false, ...opts, browser });
+  const recs: PageRecord[] = [];
+  for await (const r of crawler.records()) recs.push(r);
+  return recs;
+}
+const pathOf = (u: string): string => {
+  const x = new URL(u);
+  return x.pathname + x.search + x.hash;
+};
+const range = (n: number, f: (i: number) => string): string[] => Array.from({ length: n }, (_, i) => f(i + 1));
+
+describe('link-less toggles of one template (an API reference)', () => {
+  const views = range(API_VIEWS, (i) => `/#/op/${i}`);
+  const guides = range(API_VIEWS, (i) => `/guide/${i}`);
+
+  it('are clicked on two views, then skipped as "template" on every other; the per-view link is still found on each', async () => {
+    const s = await startApiReferenceSite();
+    servers.push(s);
+    const recs = await run({ seeds: [`${s.origin}/`], concurrency: 1 });
+    const pages = recs.filter((r) => r.skipped === null);
+    expect(pages.map((r) => pathOf(r.url)).sort()).toEqual(['/', ...views, ...guides].sort());
+    const opViews = pages.filter((r) => /#\/op\//.test(r.url));
+    // Every view's own control ("Related to operation N") was clicked, and revealed its guide.
+    for (const r of opViews) {
+      const n = /op\/(\d+)$/.exec(r.url)![1];
+      expect([n, r.links.filter((l) => l.endsWith(`/guide/${n}`)).length]).toEqual([n, 1]);
+    }
+    // The toggles: clicked (each once: a toggle that says aria-expanded="true" is not clicked
+    // again) on the first BARREN_PAGES views, skipped on every other view. "Related" is clicked
+    // twice on each view: once more after it revealed a link, which then reveals nothing new.
+    const learning = opViews.filter((r) => r.clickDiscovery?.made === API_TOGGLES + 2);
+    const skipping = opViews.filter((r) => r.clickDiscovery?.made === 2);
+    expect([learning.length, skipping.length]).toEqual([BARREN_PAGES, API_VIEWS - BARREN_PAGES]);
+    for (const r of learning) expect(r.clickDiscovery?.skipped).toEqual({ chrome: 0, template: 0, budget: 0, limit: 0 });
+    for (const r of skipping) expect(r.clickDiscovery?.skipped).toEqual({ chrome: 0, template: API_TOGGLES, budget: 0, limit: 0 });
+    // A guide has nothing to click; a page that was not clicked on at all still says so.
+    for (const r of pages.filter((p) => p.url.includes('/guide/'))) expect(r.clickDiscovery).toEqual({ made: 0, skipped: { chrome: 0, template: 0, budget: 0, limit: 0 } });
+  });
+
+  it('at concurrency 3, views that learn at the same time click them too, but no more than that', async () => {
+    const s = await startApiReferenceSite();
+    servers.push(s);
+    const recs = await run({ seeds: [`${s.origin}/`], concurrency: 3 });
+    const pages = recs.filter((r) => r.skipped === null);
+    expect(pages.map((r) => pathOf(r.url)).sort()).toEqual(['/', ...views, ...guides].sort());
+    const opViews = pages.filter((r) => /#\/op\//.test(r.url));
+    const toggleClicks = opViews.reduce((n, r) => n + (r.clickDiscovery?.made ?? 0) - 2, 0);
+    const skipped = opViews.reduce((n, r) => n + (r.clickDiscovery?.skipped.template ?? 0), 0);
+    expect(toggleClicks).toBeGreaterThanOrEqual(BARREN_PAGES * API_TOGGLES);
+    expect(toggleClicks).toBeLessThanOrEqual((BARREN_PAGES + 3) * API_TOGGLES);
+    // Every toggle of every view was either clicked or skipped as "template".
+    expect(toggleClicks + skipped).toBe(API_VIEWS * API_TOGGLES);
+  });
+
+  it('--click all clicks every toggle on every view (nothing remembered)', async () => {
+    const s = await startApiReferenceSite(4, 4);
+    servers.push(s);
+    const recs = await run({ seeds: [`${s.origin}/`], concurrency: 2, click: 'all' });
+    const opViews = recs.filter((r) => r.skipped === null && /#\/op\//.test(r.url));
+    expect(opViews.map((r) => r.clickDiscovery)).toEqual(range(4, () => 'x').map(() => ({ made: 6, skipped: { chrome: 0, template: 0, budget: 0, limit: 0 } })));
+  });
+});
+
+describe('a chain of clicks that keeps revealing links', () => {
+  const PAGES = 16;
+
+  it(`"Next" over ${PAGES} pages is followed to its end past the click budget, also when steps answer slower than the click wait; what was not clicked yet when the budget ran out is not`, async () => {
+    // Every fourth page answers in 1.4 s, more than the 1 s a click waits for the page to settle
+    // (what a busy machine does to every step); the budget is 1 s, far less than the chain takes.
+    const s = await startPagerSite(PAGES, (page) => (page % 4 === 0 ? 1_400 : 30));
+    servers.push(s);
+    const recs = await run({ seeds: [`${s.origin}/`], maxDepth: 0, clickRepeat: 20, clickBudgetMs: 1_000 });
+    const home = recs.find((r) => pathOf(r.url) === '/')!;
+    expect(home.links.filter((l) => l.includes('/article/')).length).toBe(PAGES * PAGER_PAGE_SIZE);
+    for (let page = 1; page <= PAGES; page++) expect([page, s.count(`/api/articles?page=${page}`)]).toEqual([page, 1]);
+    expect(s.count(`/api/articles?page=${PAGES + 1}`)).toBe(0);
+    // "Next" was clicked once per page after the first; "Load more" and "Refresh" came after the
+    // budget had run out: not clicked, and counted as skipped for it.
+    expect(home.clickDiscovery).toEqual({ made: PAGES - 1, skipped: { chrome: 0, template: 0, budget: 2, limit: 0 } });
+    expect([s.count('/api/posts?page=1'), s.count('/api/posts?page=2'), s.count('/api/refresh')]).toEqual([1, 0, 0]);
+  });
+});
