@@ -15,6 +15,11 @@
 // same run, against the same site and oracle, alternated --rounds times: the way to bisect a
 // change in speed (a worktree per commit: `git worktree add ../old SHA && cd ../old && npx tsc`).
 //
+// --shapes apiref: the API-reference app of fixtures/sites/api-reference.ts (one document, a
+// hash-routed view per operation, each with many link-less toggles and one control that reveals
+// a link), 70 views x 20 toggles, crawled at each --concurrency: wall, pages, clicks made and
+// skipped (the cost of click discovery where clicking finds little). No oracle.
+//
 // CLI rows (--cli-sizes, default 2000,20000 in the full run): the tree crawled by the CLI
 // (`node bin/run.js crawl … --max-pages N --output-dir DIR -q`: every report, screenshots, the JSON Lines file)
 // in a child process. Besides the tree's peak, they give the Node process's own peak memory,
@@ -287,7 +292,32 @@ async function runCliRow(site, conc) {
 const rows = [];
 const machine = `${os.cpus().length} cores, ${Math.round(os.totalmem() / 1073741824)} GiB, Node ${process.version}, ${os.cpus()[0]?.model ?? ''}`.trim();
 process.stderr.write(`bench on ${machine}\n`);
-for (const shape of cliOnly ? [] : shapes) {
+const apirefRows = [];
+if (!cliOnly && shapes.includes('apiref')) {
+  const { startApiReferenceSite } = await import(path.join(ROOT, 'dist/fixtures/sites/api-reference.js'));
+  for (const conc of concurrencies) for (let round = 0; round < rounds; round++) {
+    const runs = builds.length ? builds.map((b) => ({ label: b.label, crawlFn: b.crawl })) : [{ label: 'this build', crawlFn: crawl }];
+    for (const { label, crawlFn } of runs) {
+      const site = await startApiReferenceSite(70, 20);
+      const s = sampler();
+      const t0 = Date.now();
+      let pages = 0, made = 0, skipped = 0, views = 0;
+      for await (const r of crawlFn({ seeds: [`${site.origin}/`], concurrency: conc })) {
+        if (r.skipped !== null || r.status !== 200) continue;
+        pages++;
+        if (r.url.includes('#/op/')) views++;
+        made += r.clickDiscovery?.made ?? 0;
+        skipped += r.clickDiscovery ? Object.values(r.clickDiscovery.skipped).reduce((a, b) => a + b, 0) : 0;
+      }
+      const wall = (Date.now() - t0) / 1000;
+      const st = s.stop();
+      await site.close();
+      apirefRows.push({ build: label, concurrency: conc, pages, views, wall, cpuS: st.cpuS, peakMb: st.peakMb, clicks: made, skipped });
+      process.stderr.write(`apiref 70x20 c=${conc} @${label}: ${pages} pages (${views}/70 views) in ${wall.toFixed(1)} s, ${made} clicks, ${skipped} skipped, ${st.cpuS.toFixed(1)} CPU-s\n`);
+    }
+  }
+}
+for (const shape of cliOnly ? [] : shapes.filter((x) => x !== 'apiref')) {
   for (const n of sizes) {
     const site = await startSite(shape, n);
     for (const conc of concurrencies) for (let round = 0; round < rounds; round++) {
@@ -365,9 +395,19 @@ if (cliRows.length) {
     ...cliRows.map((r) => `| ${r.size} | ${r.pages} | ${fmt(r.wall)} | ${fmt(r.pps, 2)} | ${r.nodePeakRssMb} | ${r.nodePeakPssMb} | ${r.nodeHeapMb} | ${r.nodeLiveHeapMb} | ${r.nodeExternalMb} | ${r.treePeakMb} | ${r.code} |`),
   );
 }
+if (apirefRows.length) {
+  lines.push(
+    '',
+    'API reference app (fixtures/sites/api-reference.ts: 70 hash-routed views, 20 link-less toggles and one link-revealing control each):',
+    '',
+    '| build | conc | pages | views | wall s | CPU s | peak MB | clicks made | clickables skipped |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...apirefRows.map((r) => `| ${r.build} | ${r.concurrency} | ${r.pages} | ${r.views}/70 | ${fmt(r.wall)} | ${fmt(r.cpuS)} | ${r.peakMb} | ${r.clicks} | ${r.skipped} |`),
+  );
+}
 process.stdout.write(`${lines.join('\n')}\n`);
 const dir = path.join(ROOT, 'bench', 'results');
 fs.mkdirSync(dir, { recursive: true });
 const file = path.join(dir, `${new Date().toISOString().slice(0, 19).replace(/:/g, '-')}.json`);
-fs.writeFileSync(file, JSON.stringify({ machine, latencyMs: latency, options: extraOptions, rows, cliRows }, null, 2));
+fs.writeFileSync(file, JSON.stringify({ machine, latencyMs: latency, options: extraOptions, rows, cliRows, apirefRows }, null, 2));
 process.stderr.write(`wrote ${path.relative(ROOT, file)}\n`);
