@@ -61,6 +61,18 @@ describe('--assets placeholder (the default)', () => {
     expect(rec.links.map(pathOf)).toEqual(['/from-stalled']);
   });
 
+  it('makes no beacon request (--assets load makes it), and records nothing failed for it', async () => {
+    for (const assets of ['placeholder', 'load'] as const) {
+      const before = site.count('/beacon');
+      const records = await crawlFrom('/unread', { assets, maxDepth: 0 });
+      const rec = records.find((r) => pathOf(r.url) === '/unread')!;
+      expect(rec).toMatchObject({ status: 200, title: 'Unread', failedRequests: [], consoleErrors: [] });
+      expect(rec.links.map(pathOf)).toEqual(['/from-onload']);
+      const made = assets === 'load' ? 1 : 0;
+      expect([assets, site.count('/beacon') - before]).toEqual([assets, made]);
+    }
+  });
+
   it('loads the real assets with --assets load and with --screenshots: the stalled image never loads, so its link is not there', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-assets-'));
     try {

@@ -36,6 +36,28 @@ export const ASSET_PATTERNS: readonly { urlPattern: string; resourceType: (typeo
 );
 
 /**
+ * CDP `Network.ResourceType`s of requests whose answers no page reads: beacons and pings
+ * (`navigator.sendBeacon`, `<a ping>`) and CSP violation reports. With `--assets placeholder`
+ * they are not made: paused before they go out and failed as blocked by the client
+ * (`net::ERR_BLOCKED_BY_CLIENT`, which records leave out of `failedRequests`); `--assets load`
+ * makes them. Prefetches (`<link rel="prefetch">`) are not among them: Chromium's `Fetch` filter
+ * has no `Prefetch` type (Chromium 156: "Unknown resource type in fetch filter"), and pausing
+ * every `Other` request to find them would cost a round trip each.
+ */
+const UNREAD_KINDS = ['Ping', 'CSPViolationReport'] as const;
+const UNREAD_TYPES: ReadonlySet<string> = new Set(UNREAD_KINDS);
+
+/** The CDP `Fetch.enable` patterns that pause unread requests before they are sent (see `UNREAD_KINDS`). */
+export const UNREAD_PATTERNS: readonly { urlPattern: string; resourceType: (typeof UNREAD_KINDS)[number]; requestStage: 'Request' }[] = UNREAD_KINDS.map(
+  (resourceType) => ({ urlPattern: '*', resourceType, requestStage: 'Request' as const }),
+);
+
+/** `true` for a paused request, not yet sent, whose answer no page reads (see `UNREAD_KINDS`). */
+export function isUnreadRequest(ev: PausedAsset): boolean {
+  return ev.resourceType !== undefined && UNREAD_TYPES.has(ev.resourceType) && ev.responseStatusCode === undefined && ev.responseErrorReason === undefined;
+}
+
+/**
  * An image stand-in: a transparent 16×16 SVG. Its size is not 1×1 so that an image-only control
  * (an icon button without a set size) keeps a clickable box for click discovery.
  */

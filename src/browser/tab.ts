@@ -4,7 +4,7 @@
  */
 import type { BrowserContext, CDPSession, Page } from 'playwright';
 import type { ShownDocument } from './shown-document.js';
-import { answerAsset, ASSET_PATTERNS, isAssetResponse, type AssetLoading } from './asset-placeholders.js';
+import { answerAsset, ASSET_PATTERNS, isAssetResponse, isUnreadRequest, UNREAD_PATTERNS, type AssetLoading } from './asset-placeholders.js';
 import type { HeapWatch } from './renderer-heap.js';
 import { withTimeout } from './timeout.js';
 import { PageEvents } from './page-events.js';
@@ -72,7 +72,7 @@ export async function openTab(context: BrowserContext, guard: RequestGuard | nul
     cdp.send('Fetch.enable', {
       patterns: [
         { urlPattern: '*', resourceType: 'Document', requestStage: 'Response' },
-        ...(assets === 'placeholder' ? ASSET_PATTERNS : []),
+        ...(assets === 'placeholder' ? [...ASSET_PATTERNS, ...UNREAD_PATTERNS] : []),
         ...(guard?.patterns ?? []).map((urlPattern) => ({ urlPattern, requestStage: 'Request' as const })),
       ],
     }),
@@ -82,6 +82,10 @@ export async function openTab(context: BrowserContext, guard: RequestGuard | nul
   // Fetch pauses every document response; with no visit listening, let them through.
   const tab: VisitTab = { page, events: new PageEvents(page), cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, shown: null, guarded: guard !== null, heap: { heldAfterCollect: 0, visitsSinceCollect: 0 }, tidying: null };
   cdp.on('Fetch.requestPaused', (ev) => {
+    if (isUnreadRequest(ev)) {
+      cdp.send('Fetch.failRequest', { requestId: ev.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
+      return;
+    }
     if (guard && isRequestStage(ev)) {
       if (guard.blocks(ev.request.url)) {
         guard.onBlocked?.(ev.request.url);

@@ -163,10 +163,10 @@ describe('documented defaults agree with the declarations', () => {
   it('defaults documented in other modules say the declared ones', () => {
     const checks: [file: string, iface: string, member: string, declared: string][] = [
       ['src/report/audit.ts', 'AuditOptions', 'slowMs', String(CLI_OPTIONS.slowMs.default)],
-      ['src/browser/explore.ts', 'ClickOptions', 'limit', String(CRAWL_OPTIONS.clickLimit.default)],
-      ['src/browser/explore.ts', 'ClickOptions', 'repeat', String(CRAWL_OPTIONS.clickRepeat.default)],
-      ['src/browser/explore.ts', 'ClickOptions', 'clickWaitMs', String(CRAWL_LIMITS.clickWaitMs)],
-      ['src/browser/explore.ts', 'ClickOptions', 'maxRevealDepth', String(CRAWL_LIMITS.maxRevealDepth)],
+      ['src/browser/click-options.ts', 'ClickOptions', 'limit', String(CRAWL_OPTIONS.clickLimit.default)],
+      ['src/browser/click-options.ts', 'ClickOptions', 'repeat', String(CRAWL_OPTIONS.clickRepeat.default)],
+      ['src/browser/click-options.ts', 'ClickOptions', 'clickWaitMs', String(CRAWL_LIMITS.clickWaitMs)],
+      ['src/browser/click-options.ts', 'ClickOptions', 'maxRevealDepth', String(CRAWL_LIMITS.maxRevealDepth)],
       ['src/browser/scroll.ts', 'ScrollOptions', 'maxSteps', String(CRAWL_OPTIONS.scrollLimit.default)],
     ];
     const wrong = checks
