@@ -49,8 +49,13 @@ const byPath = (recs: PageRecord[], p: string): PageRecord => {
 };
 const docTimes = (s: FixtureServer, p: string): number[] => s.log.filter((r) => r.target === p).map((r) => r.at);
 
+// Cases marked `it.concurrent` share nothing but the worker's Chromium (each has its own site and
+// crawl) and mostly wait (Retry-After, --rate, backoff): each run of them goes at once. The others
+// run alone: they crash or kill a renderer or browser that other tabs would share, block a
+// renderer, or bound a time from above (a poller's quiet window, the gap rule's own timing).
+
 describe('retries with backoff', () => {
-  it('429 with Retry-After: 2 → the next request comes at least 1.9 s later, and the page succeeds', async () => {
+  it.concurrent('429 with Retry-After: 2 → the next request comes at least 1.9 s later, and the page succeeds', async () => {
     const s = await site({
       '/': { body: html('Home', '<a href="/limited">l</a>') },
       '/limited': (_s, n) => (n === 0 ? { status: 429, headers: { 'retry-after': '2' }, body: html('Slow down', '') } : { body: html('Limited', '') }),
@@ -62,7 +67,7 @@ describe('retries with backoff', () => {
     expect(byPath(recs, '/limited')).toMatchObject({ status: 200, title: 'Limited', attempts: 2, error: null });
   });
 
-  it('Retry-After pauses the whole host, not only the URL that got it', async () => {
+  it.concurrent('Retry-After pauses the whole host, not only the URL that got it', async () => {
     const s = await site({
       '/': { body: html('Home', '<a href="/limited">l</a> <a href="/slow">s</a>') },
       '/slow': { body: html('Slow', '<a href="/after">a</a>'), delayMs: 300 },
@@ -75,7 +80,7 @@ describe('retries with backoff', () => {
     expect(afterAt - limitedAt).toBeGreaterThanOrEqual(1900);
   });
 
-  it('503, 503, 200 → three requests and an ok record with attempts 3', async () => {
+  it.concurrent('503, 503, 200 → three requests and an ok record with attempts 3', async () => {
     const s = await site({
       '/': { body: html('Home', '<a href="/flaky">f</a>') },
       '/flaky': (_s, n) => (n < 2 ? { status: 503, body: html('Unavailable', '') } : { body: html('Flaky', '') }),
@@ -85,7 +90,7 @@ describe('retries with backoff', () => {
     expect(byPath(recs, '/flaky')).toMatchObject({ status: 200, attempts: 3, error: null });
   });
 
-  it('--retries 0 → one request, the 503 is the record', async () => {
+  it.concurrent('--retries 0 → one request, the 503 is the record', async () => {
     const s = await site({
       '/': { body: html('Home', '<a href="/flaky">f</a>') },
       '/flaky': { status: 503, body: html('Unavailable', '') },
@@ -95,7 +100,7 @@ describe('retries with backoff', () => {
     expect(byPath(recs, '/flaky')).toMatchObject({ status: 503, attempts: 1 });
   });
 
-  it('network errors that repeat on every attempt are not retried: a redirect loop, a refused port', async () => {
+  it.concurrent('network errors that repeat on every attempt are not retried: a redirect loop, a refused port', async () => {
     const s = await site({
       '/': { body: html('Home', '<a href="/loop">l</a>') },
       '/loop': { status: 302, headers: { location: '/loop' }, body: '' },
@@ -110,7 +115,7 @@ describe('retries with backoff', () => {
     expect(refused).toMatchObject({ attempts: 1, error: { code: 'network', message: 'ERR_UNSAFE_PORT' } });
   });
 
-  it('an error status with an empty body is that status, not a network error: a 404 is final, a 503 is retried', async () => {
+  it.concurrent('an error status with an empty body is that status, not a network error: a 404 is final, a 503 is retried', async () => {
     const s = await site({
       '/': { body: html('Home', '<a href="/empty404">a</a> <a href="/empty503">b</a>') },
       '/empty404': { status: 404, body: '' },
@@ -122,7 +127,7 @@ describe('retries with backoff', () => {
     expect([s.count('/empty404'), s.count('/empty503')]).toEqual([1, 3]);
   });
 
-  it('terminal statuses (404, 410) are not retried', async () => {
+  it.concurrent('terminal statuses (404, 410) are not retried', async () => {
     const s = await site({
       '/': { body: html('Home', '<a href="/gone">g</a> <a href="/missing">m</a>') },
       '/gone': { status: 410, body: html('Gone', '') },
@@ -134,7 +139,7 @@ describe('retries with backoff', () => {
 });
 
 describe('per-host politeness', () => {
-  it('--rate 2 spaces a host\'s documents >= 450 ms apart (server-side), and no further', async () => {
+  it.concurrent('--rate 2 spaces a host\'s documents >= 450 ms apart (server-side), and no further', async () => {
     const links = Array.from({ length: 5 }, (_, i) => `<a href="/p${i}">p${i}</a>`).join(' ');
     const pages: Record<string, Route> = { '/': { body: html('Home', links) } };
     for (let i = 0; i < 5; i++) pages[`/p${i}`] = { body: html(`P${i}`, '') };
@@ -151,7 +156,7 @@ describe('per-host politeness', () => {
   });
 
   for (const limit of [{ rate: 20 }, { perHostConcurrency: 1 }] as const) {
-    it(`--max-pages 3 holds at concurrency 4 with ${JSON.stringify(limit)}: URLs parked for their host count against the budget`, async () => {
+    it.concurrent(`--max-pages 3 holds at concurrency 4 with ${JSON.stringify(limit)}: URLs parked for their host count against the budget`, async () => {
       const links = Array.from({ length: 8 }, (_, i) => `<a href="/p${i}">p${i}</a>`).join(' ');
       const pages: Record<string, Route> = { '/': { body: html('Home', links) } };
       for (let i = 0; i < 8; i++) pages[`/p${i}`] = { body: html(`P${i}`, '') };
@@ -163,20 +168,7 @@ describe('per-host politeness', () => {
     });
   }
 
-  it('the gap counts from the request that went out, not from its reserved time', async () => {
-    const p = new Politeness({ ratePerSecond: 2, perHostConcurrency: null }); // 525 ms with the margin
-    const t0 = Date.now();
-    await p.beforeNavigate('h:80');
-    expect(Date.now() - t0).toBeLessThan(50);
-    // The first request left 200 ms after its slot (a busy machine): the second waits for 200 + 525 ms.
-    p.sent('h:80', t0 + 200);
-    await p.beforeNavigate('h:80');
-    const took = Date.now() - t0;
-    expect(took).toBeGreaterThanOrEqual(724);
-    expect(took).toBeLessThan(900);
-  });
-
-  it('--rate on a two-host crawl holds per host: a waiting host does not hold back the other', async () => {
+  it.concurrent('--rate on a two-host crawl holds per host: a waiting host does not hold back the other', async () => {
     const a = await site({ '/': { body: html('A', '<a href="/1">1</a> <a href="/2">2</a> <a href="/3">3</a>') }, '/1': { body: html('A1', '') }, '/2': { body: html('A2', '') }, '/3': { body: html('A3', '') } });
     const b = await site({ '/': { body: html('B', '<a href="/1">1</a> <a href="/2">2</a> <a href="/3">3</a>') }, '/1': { body: html('B1', '') }, '/2': { body: html('B2', '') }, '/3': { body: html('B3', '') } });
     const recs = await run({ seeds: [`${a.origin}/`, `${b.origin}/`], rate: 1, concurrency: 4, settleTimeoutMs: 400 });
@@ -190,7 +182,7 @@ describe('per-host politeness', () => {
     expect(b.documents()[1]!.at).toBeLessThan(a.documents()[3]!.at);
   });
 
-  it('--per-host-concurrency 1 keeps one document in flight on the host (and reaches 1)', async () => {
+  it.concurrent('--per-host-concurrency 1 keeps one document in flight on the host (and reaches 1)', async () => {
     const links = Array.from({ length: 4 }, (_, i) => `<a href="/p${i}">p${i}</a>`).join(' ');
     const pages: Record<string, Route> = { '/': { body: html('Home', links) } };
     for (let i = 0; i < 4; i++) pages[`/p${i}`] = { body: html(`P${i}`, ''), delayMs: 300 };
@@ -199,10 +191,23 @@ describe('per-host politeness', () => {
     expect(s.documents()).toHaveLength(5);
     expect(s.peakDocumentsInFlight()).toBe(1);
   });
+  it('the gap counts from the request that went out, not from its reserved time', async () => {
+    const p = new Politeness({ ratePerSecond: 2, perHostConcurrency: null }); // 525 ms with the margin
+    const t0 = Date.now();
+    await p.beforeNavigate('h:80');
+    expect(Date.now() - t0).toBeLessThan(50);
+    // The first request left 200 ms after its slot (a busy machine): the second waits for 200 + 525 ms.
+    p.sent('h:80', t0 + 200);
+    await p.beforeNavigate('h:80');
+    const took = Date.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(724);
+    expect(took).toBeLessThan(900);
+  });
+
 });
 
 describe('hostile pages', () => {
-  it('dialogs are answered and recorded; popups become links; downloads are cancelled and recorded', async () => {
+  it.concurrent('dialogs are answered and recorded; popups become links; downloads are cancelled and recorded', async () => {
     const s = await site({
       '/': { body: html('Home', '<a href="/alert">a</a> <a href="/popup">p</a> <a href="/download">d</a>') },
       '/alert': { body: html('Alert', '<script>alert("hello"); confirm("sure?");</script><a href="/after-alert">next</a>') },
@@ -223,7 +228,7 @@ describe('hostile pages', () => {
     expect(byPath(recs, '/download').downloads).toEqual([`${s.origin}/file.bin`]);
   });
 
-  it('a script-clicked download whose response takes 400 ms is still recorded (no early settle while it is pending)', async () => {
+  it.concurrent('a script-clicked download whose response takes 400 ms is still recorded (no early settle while it is pending)', async () => {
     const s = await site({
       '/': { body: html('Slow download', '<a id="d" download href="/slow.bin">file</a><script>document.getElementById("d").click()</script>') },
       '/slow.bin': { headers: { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename=slow.bin' }, body: 'x'.repeat(1000), delayMs: 400 },
@@ -233,7 +238,7 @@ describe('hostile pages', () => {
     expect(byPath(recs, '/').settled).toBe(true);
   });
 
-  it('a download the page starts before DOMContentLoaded is a download of the page, not its main document', async () => {
+  it.concurrent('a download the page starts before DOMContentLoaded is a download of the page, not its main document', async () => {
     const s = await site({
       '/': { body: html('Early download', '<a id="d" download href="/early.bin">file</a><script>document.getElementById("d").click()</script><script src="/slow.js"></script>') },
       '/early.bin': { headers: { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename=early.bin' }, body: 'x'.repeat(1000) },
@@ -244,6 +249,44 @@ describe('hostile pages', () => {
     expect(byPath(recs, '/').contentType).toMatch(/^text\/html/);
   });
 
+  it.concurrent('a 50 MB PDF is recorded from its headers: never rendered, body not read, no download', async () => {
+    const big = Buffer.alloc(50 * 1024 * 1024, 0x20);
+    big.write('%PDF-1.4\n');
+    const s = await site({
+      '/': { body: html('Home', '<a href="/big.pdf">pdf</a> <a href="/after">a</a>') },
+      '/big.pdf': { headers: { 'content-type': 'application/pdf' }, body: big },
+      '/after': { body: html('After', '') },
+    });
+    const t0 = Date.now();
+    const recs = await run({ seeds: [`${s.origin}/`] });
+    expect(byPath(recs, '/big.pdf')).toMatchObject({ status: 200, contentType: 'application/pdf', title: null, links: [], skipped: 'non-html', error: null, screenshot: null });
+    expect(s.count('/big.pdf')).toBe(1);
+    expect(byPath(recs, '/after').status).toBe(200);
+    expect(Date.now() - t0).toBeLessThan(15_000);
+  });
+
+  it.concurrent('a calendar with endless ?month= links stops at --max-query-variants with skipped: trap', async () => {
+    const s = await site({
+      '/': { body: html('Home', '<a href="/calendar?month=1">calendar</a>') },
+      '/calendar': { body: html('Calendar', '<script>const m = Number(new URLSearchParams(location.search).get("month")); document.write(`<h1>Month ${m}</h1><a href="/calendar?month=${m + 1}">next</a>`)</script>') },
+    });
+    const recs = await run({ seeds: [`${s.origin}/`], maxQueryVariants: 5 });
+    const visited = recs.filter((r) => r.skipped === null && r.url.includes('/calendar'));
+    expect(visited.map((r) => new URL(r.url).search)).toEqual(['?month=1', '?month=2', '?month=3', '?month=4', '?month=5']);
+    expect(recs.filter((r) => r.skipped === 'trap').map((r) => new URL(r.url).search)).toEqual(['?month=6']);
+    expect(s.log.filter((r) => r.path === '/calendar')).toHaveLength(5);
+  });
+
+  it.concurrent('repeating path segments are a trap', async () => {
+    const s = await site({
+      '/': { body: html('Home', '<a href="a/b/">loop</a>') },
+      '/a/b/': { body: html('AB', '<a href="a/b/">deeper</a>') },
+      '/a/b/a/b/': { body: html('ABAB', '<a href="a/b/">deeper</a>') },
+    });
+    const recs = await run({ seeds: [`${s.origin}/`] });
+    expect(recs.filter((r) => r.skipped === null).map((r) => new URL(r.url).pathname)).toEqual(['/', '/a/b/', '/a/b/a/b/']);
+    expect(recs.filter((r) => r.skipped === 'trap').map((r) => new URL(r.url).pathname)).toEqual(['/a/b/a/b/a/b/']);
+  });
   it('a page that polls forever is paused when its visit ends; its late requests and logs stay out of the next record', async () => {
     const s = await site({
       '/': { body: html('Poller', '<a href="/next">next</a><script>setInterval(() => { console.error("tick"); fetch("/poll"); }, 50)</script>') },
@@ -339,44 +382,6 @@ describe('hostile pages', () => {
     }
   });
 
-  it('a 50 MB PDF is recorded from its headers: never rendered, body not read, no download', async () => {
-    const big = Buffer.alloc(50 * 1024 * 1024, 0x20);
-    big.write('%PDF-1.4\n');
-    const s = await site({
-      '/': { body: html('Home', '<a href="/big.pdf">pdf</a> <a href="/after">a</a>') },
-      '/big.pdf': { headers: { 'content-type': 'application/pdf' }, body: big },
-      '/after': { body: html('After', '') },
-    });
-    const t0 = Date.now();
-    const recs = await run({ seeds: [`${s.origin}/`] });
-    expect(byPath(recs, '/big.pdf')).toMatchObject({ status: 200, contentType: 'application/pdf', title: null, links: [], skipped: 'non-html', error: null, screenshot: null });
-    expect(s.count('/big.pdf')).toBe(1);
-    expect(byPath(recs, '/after').status).toBe(200);
-    expect(Date.now() - t0).toBeLessThan(15_000);
-  });
-
-  it('a calendar with endless ?month= links stops at --max-query-variants with skipped: trap', async () => {
-    const s = await site({
-      '/': { body: html('Home', '<a href="/calendar?month=1">calendar</a>') },
-      '/calendar': { body: html('Calendar', '<script>const m = Number(new URLSearchParams(location.search).get("month")); document.write(`<h1>Month ${m}</h1><a href="/calendar?month=${m + 1}">next</a>`)</script>') },
-    });
-    const recs = await run({ seeds: [`${s.origin}/`], maxQueryVariants: 5 });
-    const visited = recs.filter((r) => r.skipped === null && r.url.includes('/calendar'));
-    expect(visited.map((r) => new URL(r.url).search)).toEqual(['?month=1', '?month=2', '?month=3', '?month=4', '?month=5']);
-    expect(recs.filter((r) => r.skipped === 'trap').map((r) => new URL(r.url).search)).toEqual(['?month=6']);
-    expect(s.log.filter((r) => r.path === '/calendar')).toHaveLength(5);
-  });
-
-  it('repeating path segments are a trap', async () => {
-    const s = await site({
-      '/': { body: html('Home', '<a href="a/b/">loop</a>') },
-      '/a/b/': { body: html('AB', '<a href="a/b/">deeper</a>') },
-      '/a/b/a/b/': { body: html('ABAB', '<a href="a/b/">deeper</a>') },
-    });
-    const recs = await run({ seeds: [`${s.origin}/`] });
-    expect(recs.filter((r) => r.skipped === null).map((r) => new URL(r.url).pathname)).toEqual(['/', '/a/b/', '/a/b/a/b/']);
-    expect(recs.filter((r) => r.skipped === 'trap').map((r) => new URL(r.url).pathname)).toEqual(['/a/b/a/b/a/b/']);
-  });
 });
 
 describe('browser failures', () => {
