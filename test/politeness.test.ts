@@ -50,36 +50,13 @@ const byPath = (recs: PageRecord[], p: string): PageRecord => {
 const docTimes = (s: FixtureServer, p: string): number[] => s.log.filter((r) => r.target === p).map((r) => r.at);
 
 // Cases marked `it.concurrent` share nothing but the worker's Chromium (each has its own site and
-// crawl) and mostly wait (Retry-After, --rate, backoff): each run of them goes at once. The others
-// run alone: they crash or kill a renderer or browser that other tabs would share, block a
-// renderer, or bound a time from above (a poller's quiet window, the gap rule's own timing).
+// crawl) and mostly wait (backoff, settle windows): each run of them goes at once. The others run
+// alone: they crash or kill a renderer or browser that other tabs would share, block a renderer,
+// or measure a time between requests where this process's server logs them (another case's work
+// in this event loop could log one request late and shrink a gap: Retry-After, --rate, a poller's
+// quiet window, the gap rule's own timing).
 
 describe('retries with backoff', () => {
-  it.concurrent('429 with Retry-After: 2 → the next request comes at least 1.9 s later, and the page succeeds', async () => {
-    const s = await site({
-      '/': { body: html('Home', '<a href="/limited">l</a>') },
-      '/limited': (_s, n) => (n === 0 ? { status: 429, headers: { 'retry-after': '2' }, body: html('Slow down', '') } : { body: html('Limited', '') }),
-    });
-    const recs = await run({ seeds: [`${s.origin}/`] });
-    const t = docTimes(s, '/limited');
-    expect(t).toHaveLength(2);
-    expect(t[1]! - t[0]!).toBeGreaterThanOrEqual(1900);
-    expect(byPath(recs, '/limited')).toMatchObject({ status: 200, title: 'Limited', attempts: 2, error: null });
-  });
-
-  it.concurrent('Retry-After pauses the whole host, not only the URL that got it', async () => {
-    const s = await site({
-      '/': { body: html('Home', '<a href="/limited">l</a> <a href="/slow">s</a>') },
-      '/slow': { body: html('Slow', '<a href="/after">a</a>'), delayMs: 300 },
-      '/after': { body: html('After', '') },
-      '/limited': (_s, n) => (n === 0 ? { status: 429, headers: { 'retry-after': '2' }, body: '' } : { body: html('Limited', '') }),
-    });
-    await run({ seeds: [`${s.origin}/`], concurrency: 2 });
-    const limitedAt = docTimes(s, '/limited')[0]!;
-    const afterAt = docTimes(s, '/after')[0]!;
-    expect(afterAt - limitedAt).toBeGreaterThanOrEqual(1900);
-  });
-
   it.concurrent('503, 503, 200 → three requests and an ok record with attempts 3', async () => {
     const s = await site({
       '/': { body: html('Home', '<a href="/flaky">f</a>') },
@@ -136,10 +113,56 @@ describe('retries with backoff', () => {
     expect([s.count('/gone'), s.count('/missing')]).toEqual([1, 1]);
     expect([byPath(recs, '/gone').status, byPath(recs, '/missing').status]).toEqual([410, 404]);
   });
+  it('429 with Retry-After: 2 → the next request comes at least 1.9 s later, and the page succeeds', async () => {
+    const s = await site({
+      '/': { body: html('Home', '<a href="/limited">l</a>') },
+      '/limited': (_s, n) => (n === 0 ? { status: 429, headers: { 'retry-after': '2' }, body: html('Slow down', '') } : { body: html('Limited', '') }),
+    });
+    const recs = await run({ seeds: [`${s.origin}/`] });
+    const t = docTimes(s, '/limited');
+    expect(t).toHaveLength(2);
+    expect(t[1]! - t[0]!).toBeGreaterThanOrEqual(1900);
+    expect(byPath(recs, '/limited')).toMatchObject({ status: 200, title: 'Limited', attempts: 2, error: null });
+  });
+
+  it('Retry-After pauses the whole host, not only the URL that got it', async () => {
+    const s = await site({
+      '/': { body: html('Home', '<a href="/limited">l</a> <a href="/slow">s</a>') },
+      '/slow': { body: html('Slow', '<a href="/after">a</a>'), delayMs: 300 },
+      '/after': { body: html('After', '') },
+      '/limited': (_s, n) => (n === 0 ? { status: 429, headers: { 'retry-after': '2' }, body: '' } : { body: html('Limited', '') }),
+    });
+    await run({ seeds: [`${s.origin}/`], concurrency: 2 });
+    const limitedAt = docTimes(s, '/limited')[0]!;
+    const afterAt = docTimes(s, '/after')[0]!;
+    expect(afterAt - limitedAt).toBeGreaterThanOrEqual(1900);
+  });
 });
 
 describe('per-host politeness', () => {
-  it.concurrent('--rate 2 spaces a host\'s documents >= 450 ms apart (server-side), and no further', async () => {
+  for (const limit of [{ rate: 20 }, { perHostConcurrency: 1 }] as const) {
+    it.concurrent(`--max-pages 3 holds at concurrency 4 with ${JSON.stringify(limit)}: URLs parked for their host count against the budget`, async () => {
+      const links = Array.from({ length: 8 }, (_, i) => `<a href="/p${i}">p${i}</a>`).join(' ');
+      const pages: Record<string, Route> = { '/': { body: html('Home', links) } };
+      for (let i = 0; i < 8; i++) pages[`/p${i}`] = { body: html(`P${i}`, '') };
+      const s = await site(pages);
+      const recs = await run({ seeds: [`${s.origin}/`], ...limit, concurrency: 4, maxPages: 3, settleTimeoutMs: 500 });
+      expect(s.documents()).toHaveLength(3);
+      expect(recs.filter((r) => r.skipped === null)).toHaveLength(3);
+      expect(recs.filter((r) => r.skipped === 'budget')).toHaveLength(6);
+    });
+  }
+
+  it.concurrent('--per-host-concurrency 1 keeps one document in flight on the host (and reaches 1)', async () => {
+    const links = Array.from({ length: 4 }, (_, i) => `<a href="/p${i}">p${i}</a>`).join(' ');
+    const pages: Record<string, Route> = { '/': { body: html('Home', links) } };
+    for (let i = 0; i < 4; i++) pages[`/p${i}`] = { body: html(`P${i}`, ''), delayMs: 300 };
+    const s = await site(pages);
+    await run({ seeds: [`${s.origin}/`], concurrency: 4, perHostConcurrency: 1, settleTimeoutMs: 400 });
+    expect(s.documents()).toHaveLength(5);
+    expect(s.peakDocumentsInFlight()).toBe(1);
+  });
+  it('--rate 2 spaces a host\'s documents >= 450 ms apart (server-side), and no further', async () => {
     const links = Array.from({ length: 5 }, (_, i) => `<a href="/p${i}">p${i}</a>`).join(' ');
     const pages: Record<string, Route> = { '/': { body: html('Home', links) } };
     for (let i = 0; i < 5; i++) pages[`/p${i}`] = { body: html(`P${i}`, '') };
@@ -155,20 +178,7 @@ describe('per-host politeness', () => {
     expect(Math.min(...childGaps)).toBeLessThan(800);
   });
 
-  for (const limit of [{ rate: 20 }, { perHostConcurrency: 1 }] as const) {
-    it.concurrent(`--max-pages 3 holds at concurrency 4 with ${JSON.stringify(limit)}: URLs parked for their host count against the budget`, async () => {
-      const links = Array.from({ length: 8 }, (_, i) => `<a href="/p${i}">p${i}</a>`).join(' ');
-      const pages: Record<string, Route> = { '/': { body: html('Home', links) } };
-      for (let i = 0; i < 8; i++) pages[`/p${i}`] = { body: html(`P${i}`, '') };
-      const s = await site(pages);
-      const recs = await run({ seeds: [`${s.origin}/`], ...limit, concurrency: 4, maxPages: 3, settleTimeoutMs: 500 });
-      expect(s.documents()).toHaveLength(3);
-      expect(recs.filter((r) => r.skipped === null)).toHaveLength(3);
-      expect(recs.filter((r) => r.skipped === 'budget')).toHaveLength(6);
-    });
-  }
-
-  it.concurrent('--rate on a two-host crawl holds per host: a waiting host does not hold back the other', async () => {
+  it('--rate on a two-host crawl holds per host: a waiting host does not hold back the other', async () => {
     const a = await site({ '/': { body: html('A', '<a href="/1">1</a> <a href="/2">2</a> <a href="/3">3</a>') }, '/1': { body: html('A1', '') }, '/2': { body: html('A2', '') }, '/3': { body: html('A3', '') } });
     const b = await site({ '/': { body: html('B', '<a href="/1">1</a> <a href="/2">2</a> <a href="/3">3</a>') }, '/1': { body: html('B1', '') }, '/2': { body: html('B2', '') }, '/3': { body: html('B3', '') } });
     const recs = await run({ seeds: [`${a.origin}/`, `${b.origin}/`], rate: 1, concurrency: 4, settleTimeoutMs: 400 });
@@ -182,15 +192,6 @@ describe('per-host politeness', () => {
     expect(b.documents()[1]!.at).toBeLessThan(a.documents()[3]!.at);
   });
 
-  it.concurrent('--per-host-concurrency 1 keeps one document in flight on the host (and reaches 1)', async () => {
-    const links = Array.from({ length: 4 }, (_, i) => `<a href="/p${i}">p${i}</a>`).join(' ');
-    const pages: Record<string, Route> = { '/': { body: html('Home', links) } };
-    for (let i = 0; i < 4; i++) pages[`/p${i}`] = { body: html(`P${i}`, ''), delayMs: 300 };
-    const s = await site(pages);
-    await run({ seeds: [`${s.origin}/`], concurrency: 4, perHostConcurrency: 1, settleTimeoutMs: 400 });
-    expect(s.documents()).toHaveLength(5);
-    expect(s.peakDocumentsInFlight()).toBe(1);
-  });
   it('the gap counts from the request that went out, not from its reserved time', async () => {
     const p = new Politeness({ ratePerSecond: 2, perHostConcurrency: null }); // 525 ms with the margin
     const t0 = Date.now();
