@@ -1,15 +1,20 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { assertBuilt } from './helpers/cli.js';
+import { assertBuilt, runInProcess } from './helpers/cli.js';
+import { gate } from './helpers/gate.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPagedSite, pagedPath } from '../fixtures/sites/paged.js';
 import type { FixtureServer } from '../fixtures/server.js';
 
 // Durable crawls (--state): kill -9 at several points, Ctrl-C, resume, refusals. Every crawl
-// here is the real CLI in a child process, against a real SQLite file.
+// here is the real CLI in a child process, against a real SQLite file; `export` (which crawls
+// nothing) and the refusals made before a crawl starts run in-process (runInProcess).
+//
+// The cases share nothing (each has its own site, state file and output), so they run
+// concurrently, two at a time (each crawl is a process and a Chromium of its own).
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BIN = path.join(ROOT, 'bin', 'run.js');
@@ -17,20 +22,29 @@ const BIN = path.join(ROOT, 'bin', 'run.js');
 // (10 pages after the last kill point, as 90 of 100 had), at 60 % of a 100-page crawl's cost.
 const SIZE = 60;
 const ALL = Array.from({ length: SIZE }, (_, i) => pagedPath(i)).sort();
-let site: FixtureServer;
+/** A case may wait for its turn (two run at once), so its time limit counts the wait as well. */
+const CASE_MS = 300_000;
+const twoAtOnce = gate(2);
+const sites: FixtureServer[] = [];
 let tmp: string;
 
-beforeAll(async () => {
+beforeAll(() => {
   assertBuilt(); // spawned runs execute dist/: built beforehand (npm test does), never here
-  site = await startPagedSite(SIZE);
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-resume-'));
 });
 afterAll(async () => {
-  await site.close();
+  await Promise.all(sites.map((s) => s.close()));
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-function start(args: string[]): ChildProcess {
+/** A paged site of {@link SIZE} pages for one case (its request log is that case's alone). */
+async function newSite(): Promise<FixtureServer> {
+  const site = await startPagedSite(SIZE);
+  sites.push(site);
+  return site;
+}
+
+function start(site: FixtureServer, args: string[]): ChildProcess {
   // Own process group, so a kill reaches Chromium too (as a crash of the whole machine would).
   return spawn(process.execPath, [BIN, 'crawl', `${site.origin}/`, '--no-soft404', '--click', 'off', '-q', ...args], { cwd: tmp, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
 }
@@ -43,19 +57,27 @@ function exited(child: ChildProcess): Promise<{ code: number | null; stderr: str
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stderr, stdout })));
 }
 
-const lines = (file: string): string[] => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
-
-async function waitForLines(file: string, n: number, timeoutMs = 90_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (lines(file).length >= n) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`${file} never reached ${n} lines`);
+/** `spacrawl export ARGS…` in this process: it reads the state file and crawls nothing. */
+async function exportRun(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  const r = await runInProcess(['export', ...args]);
+  return { code: r.code, stderr: r.stderr };
 }
 
+const lines = (file: string): string[] => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
+
+async function until(cond: () => boolean, what: string, timeoutMs = 90_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (cond()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+const waitForLines = (file: string, n: number): Promise<void> => until(() => lines(file).length >= n, `${file} to reach ${n} lines`);
+
 /** Paths of page documents requested, with counts. */
-function docCounts(): Map<string, number> {
+function docCounts(site: FixtureServer): Map<string, number> {
   const m = new Map<string, number>();
   for (const r of site.documents()) m.set(r.path, (m.get(r.path) ?? 0) + 1);
   return m;
@@ -71,178 +93,194 @@ function committed(db: string): Set<string> {
   }
 }
 
-describe('kill -9, then resume', () => {
+describe.concurrent('kill -9, then resume', () => {
   for (const killAt of [3, 12, 24, 36, 50]) {
-    it(`killed after ${killAt} records: the resume finishes, every page has one record, only pages in flight were fetched twice`, async () => {
-      site.reset();
-      const db = path.join(tmp, `kill-${killAt}.db`);
-      const out = path.join(tmp, `kill-${killAt}.jsonl`);
-      const first = start(['--state', db, '--out', out, '--concurrency', '4']);
-      const firstDone = exited(first);
-      await waitForLines(out, killAt);
-      process.kill(-first.pid!, 'SIGKILL');
-      await firstDone;
-      // Requests already on the wire when the group died may reach the server a moment later.
-      await new Promise((r) => setTimeout(r, 500));
-      const requestedBefore = new Set(docCounts().keys());
-      const inFlight = [...requestedBefore].filter((p) => !committed(db).has(p));
+    it(`killed after ${killAt} records: the resume finishes, every page has one record, only pages in flight were fetched twice`, () =>
+      twoAtOnce(async () => {
+        const site = await newSite();
+        const db = path.join(tmp, `kill-${killAt}.db`);
+        const out = path.join(tmp, `kill-${killAt}.jsonl`);
+        const first = start(site, ['--state', db, '--out', out, '--concurrency', '4']);
+        const firstDone = exited(first);
+        await waitForLines(out, killAt);
+        process.kill(-first.pid!, 'SIGKILL');
+        await firstDone;
+        // Requests already on the wire when the group died may reach the server a moment later:
+        // once the server has no connection left open, every one of them is in its log.
+        await until(() => site.openConnections() === 0, 'the killed crawl\'s connections to close');
+        const requestedBefore = new Set(docCounts(site).keys());
+        const inFlight = [...requestedBefore].filter((p) => !committed(db).has(p));
 
-      const second = await exited(start(['--state', db, '--out', out, '--concurrency', '4', '--json']));
-      expect(second.code).toBe(0);
-      const recs = lines(out).map((l) => JSON.parse(l) as { url: string });
-      const perPage = new Map<string, number>();
-      for (const r of recs) perPage.set(new URL(r.url).pathname, (perPage.get(new URL(r.url).pathname) ?? 0) + 1);
-      expect([...perPage.keys()].sort()).toEqual(ALL);
-      expect([...perPage.values()].every((n) => n === 1)).toBe(true);
-      const counts = docCounts();
-      expect([...counts.keys()].sort()).toEqual(ALL);
-      const twice = [...counts].filter(([, n]) => n > 1).map(([p]) => p);
-      expect(Math.max(...counts.values())).toBeLessThanOrEqual(2);
-      for (const p of twice) expect(inFlight).toContain(p);
-      const summary = JSON.parse(second.stdout) as { pages: number; ok: number };
-      expect([summary.pages, summary.ok]).toEqual([SIZE, SIZE]); // the summary covers both runs
-    });
+        const second = await exited(start(site, ['--state', db, '--out', out, '--concurrency', '4', '--json']));
+        expect(second.code).toBe(0);
+        const recs = lines(out).map((l) => JSON.parse(l) as { url: string });
+        const perPage = new Map<string, number>();
+        for (const r of recs) perPage.set(new URL(r.url).pathname, (perPage.get(new URL(r.url).pathname) ?? 0) + 1);
+        expect([...perPage.keys()].sort()).toEqual(ALL);
+        expect([...perPage.values()].every((n) => n === 1)).toBe(true);
+        const counts = docCounts(site);
+        expect([...counts.keys()].sort()).toEqual(ALL);
+        const twice = [...counts].filter(([, n]) => n > 1).map(([p]) => p);
+        expect(Math.max(...counts.values())).toBeLessThanOrEqual(2);
+        for (const p of twice) expect(inFlight).toContain(p);
+        const summary = JSON.parse(second.stdout) as { pages: number; ok: number };
+        expect([summary.pages, summary.ok]).toEqual([SIZE, SIZE]); // the summary covers both runs
+      }), CASE_MS);
   }
 });
 
-describe('Ctrl-C, then resume', () => {
-  it('SIGINT releases in-flight pages after the grace period; the resume requests no page twice', async () => {
-    site.reset();
-    const db = path.join(tmp, 'sigint.db');
-    const out = path.join(tmp, 'sigint.jsonl');
-    const first = start(['--state', db, '--out', out, '--concurrency', '4']);
-    const firstDone = exited(first);
-    await waitForLines(out, 20);
-    first.kill('SIGINT');
-    const r1 = await firstDone;
-    expect(r1.code).toBe(130);
-    // A report made from the stopped crawl says it stopped.
-    const endReason = (): string => {
-      const json = path.join(tmp, 'sigint-export.json');
-      const e = spawnSync(process.execPath, [BIN, 'export', '--state', db, '--report', `json:${json}`], { encoding: 'utf8' });
-      expect(e.status).toBe(0);
-      return (JSON.parse(fs.readFileSync(json, 'utf8')) as { summary: { endReason: string } }).summary.endReason;
-    };
-    expect(endReason()).toBe('interrupted');
-    const r2 = await exited(start(['--state', db, '--out', out, '--concurrency', '4']));
-    expect(r2.code).toBe(0);
-    expect(endReason()).toBe('done');
-    const counts = docCounts();
-    expect([...counts.keys()].sort()).toEqual(ALL);
-    expect([...counts.values()].every((n) => n === 1)).toBe(true);
-    expect(lines(out)).toHaveLength(SIZE);
-  });
+describe.concurrent('Ctrl-C, then resume', () => {
+  it('SIGINT releases in-flight pages after the grace period; the resume requests no page twice', () =>
+    twoAtOnce(async () => {
+      const site = await newSite();
+      const db = path.join(tmp, 'sigint.db');
+      const out = path.join(tmp, 'sigint.jsonl');
+      const first = start(site, ['--state', db, '--out', out, '--concurrency', '4']);
+      const firstDone = exited(first);
+      await waitForLines(out, 20);
+      first.kill('SIGINT');
+      const r1 = await firstDone;
+      expect(r1.code).toBe(130);
+      // A report made from the stopped crawl says it stopped.
+      const endReason = async (): Promise<string> => {
+        const json = path.join(tmp, 'sigint-export.json');
+        const e = await exportRun(['--state', db, '--report', `json:${json}`]);
+        expect(e.code).toBe(0);
+        return (JSON.parse(fs.readFileSync(json, 'utf8')) as { summary: { endReason: string } }).summary.endReason;
+      };
+      expect(await endReason()).toBe('interrupted');
+      const r2 = await exited(start(site, ['--state', db, '--out', out, '--concurrency', '4']));
+      expect(r2.code).toBe(0);
+      expect(await endReason()).toBe('done');
+      const counts = docCounts(site);
+      expect([...counts.keys()].sort()).toEqual(ALL);
+      expect([...counts.values()].every((n) => n === 1)).toBe(true);
+      expect(lines(out)).toHaveLength(SIZE);
+    }), CASE_MS);
 });
 
-describe('resuming with a larger budget', () => {
-  it('--max-pages 10, then 30, then none: the budget-skipped URLs are queued again, no page is requested twice, --out keeps one record per URL', async () => {
-    site.reset();
-    const db = path.join(tmp, 'budget.db');
-    const out = path.join(tmp, 'budget.jsonl');
-    type Rec = { url: string; skipped: string | null };
-    const read = (): Rec[] => lines(out).map((l) => JSON.parse(l) as Rec);
-    const expectOnePerUrl = (recs: Rec[]): void => expect(new Set(recs.map((r) => r.url)).size).toBe(recs.length);
+describe.concurrent('resuming with a larger budget', () => {
+  it('--max-pages 10, then 30, then none: the budget-skipped URLs are queued again, no page is requested twice, --out keeps one record per URL', () =>
+    twoAtOnce(async () => {
+      const site = await newSite();
+      const db = path.join(tmp, 'budget.db');
+      const out = path.join(tmp, 'budget.jsonl');
+      type Rec = { url: string; skipped: string | null };
+      const read = (): Rec[] => lines(out).map((l) => JSON.parse(l) as Rec);
+      const expectOnePerUrl = (recs: Rec[]): void => expect(new Set(recs.map((r) => r.url)).size).toBe(recs.length);
 
-    const r1 = await exited(start(['--state', db, '--out', out, '--concurrency', '4', '--max-pages', '10']));
-    expect(r1.code).toBe(0);
-    expect(site.documents()).toHaveLength(10);
-    const exported = path.join(tmp, 'budget-export.json');
-    expect(spawnSync(process.execPath, [BIN, 'export', '--state', db, '--report', `json:${exported}`], { encoding: 'utf8' }).status).toBe(0);
-    expect((JSON.parse(fs.readFileSync(exported, 'utf8')) as { summary: { endReason: string } }).summary.endReason).toBe('max-pages');
-    const budget1 = read().filter((r) => r.skipped === 'budget').length;
-    expect(budget1).toBeGreaterThan(0);
-    expectOnePerUrl(read());
+      const r1 = await exited(start(site, ['--state', db, '--out', out, '--concurrency', '4', '--max-pages', '10']));
+      expect(r1.code).toBe(0);
+      expect(site.documents()).toHaveLength(10);
+      const exported = path.join(tmp, 'budget-export.json');
+      expect((await exportRun(['--state', db, '--report', `json:${exported}`])).code).toBe(0);
+      expect((JSON.parse(fs.readFileSync(exported, 'utf8')) as { summary: { endReason: string } }).summary.endReason).toBe('max-pages');
+      const budget1 = read().filter((r) => r.skipped === 'budget').length;
+      expect(budget1).toBeGreaterThan(0);
+      expectOnePerUrl(read());
 
-    // Pages visited before count against the new budget; URLs skipped for the budget do not.
-    const r2 = await exited(start(['--state', db, '--out', out, '--concurrency', '4', '--max-pages', '30']));
-    expect(r2.code).toBe(0);
-    expect(r2.stderr).toContain(`resuming: ${budget1} URLs skipped for the budget before are queued again`);
-    expect(site.documents()).toHaveLength(30);
-    expect(new Set(site.documents().map((d) => d.path)).size).toBe(30);
-    expect(read().filter((r) => r.skipped === null)).toHaveLength(30);
-    expectOnePerUrl(read());
+      // Pages visited before count against the new budget; URLs skipped for the budget do not.
+      const r2 = await exited(start(site, ['--state', db, '--out', out, '--concurrency', '4', '--max-pages', '30']));
+      expect(r2.code).toBe(0);
+      expect(r2.stderr).toContain(`resuming: ${budget1} URLs skipped for the budget before are queued again`);
+      expect(site.documents()).toHaveLength(30);
+      expect(new Set(site.documents().map((d) => d.path)).size).toBe(30);
+      expect(read().filter((r) => r.skipped === null)).toHaveLength(30);
+      expectOnePerUrl(read());
 
-    const r3 = await exited(start(['--state', db, '--out', out, '--concurrency', '4', '--json']));
-    expect(r3.code).toBe(0);
-    const counts = docCounts();
-    expect([...counts.keys()].sort()).toEqual(ALL);
-    expect([...counts.values()].every((n) => n === 1)).toBe(true);
-    const recs = read();
-    expect(recs.map((r) => new URL(r.url).pathname).sort()).toEqual(ALL);
-    expect(recs.every((r) => r.skipped === null)).toBe(true);
-    const summary = JSON.parse(r3.stdout) as { pages: number; ok: number };
-    expect([summary.pages, summary.ok]).toEqual([SIZE, SIZE]);
+      const r3 = await exited(start(site, ['--state', db, '--out', out, '--concurrency', '4', '--json']));
+      expect(r3.code).toBe(0);
+      const counts = docCounts(site);
+      expect([...counts.keys()].sort()).toEqual(ALL);
+      expect([...counts.values()].every((n) => n === 1)).toBe(true);
+      const recs = read();
+      expect(recs.map((r) => new URL(r.url).pathname).sort()).toEqual(ALL);
+      expect(recs.every((r) => r.skipped === null)).toBe(true);
+      const summary = JSON.parse(r3.stdout) as { pages: number; ok: number };
+      expect([summary.pages, summary.ok]).toEqual([SIZE, SIZE]);
 
-    // Nothing left to do: a fourth run requests nothing.
-    const r4 = await exited(start(['--state', db, '--out', out]));
-    expect(r4.code).toBe(0);
-    expect(site.documents()).toHaveLength(SIZE);
-    expect(lines(out)).toHaveLength(SIZE);
-  });
+      // Nothing left to do: a fourth run requests nothing.
+      const r4 = await exited(start(site, ['--state', db, '--out', out]));
+      expect(r4.code).toBe(0);
+      expect(site.documents()).toHaveLength(SIZE);
+      expect(lines(out)).toHaveLength(SIZE);
+    }), CASE_MS);
 });
 
-describe('refusals', () => {
-  it('a second process on the same state file is refused (exit 2, one line) while the first runs', async () => {
-    const db = path.join(tmp, 'locked.db');
-    const out = path.join(tmp, 'locked.jsonl');
-    const first = start(['--state', db, '--concurrency', '1', '--out', out]);
-    const firstDone = exited(first);
-    // The first process holds the file once it has recorded a page (whatever the machine's load).
-    await waitForLines(out, 1);
-    const second = await exited(start(['--state', db]));
-    process.kill(-first.pid!, 'SIGKILL');
-    await firstDone;
-    expect(second.code).toBe(2);
-    expect(second.stderr.trim().split('\n')).toHaveLength(1);
-    expect(second.stderr).toMatch(/in use by another spacrawl process/);
-  });
+describe.concurrent('refusals', () => {
+  it('a second process on the same state file is refused (exit 2, one line) while the first runs', () =>
+    twoAtOnce(async () => {
+      const site = await newSite();
+      const db = path.join(tmp, 'locked.db');
+      const out = path.join(tmp, 'locked.jsonl');
+      const first = start(site, ['--state', db, '--concurrency', '1', '--out', out]);
+      const firstDone = exited(first);
+      // The first process holds the file once it has recorded a page (whatever the machine's load).
+      await waitForLines(out, 1);
+      const second = await exited(start(site, ['--state', db]));
+      process.kill(-first.pid!, 'SIGKILL');
+      await firstDone;
+      expect(second.code).toBe(2);
+      expect(second.stderr.trim().split('\n')).toHaveLength(1);
+      expect(second.stderr).toMatch(/in use by another spacrawl process/);
+    }), CASE_MS);
 
-  it('resuming with a different scope is refused unless --force', async () => {
-    const db = path.join(tmp, 'scope.db');
-    const r1 = await exited(start(['--state', db, '--max-pages', '3']));
-    expect(r1.code).toBe(0);
-    const r2 = await exited(start(['--state', db, '--scope', 'domain']));
-    expect(r2.code).toBe(2);
-    expect(r2.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r2.stderr).toMatch(/different crawl.*scope.*--force/);
-    const r3 = await exited(start(['--state', db, '--scope', 'domain', '--force', '--max-pages', '3']));
-    expect(r3.code).toBe(0);
-  });
+  it('resuming with a different scope is refused unless --force', () =>
+    twoAtOnce(async () => {
+      const site = await newSite();
+      const db = path.join(tmp, 'scope.db');
+      const r1 = await exited(start(site, ['--state', db, '--max-pages', '3']));
+      expect(r1.code).toBe(0);
+      // The refusal comes before any crawling: in-process, no process or browser needed.
+      const r2 = await runInProcess(['crawl', `${site.origin}/`, '--no-soft404', '--click', 'off', '-q', '--state', db, '--scope', 'domain']);
+      expect(r2.code).toBe(2);
+      expect(r2.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r2.stderr).toMatch(/different crawl.*scope.*--force/);
+      const r3 = await exited(start(site, ['--state', db, '--scope', 'domain', '--force', '--max-pages', '3']));
+      expect(r3.code).toBe(0);
+    }), CASE_MS);
 
-  it('a corrupt or unwritable state file is exit 2 with one line', async () => {
-    const bad = path.join(tmp, 'corrupt.db');
-    fs.writeFileSync(bad, 'this is not a database, just text that is long enough to look like a header of something '.repeat(20));
-    const r1 = await exited(start(['--state', bad]));
-    expect(r1.code).toBe(2);
-    expect(r1.stderr.trim().split('\n')).toHaveLength(1);
-    const r2 = await exited(start(['--state', path.join(tmp, 'no-such-folder', 'x.db')]));
-    expect(r2.code).toBe(2);
-    expect(r2.stderr.trim().split('\n')).toHaveLength(1);
-  });
+  it('a corrupt or unwritable state file is exit 2 with one line', () =>
+    twoAtOnce(async () => {
+      const site = await newSite();
+      // Refused before any crawling: in-process, no process or browser needed.
+      const crawl = (db: string) => runInProcess(['crawl', `${site.origin}/`, '--no-soft404', '--click', 'off', '-q', '--state', db]);
+      const bad = path.join(tmp, 'corrupt.db');
+      fs.writeFileSync(bad, 'this is not a database, just text that is long enough to look like a header of something '.repeat(20));
+      const r1 = await crawl(bad);
+      expect(r1.code).toBe(2);
+      expect(r1.stderr.trim().split('\n')).toHaveLength(1);
+      const r2 = await crawl(path.join(tmp, 'no-such-folder', 'x.db'));
+      expect(r2.code).toBe(2);
+      expect(r2.stderr.trim().split('\n')).toHaveLength(1);
+      expect(site.log).toHaveLength(0);
+    }), CASE_MS);
 
-  it('export writes the stored records of a crawl without crawling', async () => {
-    const db = path.join(tmp, 'export.db');
-    const t0 = Date.now();
-    const r1 = await exited(start(['--state', db, '--max-pages', '5']));
-    const wall = Date.now() - t0;
-    expect(r1.code).toBe(0);
-    const before = site.log.length;
-    const jsonl = path.join(tmp, 'export.jsonl');
-    const json = path.join(tmp, 'export.json');
-    const r = spawnSync(process.execPath, [BIN, 'export', '--state', db, '--report', `jsonl:${jsonl}`, '--report', `json:${json}`], { encoding: 'utf8' });
-    expect(r.status).toBe(0);
-    expect(site.log.length).toBe(before);
-    const recs = lines(jsonl).map((l) => JSON.parse(l) as { skipped: string | null });
-    expect(recs.filter((x) => x.skipped === null)).toHaveLength(5);
-    const report = JSON.parse(fs.readFileSync(json, 'utf8')) as { schemaVersion: number; summary: { pages: number; elapsedMs: number }; pages: unknown[] };
-    expect(report.schemaVersion).toBe(1);
-    expect(report.summary.pages).toBe(5);
-    expect(report.pages).toHaveLength(recs.length);
-    // The crawl's own time (open to close of the state file), not the export's; an export adds none.
-    expect(report.summary.elapsedMs).toBeGreaterThan(0);
-    expect(report.summary.elapsedMs).toBeLessThan(wall);
-    const again = spawnSync(process.execPath, [BIN, 'export', '--state', db, '--report', `json:${json}`], { encoding: 'utf8' });
-    expect(again.status).toBe(0);
-    expect((JSON.parse(fs.readFileSync(json, 'utf8')) as { summary: { elapsedMs: number } }).summary.elapsedMs).toBe(report.summary.elapsedMs);
-  });
+  it('export writes the stored records of a crawl without crawling', () =>
+    twoAtOnce(async () => {
+      const site = await newSite();
+      const db = path.join(tmp, 'export.db');
+      const t0 = Date.now();
+      const r1 = await exited(start(site, ['--state', db, '--max-pages', '5']));
+      const wall = Date.now() - t0;
+      expect(r1.code).toBe(0);
+      const before = site.log.length;
+      const jsonl = path.join(tmp, 'export.jsonl');
+      const json = path.join(tmp, 'export.json');
+      const r = await exportRun(['--state', db, '--report', `jsonl:${jsonl}`, '--report', `json:${json}`]);
+      expect(r.code).toBe(0);
+      expect(site.log.length).toBe(before);
+      const recs = lines(jsonl).map((l) => JSON.parse(l) as { skipped: string | null });
+      expect(recs.filter((x) => x.skipped === null)).toHaveLength(5);
+      const report = JSON.parse(fs.readFileSync(json, 'utf8')) as { schemaVersion: number; summary: { pages: number; elapsedMs: number }; pages: unknown[] };
+      expect(report.schemaVersion).toBe(1);
+      expect(report.summary.pages).toBe(5);
+      expect(report.pages).toHaveLength(recs.length);
+      // The crawl's own time (open to close of the state file), not the export's; an export adds none.
+      expect(report.summary.elapsedMs).toBeGreaterThan(0);
+      expect(report.summary.elapsedMs).toBeLessThan(wall);
+      const again = await exportRun(['--state', db, '--report', `json:${json}`]);
+      expect(again.code).toBe(0);
+      expect((JSON.parse(fs.readFileSync(json, 'utf8')) as { summary: { elapsedMs: number } }).summary.elapsedMs).toBe(report.summary.elapsedMs);
+    }), CASE_MS);
 });

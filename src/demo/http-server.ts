@@ -54,6 +54,11 @@ export interface FixtureServer {
   documents(): LoggedRequest[];
   /** Highest number of document requests in flight at once. */
   peakDocumentsInFlight(): number;
+  /**
+   * Connections open now. Once a client's process is gone and this is 0, every request it sent
+   * that reached the server is in {@link FixtureServer.log}.
+   */
+  openConnections(): number;
   /** Forget the log and the peak. */
   reset(): void;
   close(): Promise<void>;
@@ -78,6 +83,7 @@ export async function startFixtureServer(handler: FixtureHandler, port = 0): Pro
     count: (target) => log.filter((r) => r.target === target).length,
     documents: () => log.filter((r) => r.dest === 'document' && !PROBE.test(r.target)),
     peakDocumentsInFlight: () => peak,
+    openConnections: () => sockets.size,
     reset: () => {
       log.length = 0;
       peak = docsInFlight;
