@@ -43,11 +43,13 @@ describe('pipeline', () => {
 });
 
 describe('limits', () => {
-  it('the hard deadline is both caps, 15 s, and each discovery budget plus 5 s', () => {
+  it('the hard deadline is both caps, 15 s, and each discovery budget plus 5 s (for clicks, also a chain of repeats past the budget)', () => {
     expect(hardDeadlineMs(OPTS)).toBe(10_000 + 5_000 + 15_000);
     const click = { limit: 10, exclude: [], policy: CLICK_EVERYWHERE, repeat: 1, clickWaitMs: 500, budgetMs: 3_000, maxRevealDepth: 1 };
     const scroll = { maxSteps: 5, stepMs: 250, batchWaitMs: 1_000, budgetMs: 7_000 };
-    expect(hardDeadlineMs({ ...OPTS, click, scroll })).toBe(10_000 + 5_000 + 15_000 + 3_000 + 5_000 + 7_000 + 5_000);
+    // A chain that keeps revealing links goes on past the click budget: `repeat` steps of at most 3 click waits and 2 s.
+    expect(hardDeadlineMs({ ...OPTS, click, scroll })).toBe(10_000 + 5_000 + 15_000 + 3_000 + 5_000 + 1 * (3 * 500 + 2_000) + 7_000 + 5_000);
+    expect(hardDeadlineMs({ ...OPTS, click: { ...click, repeat: 4 } })).toBe(10_000 + 5_000 + 15_000 + 3_000 + 5_000 + 4 * (3 * 500 + 2_000));
     // An accessibility check past its 30 s cap is waited for as long again (axe-core keeps the page busy).
     expect(hardDeadlineMs({ ...OPTS, a11y: { tags: ['wcag2a'] } })).toBe(10_000 + 5_000 + 15_000 + 2 * 30_000 + 5_000);
   });
