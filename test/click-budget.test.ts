@@ -4,6 +4,7 @@ import type { FixtureServer } from '../fixtures/server.js';
 import { API_TOGGLES, API_VIEWS, startApiReferenceSite } from '../fixtures/sites/api-reference.js';
 import { PAGER_PAGE_SIZE, startPagerSite } from '../fixtures/sites/explore.js';
 import { sharedBrowser } from './helpers/browser.js';
+import { collect, expectWellFormed, pathOf as pathAndSearch } from './helpers/records.js';
 import { Crawler } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import type { PageRecord } from '../src/model/record.js';
@@ -23,15 +24,12 @@ afterAll(async () => {
 });
 
 async function run(opts: Omit<CrawlOptions, 'browser'>): Promise<PageRecord[]> {
-  const crawler = new Crawler({ settleTimeoutMs: 3000, soft404: false, ...opts, browser });
-  const recs: PageRecord[] = [];
-  for await (const r of crawler.records()) recs.push(r);
+  const recs = await collect(new Crawler({ settleTimeoutMs: 3000, soft404: false, ...opts, browser }).records());
+  expectWellFormed(recs);
   return recs;
 }
-const pathOf = (u: string): string => {
-  const x = new URL(u);
-  return x.pathname + x.search + x.hash;
-};
+/** Path, search and hash route of a URL (the views of the app are hash routes). */
+const pathOf = (u: string): string => pathAndSearch(u) + new URL(u).hash;
 const range = (n: number, f: (i: number) => string): string[] => Array.from({ length: n }, (_, i) => f(i + 1));
 
 describe('link-less toggles of one template (an API reference)', () => {
