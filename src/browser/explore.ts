@@ -1,7 +1,7 @@
 import type { Page, Route } from 'playwright';
 import { toRequestUrl } from '../url/normalize.js';
 import { clickWithContext, readAfterClick, type AfterClick } from './click-reads.js';
-import { clickCandidate, historyLength, recordNavigations, replaceUrlBack, scanClickables, takeNavigations, type ClickCandidate } from './click-scripts.js';
+import { historyLength, recordNavigations, replaceUrlBack, scanClickables, takeNavigations, type ClickCandidate } from './click-scripts.js';
 import type { ClickOptions, ClickStep, ExploreResult } from './click-options.js';
 import { extractPage, type ExtractResult } from './page-scripts.js';
 import { sleep, withTimeout } from './timeout.js';
@@ -16,6 +16,11 @@ export const DESTRUCTIVE_NAMES: readonly string[] = ['log ?out', 'sign ?out', 'l
 export const CLAIM_WAIT_MS = 5_000;
 /** Least wait (ms) after a click before its effects are judged: its handler's requests and timers must show first. */
 export const CLICK_REACTION_MS = 50;
+/**
+ * Click waits a click gets once more when its first wait ran out with nothing new in sight (its
+ * effect may still be on its way: a slow answer, a busy machine), before it counts as revealing nothing.
+ */
+export const SLOW_CLICK_WAITS = 2;
 
 export type { ClickOptions, ClickSkips, ClickStep, ExploreResult, RevealedHook } from './click-options.js';
 
@@ -119,7 +124,6 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
   const scan = async (): Promise<ClickCandidate[]> =>
     (lastScan = await withTimeout(page.evaluate(scanClickables, exclude), 5_000, 'scanning clickables').catch(() => []));
   const find = (cands: ClickCandidate[], sig: string): ClickCandidate | undefined => cands.find((c) => c.signature === sig);
-  const clickAt = async (index: number): Promise<boolean> => withTimeout(page.evaluate(clickCandidate, index), 5_000, 'clicking').catch(() => false);
   const takeNavs = async (): Promise<string[]> => withTimeout(page.evaluate(takeNavigations), 5_000, 'reading navigations').catch(() => [] as string[]);
   // After a click, what it started (a fetch, a render, a timeout due soon) is waited for by the
   // page load's settle rule, at most clickWaitMs (less when the budget ends sooner, except in a
@@ -211,10 +215,11 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
         const c = find(await scan(), sig);
         if (!c) return true;
         if (c.on) continue;
-        const before = await withTimeout(page.evaluate(historyLength), 2_000, 'reading history').catch(() => 0);
         lastScan = null;
         onClick();
-        if (!(await clickAt(c.index))) return true;
+        const made = await clickWithContext(page, c.index);
+        if (!made.clicked) return true;
+        const before = made.historyBefore;
         result.clicks++;
         dom = null;
         await settle(false);
@@ -303,7 +308,7 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
         // The click's wait ran out with nothing new in sight: its effect may still be on its way
         // (a slow answer, a busy machine). One more wait before it counts as revealing nothing,
         // so a "Next" chain is not cut short by a slow step.
-        settled = await settleWait(opts.clickWaitMs * 2).catch(() => false);
+        settled = await settleWait(opts.clickWaitMs * SLOW_CLICK_WAITS).catch(() => false);
         look = await readAfterClick(page, exclude);
         turn.settled = settled;
       }

@@ -4,6 +4,7 @@
  * disarms them and records the visit's total time.
  * @module
  */
+import { SLOW_CLICK_WAITS } from '../explore.js';
 import { A11Y_PAGE_TIMEOUT_MS } from '../a11y.js';
 import type { GateClock } from '../measure-gate.js';
 import { armTimer, type ArmedTimer } from '../timeout.js';
@@ -26,7 +27,7 @@ export function hardDeadlineMs(opts: VisitOptions): number {
     opts.settleTimeoutMs +
     15_000 +
     // A chain of clicks that keeps revealing links goes on past the click budget (see `exploreClicks`).
-    (opts.click ? opts.click.budgetMs + 5_000 + opts.click.repeat * (3 * opts.click.clickWaitMs + 2_000) : 0) +
+    (opts.click ? opts.click.budgetMs + 5_000 + opts.click.repeat * ((1 + SLOW_CLICK_WAITS) * opts.click.clickWaitMs + 2_000) : 0) +
     (opts.scroll ? opts.scroll.budgetMs + 5_000 : 0) +
     (opts.a11y ? 2 * A11Y_PAGE_TIMEOUT_MS + 5_000 : 0) +
     (opts.vitals ? 10_000 : 0)
