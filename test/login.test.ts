@@ -2,7 +2,6 @@
 // login with a CSRF token, sessions that expire after N page requests, sign-out links and forms
 // on every private page, a second role's area. Real Chromium, real HTTP server; the server
 // counts logins, expiries and sign-out requests.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOGIN_PASSWORD, LOGIN_USER, PRIVATE_PAGES, startLoginApp, type LoginApp } from '../fixtures/sites/login-app.js';
 import { Crawler, type CrawlOptions, type PageRecord } from '../src/index.js';
 import { sharedBrowser } from './helpers/browser.js';
+import { chromiumChildren } from './helpers/processes.js';
 import type { CrawlEvent } from '../src/crawl/events.js';
 import { pathOf, sorted } from './helpers/records.js';
 import { gate } from './helpers/gate.js';
@@ -171,14 +171,7 @@ describe.concurrent('--login: a crawl that stays logged in', () => {
   it("killing the crawl's Chromium mid-crawl: the relaunched browser's contexts get the session, no new login", () =>
     threeAtOnce(async () => {
       const app = await startLoginApp();
-      // Playwright runs in this process: browsers are our child processes (the shared one must survive).
-      const chromiumChildren = (): number[] =>
-        execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' })
-          .trim()
-          .split('\n')
-          .map((l) => l.trim().split(/\s+/))
-          .filter(([, comm]) => comm && /chrom/i.test(comm))
-          .map(([pid]) => Number(pid));
+      // The shared test browser is already a child and must survive.
       const before = new Set(chromiumChildren());
       let killed = 0;
       const killer = setInterval(() => {

@@ -1,8 +1,8 @@
-import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright';
 import { html, startFixtureServer, type FixtureResponse, type FixtureServer } from '../fixtures/server.js';
 import { sharedBrowser } from './helpers/browser.js';
+import { chromiumChildren } from './helpers/processes.js';
 import { crawl } from '../src/crawl/crawler.js';
 import { Politeness } from '../src/crawl/politeness.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
@@ -393,15 +393,7 @@ describe('browser failures', () => {
     const s = await site(pages);
     const notices: string[] = [];
     let killed = 0;
-    // Playwright runs in this process, so browsers are our child processes; the shared test
-    // browser is already there and must survive.
-    const chromiumChildren = (): number[] =>
-      execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' })
-        .trim()
-        .split('\n')
-        .map((l) => l.trim().split(/\s+/))
-        .filter(([, comm]) => comm && /chrom/i.test(comm))
-        .map(([pid]) => Number(pid));
+    // The shared test browser is already a child and must survive.
     const before = new Set(chromiumChildren());
     const killer = setInterval(() => {
       if (killed || s.documents().length < 3) return;

@@ -1,4 +1,18 @@
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+
+/**
+ * PIDs of this process's Chromium children (Playwright runs in the test process, so the browsers
+ * it launches are its children; the worker's shared browser is one of them).
+ */
+export function chromiumChildren(): number[] {
+  return execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter(([, comm]) => comm && /chrom/i.test(comm))
+    .map(([pid]) => Number(pid));
+}
 
 /** PIDs of `root` and every process below it, read from /proc (Linux). */
 export function descendants(root: number): number[] {
