@@ -297,7 +297,6 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
       result.clicks++;
       turn.clicks++;
       let settled = await settle(turn.chain);
-      if (!settled) turn.settled = false;
       for (const u of before) turn.present.add(u);
       turn.present.add(home);
       // (a) navigations the click caused or attempted: links of this page
@@ -310,8 +309,9 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
         // so a "Next" chain is not cut short by a slow step.
         settled = await settleWait(opts.clickWaitMs * SLOW_CLICK_WAITS).catch(() => false);
         look = await readAfterClick(page, exclude);
-        turn.settled = settled;
       }
+      // A click whose waits both ran out makes the clickable's looks no evidence (see `ClickObservation.settled`).
+      if (!settled) turn.settled = false;
       const pushed = look.navigations;
       for (const href of [...attempted, ...pushed]) {
         addLink(href, target.name);

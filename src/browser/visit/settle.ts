@@ -39,6 +39,13 @@ export const IDLE_QUIET_MS = 50;
 export const UNREAD_WAIT_MS = 2_000;
 /** Longest wait (ms) after a click on a `download` link for the download to show before an early settle. */
 export const DOWNLOAD_WAIT_MS = 2_000;
+/**
+ * How much longer (ms) than its own wait a page's main thread may take to answer the settle
+ * read before the visit ends as unresponsive: the time reading the DOM is given. On a starved
+ * machine (load average 20 on 2 cores, a fresh-user trial of the Elements site) a renderer took
+ * more than 3 s to answer, and 2 s made 21 of 55 pages "unresponsive" on both tries.
+ */
+const STARVED_ANSWER_MS = 10_000;
 /** Longest sleep (ms) between two looks at the page's network state. */
 const TICK_MS = 25;
 /**
@@ -118,12 +125,12 @@ export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTi
         // Not while a response body may still be read (its content is not in the page yet).
         fastForwards: act.heldBodies(now, 1).length === 0 ? MAX_FAST_FORWARDS - fastForwards : 0,
       };
-      // A page whose main thread did not answer within its own wait and 2 s more will not answer
-      // the reads after it either (reading the DOM waits 10 s): the visit ends here as unresponsive
-      // (a retry tells a hung page from a starved browser). Other failures (a navigation replaced
-      // the document) leave the state unknown and the loop goes on.
+      // A page whose main thread did not answer within its own wait and STARVED_ANSWER_MS more
+      // will not answer the reads after it either: the visit ends here as unresponsive (a retry
+      // tells a hung page from a starved browser). Other failures (a navigation replaced the
+      // document) leave the state unknown and the loop goes on.
       const state = await ctx.step(
-        withTimeout(p.evaluate(awaitQuiet, req), req.maxMs + 2_000, 'reading the settle state').catch((err: unknown): QuietReport => {
+        withTimeout(p.evaluate(awaitQuiet, req), req.maxMs + STARVED_ANSWER_MS, 'reading the settle state').catch((err: unknown): QuietReport => {
           if (err instanceof CallTimeoutError) throw err;
           return UNKNOWN_STATE;
         }),
