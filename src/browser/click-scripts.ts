@@ -61,10 +61,9 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     }
     return 'body';
   };
-  const visible = (el: Element): boolean => {
+  const visible = (el: Element, cs: CSSStyleDeclaration): boolean => {
     const r = el.getBoundingClientRect();
     if (r.width < 2 || r.height < 2) return false;
-    const cs = getComputedStyle(el);
     return cs.visibility !== 'hidden' && cs.display !== 'none' && Number(cs.opacity) > 0;
   };
   const isSubmit = (el: Element): boolean => {
@@ -103,45 +102,48 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     if (fragment.startsWith('/') || fragment.startsWith('!')) return true;
     return fragment !== '' && (document.getElementById(fragment) !== null || document.getElementsByName(fragment).length > 0);
   };
-  const inAnchor = (el: Element): boolean => {
-    const a = el.closest('a[href], area[href]');
-    return a !== null && a !== el && hasDestination(a);
+  // Depth first in document order (an open shadow root before its host), each element's cursor
+  // handed to its children: one computed style per element. An anchor with a destination is
+  // read as a link, and what is inside it leads where it leads: its subtree is not searched
+  // (on a documentation site most elements are inside links: a third of the walk's cost).
+  const visit = (el: Element, parentCursor: string): void => {
+    const sr = (el as HTMLElement).shadowRoot;
+    if (sr) walkChildren(sr, '');
+    const tag = el.localName;
+    if ((tag === 'a' || tag === 'area') && hasDestination(el)) return;
+    // An SVG's shapes are never clicked (an icon's click is its button's); HTML in a
+    // <foreignObject> is searched, with the cursor from above the drawing.
+    if (el instanceof SVGElement) return walkChildren(el, parentCursor);
+    const cs = getComputedStyle(el);
+    const cursor = cs.cursor;
+    walkSelf(el, tag, cs, cursor === 'pointer' && parentCursor !== 'pointer');
+    walkChildren(el, cursor);
   };
-  const walk = (root: Document | ShadowRoot): void => {
-    const all = root.querySelectorAll('*');
-    for (let i = 0; i < all.length; i++) {
-      const el = all[i] as Element;
-      const sr = (el as HTMLElement).shadowRoot;
-      if (sr) walk(sr);
-      const tag = el.localName;
-      if (((tag === 'a' || tag === 'area') && hasDestination(el)) || tag === 'select' || tag === 'option' || tag === 'textarea' || (tag === 'input' && !isSubmit(el))) continue;
-      if (tag === 'svg' || el instanceof SVGElement) continue;
-      const role = el.getAttribute('role');
-      const explicit =
-        (role !== null && ROLES.has(role)) || el.getAttribute('aria-expanded') === 'false' || tag === 'summary' || el.hasAttribute('onclick') || tag === 'button';
-      let pointer = false;
-      if (!explicit) {
-        const cs = getComputedStyle(el);
-        if (cs.cursor === 'pointer') {
-          const parent = el.parentElement;
-          pointer = !parent || getComputedStyle(parent).cursor !== 'pointer';
-        }
-      }
-      if (!explicit && !pointer) continue;
-      if (isSubmit(el) || inAnchor(el) || !visible(el)) continue;
-      if ((el as HTMLButtonElement).disabled || el.hasAttribute('disabled') || el.closest('[aria-disabled="true"], [inert]')) continue;
-      const name = nameOf(el);
-      if (name && exclude.test(name)) continue;
-      const landmark = landmarkOf(el);
-      const sig = `${role ?? tag}|${name}|${landmark}`;
-      const classes = [...el.classList].map((c) => c.replace(/[0-9]+/g, '')).filter(Boolean).sort().join('.');
-      const template = `${role ?? tag}|${landmark}|${el.parentElement?.localName ?? ''}|${classes}|${el.hasAttribute('aria-expanded') ? 'x' : ''}`;
-      const on =
-        ['aria-selected', 'aria-expanded', 'aria-pressed', 'aria-checked'].some((a) => el.getAttribute(a) === 'true') ||
-        (tag === 'summary' && el.parentElement?.localName === 'details' && (el.parentElement as HTMLDetailsElement).open);
-      out.push({ index: found.length, signature: sig, template, name, kind: role ?? tag, on });
-      found.push(el);
-    }
+  const walkChildren = (root: Element | ShadowRoot, cursor: string): void => {
+    for (let c = root.firstElementChild; c; c = c.nextElementSibling) visit(c, cursor);
+  };
+  const walkSelf = (el: Element, tag: string, cs: CSSStyleDeclaration, pointer: boolean): void => {
+    if (tag === 'select' || tag === 'option' || tag === 'textarea' || (tag === 'input' && !isSubmit(el))) return;
+    const role = el.getAttribute('role');
+    const explicit =
+      (role !== null && ROLES.has(role)) || el.getAttribute('aria-expanded') === 'false' || tag === 'summary' || el.hasAttribute('onclick') || tag === 'button';
+    if (!explicit && !pointer) return;
+    if (isSubmit(el) || !visible(el, cs)) return;
+    if ((el as HTMLButtonElement).disabled || el.hasAttribute('disabled') || el.closest('[aria-disabled="true"], [inert]')) return;
+    const name = nameOf(el);
+    if (name && exclude.test(name)) return;
+    const landmark = landmarkOf(el);
+    const sig = `${role ?? tag}|${name}|${landmark}`;
+    const classes = [...el.classList].map((c) => c.replace(/[0-9]+/g, '')).filter(Boolean).sort().join('.');
+    const template = `${role ?? tag}|${landmark}|${el.parentElement?.localName ?? ''}|${classes}|${el.hasAttribute('aria-expanded') ? 'x' : ''}`;
+    const on =
+      ['aria-selected', 'aria-expanded', 'aria-pressed', 'aria-checked'].some((a) => el.getAttribute(a) === 'true') ||
+      (tag === 'summary' && el.parentElement?.localName === 'details' && (el.parentElement as HTMLDetailsElement).open);
+    out.push({ index: found.length, signature: sig, template, name, kind: role ?? tag, on });
+    found.push(el);
+  };
+  const walk = (root: Document): void => {
+    if (root.documentElement) visit(root.documentElement, '');
   };
   walk(document);
   (window as unknown as { __spacrawlClickables?: Element[] }).__spacrawlClickables = found;

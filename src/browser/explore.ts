@@ -12,6 +12,14 @@ export { scrollForLinks, type ScrollOptions } from './scroll.js';
 /** Accessible names never clicked: destructive or session-ending actions. Extend with `--click-exclude`. */
 export const DESTRUCTIVE_NAMES: readonly string[] = ['log ?out', 'sign ?out', 'log[ _-]?off', 'sign[ _-]?off', 'log[_-]out', 'sign[_-]out', 'delete', 'remove', 'unsubscribe', 'buy', 'pay', 'checkout', 'purchase', 'order now', 'deactivate', 'close account'];
 
+/**
+ * The accessible-name pattern of what is never clicked: {@link DESTRUCTIVE_NAMES} and `exclude`
+ * (`--click-exclude`, regex sources), as one case-insensitive regex source.
+ */
+export function clickExcludePattern(exclude: readonly string[]): string {
+  return [...DESTRUCTIVE_NAMES, ...exclude].map((p) => `(?:${p})`).join('|');
+}
+
 /** Longest wait (ms) for another page that is learning a clickable (see `ClickMemory`) before clicking it anyway. */
 export const CLAIM_WAIT_MS = 5_000;
 /** Least wait (ms) after a click before its effects are judged: its handler's requests and timers must show first. */
@@ -90,8 +98,17 @@ function identity(u: string): string {
  * server state) and every document navigation of the main frame is recorded and aborted.
  * @param known - hrefs already found on the page (updated; not reported again)
  * @param onClick - told right before each click (the page's activity learns that what follows was asked for)
+ * @param scanned - the page's clickables as a scan just read them (see `scanClickables`, with
+ *   {@link clickExcludePattern} of `opts.exclude`), when nothing changed the page since; else scanned here
  */
-export async function exploreClicks(page: Page, known: Set<string>, opts: ClickOptions, settleWait: SettleWait, onClick: () => void = () => {}): Promise<ExploreResult> {
+export async function exploreClicks(
+  page: Page,
+  known: Set<string>,
+  opts: ClickOptions,
+  settleWait: SettleWait,
+  onClick: () => void = () => {},
+  scanned?: ClickCandidate[],
+): Promise<ExploreResult> {
   const result: ExploreResult = { links: [], clicks: 0, blocked: 0, skipped: { chrome: 0, template: 0, budget: 0, limit: 0 } };
   /** Count a clickable left unclicked because the site memory says so. */
   const skippedByMemory = (sig: string, template: string): void => {
@@ -115,7 +132,7 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
     }
     await route.fallback().catch(() => {});
   };
-  const exclude = [...DESTRUCTIVE_NAMES, ...opts.exclude].map((p) => `(?:${p})`).join('|');
+  const exclude = clickExcludePattern(opts.exclude);
   /**
    * The clickables as the page's last scan found them (their indexes are valid for the next
    * click), while nothing has been clicked or restored since; `null` = scan again.
@@ -157,10 +174,11 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
   // chrome), or what is on already (an open <details>, a selected tab: what it shows has been
   // read; a click would only close it): then the guard and the history hooks are not installed
   // (routing every request of the page through the crawler costs CPU on every page).
-  const scanned = await scan();
+  const first = scanned ?? (await scan());
+  lastScan = first;
   const initial = new Set<string>();
   const looked = new Set<string>();
-  for (const c of scanned) {
+  for (const c of first) {
     if (c.on || looked.has(c.signature)) continue;
     looked.add(c.signature);
     if (opts.policy.peek(c.signature, c.template) === 'skip') skippedByMemory(c.signature, c.template);
@@ -231,7 +249,7 @@ export async function exploreClicks(page: Page, known: Set<string>, opts: ClickO
 
     // Every clickable on the page is seen (one that a later click turns off is not "revealed");
     // those to click are queued.
-    const queue: Turn[] = fresh(scanned, 0, []).filter((t) => initial.has(t.sig));
+    const queue: Turn[] = fresh(first, 0, []).filter((t) => initial.has(t.sig));
     while (queue.length && result.clicks < opts.limit) {
       // Only clickables that another page is learning are left: give it time.
       if (queue.every((q) => q.waitingSince !== null)) await sleep(100);

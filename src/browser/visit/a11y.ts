@@ -18,6 +18,8 @@ export function a11yStages(): { check: Stage<VisitContext>; revealed: (ctx: Visi
       async action(ctx) {
         const { opts, result, page } = ctx;
         if (!opts.a11y || result.noContent || result.title === null) return;
+        // The check works on the page: click discovery scans again.
+        ctx.clickables = undefined;
         checker = new A11yChecker(page, opts.a11y);
         result.a11y = checker.audit;
         await ctx.step(checker.checkPage(A11Y_PAGE_TIMEOUT_MS));

@@ -6,6 +6,7 @@
  */
 import type { Page } from 'playwright';
 import type { RecordError } from '../../model/record.js';
+import type { ClickCandidate } from '../click-scripts.js';
 import type { SpaReading } from '../spa-scripts.js';
 import type { VisitTab } from '../tab.js';
 import { PageActivity } from './activity.js';
@@ -39,6 +40,12 @@ export interface VisitContext {
   readonly aborted: boolean;
   /** The SPA signals read with the DOM (see `settled-read.ts`): `undefined` until read, `null` when they could not be. */
   spa: SpaReading | null | undefined;
+  /**
+   * The clickables read with the DOM when the visit clicks (see `settled-read.ts`), for click
+   * discovery's first scan; `undefined` when not read, or once a stage changed the page since
+   * (a screenshot, an accessibility check, scrolling), which makes discovery scan again.
+   */
+  clickables: ClickCandidate[] | undefined;
 }
 
 /**
@@ -68,5 +75,6 @@ export function newVisitContext(tab: VisitTab, requestedUrl: string, opts: Visit
       return aborted;
     },
     spa: undefined,
+    clickables: undefined,
   };
 }

@@ -30,13 +30,16 @@ export function discover(revealed: (ctx: VisitContext) => RevealedHook | null = 
         const st = await withTimeout(p.evaluate(settleState), 2_000, 'reading the settle state').catch(() => ({ loaded: false, quietForMs: 0 }));
         return st.quietForMs >= ms;
       };
-      if (opts.scroll) result.links.push(...(await ctx.step(scrollForLinks(p, known, opts.scroll, quiet))));
+      if (opts.scroll) {
+        result.links.push(...(await ctx.step(scrollForLinks(p, known, opts.scroll, quiet))));
+        ctx.clickables = undefined;
+      }
       if (opts.click) {
         const onRevealed = revealed(ctx);
         const click = onRevealed ? { ...opts.click, onRevealed } : opts.click;
         const settleWait = async (capMs: number): Promise<boolean> => waitForSettle(ctx, capMs).catch(() => false);
         // What a click makes the page ask for is content, not a re-poll (see `RepollWatch.newAction`).
-        const ex = await ctx.step(exploreClicks(p, known, click, settleWait, () => act.repoll.newAction()));
+        const ex = await ctx.step(exploreClicks(p, known, click, settleWait, () => act.repoll.newAction(), ctx.clickables));
         result.links.push(...ex.links);
         result.clicks = ex.clicks;
         result.clickDiscovery = { made: ex.clicks, skipped: ex.skipped };

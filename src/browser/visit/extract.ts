@@ -9,6 +9,7 @@
  * @module
  */
 import type { FoundLink } from '../discovery.js';
+import { clickExcludePattern } from '../explore.js';
 import { readFrames } from '../frames.js';
 import { readAnchors, type RawLink } from '../page-scripts.js';
 import { withTimeout } from '../timeout.js';
@@ -46,10 +47,13 @@ async function readLastDocument(ctx: VisitContext): Promise<void> {
 /** Read the page's DOM, anchors and frames into the result. */
 async function readDom(ctx: VisitContext): Promise<void> {
   const { page: p, result, opts } = ctx;
-  const { main, lastChange, spa } = await ctx.step(withTimeout(readSettledPage(p), 10_000, 'reading the DOM'));
+  // A visit that clicks scans its clickables in the same call (click discovery's first scan).
+  const exclude = opts.click ? clickExcludePattern(opts.click.exclude) : null;
+  const { main, lastChange, spa, clickables } = await ctx.step(withTimeout(readSettledPage(p, exclude), 10_000, 'reading the DOM'));
   // A visit the settle stage ended (a stopped client-side navigation) is not read here.
   result.timings.lastChangeMs = lastChange === null ? null : Math.max(0, Math.round(lastChange - ctx.startedAt));
   ctx.spa = spa;
+  ctx.clickables = clickables ?? undefined;
   result.noContent = main.empty;
   result.title = main.empty ? null : main.title;
   result.robotsMeta = main.robotsMeta;

@@ -48,6 +48,8 @@ export function screenshot(): Stage<VisitContext> {
     async action(ctx) {
       const path = ctx.opts.screenshotPath;
       if (!path) return;
+      // Scrolled and restyled for the shot: click discovery scans again.
+      ctx.clickables = undefined;
       const s = ctx.opts.screenshot ?? DEFAULT_SETTINGS;
       await ctx.step(fontsLoaded(ctx.page));
       if (!s.fullPage) await ctx.step(ctx.page.evaluate(() => window.scrollTo(0, 0)).catch(() => {}));

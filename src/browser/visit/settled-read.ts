@@ -1,12 +1,14 @@
 /**
  * The read of a settled page in one call into it: the link clock (`lastLinkChangeAt`), the DOM
- * (`extractPage`) and the SPA signals (`readSpaSignals`). Each call into a page waits for the
+ * (`extractPage`), the SPA signals (`readSpaSignals`) and, when the visit clicks, the clickables
+ * (`scanClickables`, click discovery's first scan). Each call into a page waits for the
  * renderer's main thread, which on a busy machine is most of its cost (75-115 ms median on
  * TypeDoc at concurrency 4 on 2 cores); three reads made one after the other paid it three times.
  * @module
  */
 import type { Page } from 'playwright';
 import { extractPage, type ExtractResult } from '../page-scripts.js';
+import { scanClickables, type ClickCandidate } from '../click-scripts.js';
 import { lastLinkChangeAt } from '../settle-scripts.js';
 import { readSpaSignals, type SpaReading } from '../spa-scripts.js';
 
@@ -18,25 +20,37 @@ export interface SettledReading {
   main: ExtractResult;
   /** The SPA signals, or `null` when they could not be read. */
   spa: SpaReading | null;
+  /** The clickables (see `scanClickables`), or `null` when not asked for or they could not be read. */
+  clickables: ClickCandidate[] | null;
 }
 
 /**
- * The three page functions, run in order in one evaluation. Their source is embedded as the
- * compiled functions' text, the way `page.evaluate(fn)` sends a function. A failure of the link
- * clock or the SPA signals is `null` (as when each was read alone); a failure of `extractPage`
- * fails the read.
+ * The page functions, run in order in one evaluation. Their source is embedded as the compiled
+ * functions' text, the way `page.evaluate(fn)` sends a function. A failure of the link clock,
+ * the SPA signals or the scan is `null` (as when each was read alone); a failure of
+ * `extractPage` fails the read.
  */
-const EXPRESSION = `(() => {
+function expression(clickExclude: string | null): string {
+  const scan = clickExclude === null ? 'null' : `orNull(() => (${scanClickables.toString()})(${JSON.stringify(clickExclude)}))`;
+  return `(() => {
   const orNull = (f) => { try { return f(); } catch { return null; } };
   const lastChange = orNull(${lastLinkChangeAt.toString()});
   const main = (${extractPage.toString()})();
-  return { lastChange, main, spa: orNull(${readSpaSignals.toString()}) };
+  return { lastChange, main, spa: orNull(${readSpaSignals.toString()}), clickables: ${scan} };
 })()`;
+}
+
+/** The expression without a scan, and the last one with (a crawl has one exclude pattern). */
+const PLAIN = expression(null);
+let withScan: { exclude: string; expression: string } | null = null;
 
 /**
  * Read the settled page in one call (see the module comment).
+ * @param clickExclude - the accessible-name pattern never clicked (see `scanClickables`), or
+ *   `null` for no scan (the visit does not click)
  * @throws what `page.evaluate` throws (the page went away, the document was replaced)
  */
-export async function readSettledPage(page: Page): Promise<SettledReading> {
-  return (await page.evaluate(EXPRESSION)) as SettledReading;
+export async function readSettledPage(page: Page, clickExclude: string | null = null): Promise<SettledReading> {
+  if (clickExclude !== null && withScan?.exclude !== clickExclude) withScan = { exclude: clickExclude, expression: expression(clickExclude) };
+  return (await page.evaluate(clickExclude === null ? PLAIN : withScan!.expression)) as SettledReading;
 }
