@@ -47,6 +47,8 @@ export interface ClickOptions {
    * time counts against `budgetMs`. Absent = nothing is told.
    */
   onRevealed?: RevealedHook;
+  /** Called once, right before the page's first click (not when nothing is to be clicked). Absent = nothing is told. */
+  beforeFirstClick?: () => void;
 }
 
 /** What exploring found. */

@@ -185,6 +185,7 @@ export async function exploreClicks(
     else initial.add(c.signature);
   }
   if (!initial.size) return result;
+  opts.beforeFirstClick?.();
   await page.route('**/*', guard);
   const claimed = new Set<string>();
   try {

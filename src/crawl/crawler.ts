@@ -37,7 +37,7 @@ import { CrawlLogin } from './crawl-login.js';
 import type { SessionGuard } from './session-guard.js';
 import { auditSettings, type AuditSettings } from './audit-settings.js';
 import { CrawlSignals } from './signals.js';
-import { settledOrAborted } from '../util/wait.js';
+import { settledOrAborted, Wakeup } from '../util/wait.js';
 
 /** Leases held back at most while their host waits (politeness, Retry-After). */
 const PARK_LIMIT = 256;
@@ -97,6 +97,8 @@ export class Crawler {
   private readonly out = new Channel<PageRecord>();
   private readonly stop = new AbortController();
   private readonly cancelVisits = new AbortController();
+  /** Rung when a page queued links before its visit ended (see `early-links.ts`). */
+  private readonly frontierGrew = new Wakeup();
   private readonly politeness: Politeness;
   private readonly parked: Parked[] = [];
   private readonly limit: ReturnType<typeof pLimit>;
@@ -258,6 +260,7 @@ export class Crawler {
         politeness: this.politeness, leases: this.leases, soft404: this.soft404, dust: this.dust, clickMemory: this.clickMemory, auditing: this.auditing,
         cancelVisits: this.cancelVisits.signal, stopping: () => this.stopReason !== null,
         login: this.guard ? { guard: this.guard, secrets: this.signals.secrets } : null, event: (e) => this.signals.event(e),
+        linksOffered: () => this.frontierGrew.notify(),
       });
       // On a resumed durable crawl, pages visited in earlier runs count against --max-pages (a
       // shared frontier keeps the crawl-wide budget itself).
@@ -371,8 +374,9 @@ export class Crawler {
           }
           waitFor = Math.min(waitFor, SHARED_POLL_MS);
         }
-        // Wait for a page to finish (it may queue links or free a host) or a parked host to open.
-        await settledOrAborted([...active], this.stop.signal, Number.isFinite(waitFor) ? Math.max(5, waitFor) : Infinity);
+        // Wait for a page to finish (it may queue links or free a host), to queue links before it
+        // finishes (see `early-links.ts`), or for a parked host to open.
+        await settledOrAborted([...active, this.frontierGrew.wait()], this.stop.signal, Number.isFinite(waitFor) ? Math.max(5, waitFor) : Infinity);
         frontierDry = false;
         waitFor = Infinity;
       }

@@ -18,6 +18,7 @@ import { skipRecord, type LinkPipeline } from './link-pipeline.js';
 import type { ResolvedCrawlOptions } from './options.js';
 import { Politeness } from './politeness.js';
 import { recordFromVisit } from './record-builder.js';
+import { offerEarlyLinks } from './early-links.js';
 import { redirectRecord, type DocumentClaims } from './redirects.js';
 import { backoffMs, isRetryable, parseRetryAfter, RETRYABLE_STATUS } from './retry.js';
 import type { ProbeResult, SoftNotFound } from './soft404.js';
@@ -74,6 +75,8 @@ export interface PageJobParts {
   login: { guard: SessionGuard; secrets: Secrets } | null;
   /** Told about retries (see {@link CrawlEvent}). */
   event: (e: CrawlEvent) => void;
+  /** Told when a page's links went to the frontier before its visit ended (see `early-links.ts`). */
+  linksOffered: () => void;
 }
 
 /**
@@ -180,6 +183,8 @@ export class PageJob {
       screenshot: { fullPage: o.screenshotMode === 'full', hide: o.hide, mask: o.visualMask },
       click: o.click === 'off' ? null : this.clickOptions(new URL(e.requestedUrl).origin, e.url),
       scroll: o.scroll ? scrollOptionsOf(o) : null,
+      // Not while logged in: the session guard judges the page only once the visit ended.
+      ...(this.p.login ? {} : { beforeDiscovery: (sofar: Readonly<VisitResult>) => offerEarlyLinks({ pipeline: this.p.pipeline, claims: this.p.claims, robotsAgent: o.robotsAgent, followNofollow: o.followNofollow, offered: this.p.linksOffered }, e, sofar) }),
       collectAnchors: o.checkFragments,
       ...(this.p.login ? { lookFor: this.p.login.guard.rules.selectors } : {}),
       onDocument: (doc) => this.documentDecision(e, doc),

@@ -36,6 +36,18 @@ export class DocumentClaims {
     private readonly allowed: (u: string) => Promise<boolean> = async () => true,
   ) {}
 
+  /**
+   * `true` when a page read at `finalUrl` is not the page of `entry`: its canonical URL is
+   * another one (the visit may end as a redirect record), or it cannot be crawled.
+   */
+  isElsewhere(entry: FrontierEntry, finalUrl: string): boolean {
+    try {
+      return this.canonical(finalUrl) !== entry.url;
+    } catch {
+      return true;
+    }
+  }
+
   /** Note that this worker visits `url` (a leased canonical URL). */
   visiting(url: string): void {
     this.mine.add(url);

@@ -27,3 +27,35 @@ export function settledOrAborted(promises: readonly Promise<unknown>[], signal: 
     for (const p of promises) p.then(finish, finish);
   });
 }
+
+/**
+ * A wake-up call for one waiter at a time: {@link Wakeup.wait} resolves at the next
+ * {@link Wakeup.notify}, or at once when a call came while nobody waited (it is kept for the
+ * next wait, so none is lost between a look and the wait that follows it).
+ */
+export class Wakeup {
+  private waiting: { promise: Promise<void>; resolve: () => void } | null = null;
+  private missed = false;
+
+  /** Resolves at the next {@link Wakeup.notify} (at once if one came while nobody waited). */
+  wait(): Promise<void> {
+    if (this.missed) {
+      this.missed = false;
+      return Promise.resolve();
+    }
+    if (!this.waiting) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.waiting = { promise, resolve };
+    }
+    return this.waiting.promise;
+  }
+
+  /** Wake whoever waits now, or the next wait. */
+  notify(): void {
+    const w = this.waiting;
+    this.waiting = null;
+    if (w) w.resolve();
+    else this.missed = true;
+  }
+}

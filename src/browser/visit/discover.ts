@@ -25,18 +25,25 @@ export function discover(revealed: (ctx: VisitContext) => RevealedHook | null = 
       const { opts, page: p, result, activity: act } = ctx;
       if (!opts.scroll && !opts.click) return;
       const known = new Set(result.links.map((l) => l.href));
+      let told = false;
+      const beforeDiscovery = (): void => {
+        if (told) return;
+        told = true;
+        opts.beforeDiscovery?.(result);
+      };
       const quiet: QuietProbe = async (ms) => {
         if (act.inflight.size > 0 || Date.now() - act.lastNet < ms) return false;
         const st = await withTimeout(p.evaluate(settleState), 2_000, 'reading the settle state').catch(() => ({ loaded: false, quietForMs: 0 }));
         return st.quietForMs >= ms;
       };
       if (opts.scroll) {
+        beforeDiscovery();
         result.links.push(...(await ctx.step(scrollForLinks(p, known, opts.scroll, quiet))));
         ctx.clickables = undefined;
       }
       if (opts.click) {
         const onRevealed = revealed(ctx);
-        const click = onRevealed ? { ...opts.click, onRevealed } : opts.click;
+        const click = { ...opts.click, ...(onRevealed ? { onRevealed } : {}), beforeFirstClick: beforeDiscovery };
         const settleWait = async (capMs: number): Promise<boolean> => waitForSettle(ctx, capMs).catch(() => false);
         // What a click makes the page ask for is content, not a re-poll (see `RepollWatch.newAction`).
         const ex = await ctx.step(exploreClicks(p, known, click, settleWait, () => act.repoll.newAction(), ctx.clickables));

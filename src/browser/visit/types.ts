@@ -68,6 +68,13 @@ export interface VisitOptions {
   click?: ClickOptions | null;
   /** Scroll discovery (`--scroll`, see `scrollForLinks`), or `null` for none. */
   scroll?: ScrollOptions | null;
+  /**
+   * Told once, with the visit's result as read so far (status, links, robots rules, redirect
+   * chain), right before discovery starts scrolling or clicking: the links a page shows without
+   * discovery need not wait for its clicks (seconds on a page with many). Not told when there is
+   * nothing to scroll or click. Absent = nothing is told.
+   */
+  beforeDiscovery?: (sofar: Readonly<VisitResult>) => void;
   /** Aborts the visit (cancellation); the result then has `error.code = "interrupted"`. */
   signal?: AbortSignal;
   /** Read the `id`s and `name`s of the rendered document into `anchors` (`--check-fragments`). @default false */

@@ -1,0 +1,105 @@
+/**
+ * Links offered before discovery (src/crawl/early-links.ts): the anchors a page shows are in the
+ * frontier while the page is still clicking, so another tab visits them meanwhile.
+ *
+ * The site proves it from the server's side: the seed's button fetches `/api/more`, which the
+ * server answers only once `/a` (an anchor of the seed) has been requested, and its answer
+ * renders the link to `/b`. If `/a` waited for the seed's visit to end, the click's waits would
+ * run out first and `/b` would never be found.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { crawl } from '../src/crawl/crawler.js';
+import type { PageRecord } from '../src/model/record.js';
+import { sharedBrowser } from './helpers/browser.js';
+import { expectWellFormed, pagesOf, pathOf, sorted } from './helpers/records.js';
+
+/** Longest hold (ms) of `/api/more` when `/a` never comes: far past the click's waits (1 s + 2 s). */
+const HOLD_MS = 15_000;
+
+const SEED = `<!doctype html><title>Seed</title><a href="/a">A</a><button id="more">More</button><div id="out"></div>
+<script>document.getElementById('more').addEventListener('click', () => {
+  fetch('/api/more').then((r) => r.text()).then((href) => {
+    const a = document.createElement('a'); a.href = href; a.textContent = 'B'; document.getElementById('out').append(a);
+  });
+});</script>`;
+
+interface Site {
+  origin: string;
+  /** What the server saw, in order: `GET <path>` per request, `answered /api/more (…)` when it answered. */
+  events: string[];
+  close(): Promise<void>;
+}
+
+async function startSite(): Promise<Site> {
+  const events: string[] = [];
+  let release: (why: string) => void = () => {};
+  const aRequested = new Promise<string>((resolve) => (release = resolve));
+  const server = http.createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    events.push(`GET ${path}`);
+    const html = (body: string): void => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(body);
+    };
+    if (path === '/') return html(SEED);
+    if (path === '/a') {
+      release('after /a');
+      return html('<!doctype html><title>A</title><a href="/">home</a>');
+    }
+    if (path === '/b') return html('<!doctype html><title>B</title><a href="/">home</a>');
+    if (path === '/api/more') {
+      const timer = setTimeout(() => release('timed out'), HOLD_MS);
+      void aRequested.then((why) => {
+        clearTimeout(timer);
+        events.push(`answered /api/more (${why})`);
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.end('/b');
+      });
+      return;
+    }
+    res.writeHead(404, { 'content-type': 'text/plain' });
+    res.end('not found');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    events,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+let browser: Browser;
+let site: Site;
+
+beforeAll(async () => {
+  browser = await sharedBrowser();
+  site = await startSite();
+});
+
+afterAll(async () => {
+  await site?.close();
+});
+
+describe('links offered before discovery', () => {
+  it("a page's anchors are visited while it is still clicking: the click's answer, held until then, reveals one more page", async () => {
+    const records: PageRecord[] = [];
+    for await (const r of crawl({ seeds: [`${site.origin}/`], concurrency: 2, maxDepth: 1, soft404: false, browser })) records.push(r);
+    expectWellFormed(records);
+    expect(sorted(pagesOf(records).map((r) => pathOf(r.url))), site.events.join(', ')).toEqual(['/', '/a', '/b']);
+    const seed = records.find((r) => pathOf(r.url) === '/')!;
+    // Clicked again because its first click revealed a link (as a "Load more" is); the second revealed nothing new.
+    expect(seed.clickDiscovery?.made).toBe(2);
+    expect(sorted(seed.links.map(pathOf))).toEqual(['/a', '/b']);
+    // `/a` was requested while the click's request was held, and that is what released it.
+    expect(site.events).toContain('answered /api/more (after /a)');
+    expect(site.events.indexOf('GET /a')).toBeGreaterThan(site.events.indexOf('GET /api/more'));
+    expect(site.events.indexOf('GET /a')).toBeLessThan(site.events.indexOf('answered /api/more (after /a)'));
+    // Each page was requested once; the button's request once per click.
+    for (const p of ['/', '/a', '/b']) expect(site.events.filter((e) => e === `GET ${p}`), p).toHaveLength(1);
+    expect(site.events.filter((e) => e === 'GET /api/more')).toHaveLength(2);
+  });
+});
