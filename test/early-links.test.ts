@@ -1,11 +1,13 @@
 /**
- * Links offered before discovery (src/crawl/early-links.ts): the anchors a page shows are in the
- * frontier while the page is still clicking, so another tab visits them meanwhile.
+ * Links offered while discovery goes on (src/crawl/early-links.ts): the anchors a page shows, and
+ * the links each click found, are in the frontier while the page is still clicking, so another
+ * tab visits them meanwhile.
  *
  * The site proves it from the server's side: the seed's button fetches `/api/more`, which the
  * server answers only once `/a` (an anchor of the seed) has been requested, and its answer
  * renders the link to `/b`. If `/a` waited for the seed's visit to end, the click's waits would
- * run out first and `/b` would never be found.
+ * run out first and `/b` would never be found. `/menu` does the same with the links of a click:
+ * its first button reveals `/x`, and its second button's answer waits for `/x` to be requested.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +28,14 @@ const SEED = `<!doctype html><title>Seed</title><a href="/a">A</a><button id="mo
   });
 });</script>`;
 
+const MENU = `<!doctype html><title>Menu</title><button id="one">Group one</button><button id="two">Group two</button><div id="out"></div>
+<script>
+const out = document.getElementById('out');
+const add = (href) => { if (out.querySelector('a[href="' + href + '"]')) return; const a = document.createElement('a'); a.href = href; a.textContent = href; out.append(a); };
+document.getElementById('one').addEventListener('click', () => add('/x'));
+document.getElementById('two').addEventListener('click', () => { fetch('/api/more2').then((r) => r.text()).then(add); });
+</script>`;
+
 interface Site {
   origin: string;
   /** What the server saw, in order: `GET <path>` per request, `answered /api/more (…)` when it answered. */
@@ -35,8 +45,23 @@ interface Site {
 
 async function startSite(): Promise<Site> {
   const events: string[] = [];
-  let release: (why: string) => void = () => {};
-  const aRequested = new Promise<string>((resolve) => (release = resolve));
+  /** A held answer: released by a request for `path` (or after {@link HOLD_MS}). */
+  const gate = (): { release: (why: string) => void; opened: Promise<string> } => {
+    let release: (why: string) => void = () => {};
+    const opened = new Promise<string>((resolve) => (release = resolve));
+    return { release, opened };
+  };
+  const gates: Record<string, ReturnType<typeof gate>> = { '/a': gate(), '/x': gate() };
+  const hold = (res: http.ServerResponse, api: string, by: string, answer: string): void => {
+    const g = gates[by]!;
+    const timer = setTimeout(() => g.release('timed out'), HOLD_MS);
+    void g.opened.then((why) => {
+      clearTimeout(timer);
+      events.push(`answered ${api} (${why})`);
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(answer);
+    });
+  };
   const server = http.createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     events.push(`GET ${path}`);
@@ -45,21 +70,11 @@ async function startSite(): Promise<Site> {
       res.end(body);
     };
     if (path === '/') return html(SEED);
-    if (path === '/a') {
-      release('after /a');
-      return html('<!doctype html><title>A</title><a href="/">home</a>');
-    }
-    if (path === '/b') return html('<!doctype html><title>B</title><a href="/">home</a>');
-    if (path === '/api/more') {
-      const timer = setTimeout(() => release('timed out'), HOLD_MS);
-      void aRequested.then((why) => {
-        clearTimeout(timer);
-        events.push(`answered /api/more (${why})`);
-        res.writeHead(200, { 'content-type': 'text/plain' });
-        res.end('/b');
-      });
-      return;
-    }
+    if (path === '/menu') return html(MENU);
+    gates[path]?.release(`after ${path}`);
+    if (['/a', '/b', '/x', '/y'].includes(path)) return html(`<!doctype html><title>${path}</title><a href="/">home</a>`);
+    if (path === '/api/more') return hold(res, path, '/a', '/b');
+    if (path === '/api/more2') return hold(res, path, '/x', '/y');
     res.writeHead(404, { 'content-type': 'text/plain' });
     res.end('not found');
   });
@@ -84,7 +99,7 @@ afterAll(async () => {
   await site?.close();
 });
 
-describe('links offered before discovery', () => {
+describe('links offered while discovery goes on', () => {
   it("a page's anchors are visited while it is still clicking: the click's answer, held until then, reveals one more page", async () => {
     const records: PageRecord[] = [];
     for await (const r of crawl({ seeds: [`${site.origin}/`], concurrency: 2, maxDepth: 1, soft404: false, browser })) records.push(r);
@@ -101,5 +116,18 @@ describe('links offered before discovery', () => {
     // Each page was requested once; the button's request once per click.
     for (const p of ['/', '/a', '/b']) expect(site.events.filter((e) => e === `GET ${p}`), p).toHaveLength(1);
     expect(site.events.filter((e) => e === 'GET /api/more')).toHaveLength(2);
+  });
+
+  it('the links of a click are visited while the page goes on clicking: the next click\'s answer, held until then, reveals one more page', async () => {
+    const records: PageRecord[] = [];
+    for await (const r of crawl({ seeds: [`${site.origin}/menu`], concurrency: 2, maxDepth: 1, soft404: false, browser })) records.push(r);
+    expectWellFormed(records);
+    expect(sorted(pagesOf(records).map((r) => pathOf(r.url))), site.events.join(', ')).toEqual(['/menu', '/x', '/y']);
+    const menu = records.find((r) => pathOf(r.url) === '/menu')!;
+    expect(sorted(menu.links.map(pathOf))).toEqual(['/x', '/y']);
+    expect(site.events).toContain('answered /api/more2 (after /x)');
+    expect(site.events.indexOf('GET /x')).toBeGreaterThan(site.events.indexOf('GET /menu'));
+    expect(site.events.indexOf('GET /x')).toBeLessThan(site.events.indexOf('answered /api/more2 (after /x)'));
+    for (const p of ['/menu', '/x', '/y']) expect(site.events.filter((e) => e === `GET ${p}`), p).toHaveLength(1);
   });
 });

@@ -49,6 +49,8 @@ export interface ClickOptions {
   onRevealed?: RevealedHook;
   /** Called once, right before the page's first click (not when nothing is to be clicked). Absent = nothing is told. */
   beforeFirstClick?: () => void;
+  /** Told of the links clicks found, after each click that found any (they are in the result too). Absent = nothing is told. */
+  onFound?: (links: readonly FoundLink[]) => void;
 }
 
 /** What exploring found. */

@@ -251,7 +251,15 @@ export async function exploreClicks(
     // Every clickable on the page is seen (one that a later click turns off is not "revealed");
     // those to click are queued.
     const queue: Turn[] = fresh(first, 0, []).filter((t) => initial.has(t.sig));
+    /** Links already told to `onFound`. */
+    let told = 0;
+    const tell = (): void => {
+      if (result.links.length === told) return;
+      opts.onFound?.(result.links.slice(told));
+      told = result.links.length;
+    };
     while (queue.length && result.clicks < opts.limit) {
+      tell();
       // Only clickables that another page is learning are left: give it time.
       if (queue.every((q) => q.waitingSince !== null)) await sleep(100);
       const turn = queue.shift()!;
@@ -375,6 +383,7 @@ export async function exploreClicks(
         queue.unshift(...revealed);
       }
     }
+    tell();
     // What is left unclicked: the most clicks were made.
     result.skipped.limit += queue.length;
   } finally {

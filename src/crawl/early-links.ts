@@ -1,12 +1,14 @@
 /**
- * Links offered before discovery. A page's record, with every link it found, goes to the
+ * Links offered while discovery goes on. A page's record, with every link it found, goes to the
  * frontier when its visit ends; on a page that clicks (a sidebar of collapsed groups, 30 clicks
  * at ~100 ms each) that is seconds after its anchors were read, and at the start of a crawl the
  * other tabs wait for them with nothing to do. So the links the page shows without discovery are
- * offered to the frontier as soon as discovery starts, when nothing can still decide against
- * following them; the record then adds what discovery found (the frontier knows the rest).
+ * offered to the frontier as soon as discovery starts, and each click's links as soon as it found
+ * them, when nothing can still decide against following them; the record, when the visit ends,
+ * lists them all (the frontier knows them already).
  * @module
  */
+import type { FoundLink } from '../browser/discovery.js';
 import type { VisitResult } from '../browser/visit.js';
 import type { FrontierEntry } from '../store/frontier.js';
 import type { LinkPipeline } from './link-pipeline.js';
@@ -26,8 +28,8 @@ export interface EarlyLinkParts {
 }
 
 /**
- * Offer the links of `entry`'s page read so far (see `VisitOptions.beforeDiscovery`) to the
- * frontier at `entry.depth + 1`, unless the page may yet end without its links followed: an
+ * Offer `links` of `entry`'s page (see `VisitOptions.linksFound`; `sofar` is the visit's result
+ * as read so far) to the frontier at `entry.depth + 1`, unless the page may yet end without its links followed: an
  * error, a status other than 2xx (a retry, a broken page), not HTML, a navigation stopped, a
  * page read under another URL than its own (it may become a redirect record), or robots rules
  * that say `nofollow` (`<meta name="robots">`, `X-Robots-Tag`; RFC 9309 does not cover these,
@@ -35,12 +37,12 @@ export interface EarlyLinkParts {
  * frontier shows again, and stops the crawl, when the page's record is stored.
  * @returns whether the links were offered
  */
-export function offerEarlyLinks(parts: EarlyLinkParts, entry: FrontierEntry, sofar: Readonly<VisitResult>): boolean {
+export function offerEarlyLinks(parts: EarlyLinkParts, entry: FrontierEntry, sofar: Readonly<VisitResult>, links: readonly FoundLink[]): boolean {
   if (sofar.error || sofar.nonHtml || sofar.stopped || sofar.status === null || sofar.status < 200 || sofar.status > 299) return false;
   if (sofar.redirectChain.length > 0 || !sofar.finalUrl || parts.claims.isElsewhere(entry, sofar.finalUrl)) return false;
   const robots = robotsRulesFor(parts.robotsAgent, { headers: sofar.robotsHeaders, metas: sofar.robotsMeta });
   if (robots.nofollow && !parts.followNofollow) return false;
-  const { candidates } = parts.pipeline.classify(sofar.links);
+  const { candidates } = parts.pipeline.classify(links);
   void parts.pipeline.offer(candidates, entry.depth + 1, entry.url).then(
     (fresh) => {
       if (fresh.some((e) => !e.skip)) parts.offered();

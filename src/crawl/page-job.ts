@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { CLICK_EVERYWHERE, type ClickMemory } from '../browser/click-memory.js';
 import type { ClickOptions } from '../browser/explore.js';
+import type { FoundLink } from '../browser/discovery.js';
 import { scrollOptionsOf } from '../browser/scroll.js';
 import type { BrowserSession } from '../browser/session.js';
 import { canRoute, visitPage, type DocumentDecision, type DocumentResponse, type VisitOptions, type VisitResult } from '../browser/visit.js';
@@ -184,7 +185,7 @@ export class PageJob {
       click: o.click === 'off' ? null : this.clickOptions(new URL(e.requestedUrl).origin, e.url),
       scroll: o.scroll ? scrollOptionsOf(o) : null,
       // Not while logged in: the session guard judges the page only once the visit ended.
-      ...(this.p.login ? {} : { beforeDiscovery: (sofar: Readonly<VisitResult>) => offerEarlyLinks({ pipeline: this.p.pipeline, claims: this.p.claims, robotsAgent: o.robotsAgent, followNofollow: o.followNofollow, offered: this.p.linksOffered }, e, sofar) }),
+      ...(this.p.login ? {} : { linksFound: (sofar: Readonly<VisitResult>, links: readonly FoundLink[]) => offerEarlyLinks({ pipeline: this.p.pipeline, claims: this.p.claims, robotsAgent: o.robotsAgent, followNofollow: o.followNofollow, offered: this.p.linksOffered }, e, sofar, links) }),
       collectAnchors: o.checkFragments,
       ...(this.p.login ? { lookFor: this.p.login.guard.rules.selectors } : {}),
       onDocument: (doc) => this.documentDecision(e, doc),

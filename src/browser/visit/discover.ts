@@ -5,7 +5,7 @@
  * (`waitForSettle`, capped at the click wait).
  * @module
  */
-import type { QuietProbe } from '../discovery.js';
+import type { FoundLink, QuietProbe } from '../discovery.js';
 import { exploreClicks, scrollForLinks, type RevealedHook } from '../explore.js';
 import { settleState } from '../settle-scripts.js';
 import { withTimeout } from '../timeout.js';
@@ -29,7 +29,7 @@ export function discover(revealed: (ctx: VisitContext) => RevealedHook | null = 
       const beforeDiscovery = (): void => {
         if (told) return;
         told = true;
-        opts.beforeDiscovery?.(result);
+        opts.linksFound?.(result, result.links);
       };
       const quiet: QuietProbe = async (ms) => {
         if (act.inflight.size > 0 || Date.now() - act.lastNet < ms) return false;
@@ -43,7 +43,8 @@ export function discover(revealed: (ctx: VisitContext) => RevealedHook | null = 
       }
       if (opts.click) {
         const onRevealed = revealed(ctx);
-        const click = { ...opts.click, ...(onRevealed ? { onRevealed } : {}), beforeFirstClick: beforeDiscovery };
+        const onFound = (links: readonly FoundLink[]): void => opts.linksFound?.(result, links);
+        const click = { ...opts.click, ...(onRevealed ? { onRevealed } : {}), beforeFirstClick: beforeDiscovery, onFound };
         const settleWait = async (capMs: number): Promise<boolean> => waitForSettle(ctx, capMs).catch(() => false);
         // What a click makes the page ask for is content, not a re-poll (see `RepollWatch.newAction`).
         const ex = await ctx.step(exploreClicks(p, known, click, settleWait, () => act.repoll.newAction(), ctx.clickables));

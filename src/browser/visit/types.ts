@@ -69,12 +69,13 @@ export interface VisitOptions {
   /** Scroll discovery (`--scroll`, see `scrollForLinks`), or `null` for none. */
   scroll?: ScrollOptions | null;
   /**
-   * Told once, with the visit's result as read so far (status, links, robots rules, redirect
-   * chain), right before discovery starts scrolling or clicking: the links a page shows without
-   * discovery need not wait for its clicks (seconds on a page with many). Not told when there is
+   * Told of links while discovery goes on, with the visit's result as read so far (status, robots
+   * rules, redirect chain): first the links the page shows without discovery, right before it
+   * starts scrolling or clicking, then after each click the links that click found. A page's
+   * links need not wait for all its clicks (seconds on a page with many). Not told when there is
    * nothing to scroll or click. Absent = nothing is told.
    */
-  beforeDiscovery?: (sofar: Readonly<VisitResult>) => void;
+  linksFound?: (sofar: Readonly<VisitResult>, links: readonly FoundLink[]) => void;
   /** Aborts the visit (cancellation); the result then has `error.code = "interrupted"`. */
   signal?: AbortSignal;
   /** Read the `id`s and `name`s of the rendered document into `anchors` (`--check-fragments`). @default false */
