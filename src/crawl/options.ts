@@ -4,11 +4,12 @@
  * is the library's documented surface and reads best as one piece; the declarations and checks live elsewhere.
  * @module
  */
-import { devices, type Browser } from 'playwright';
+import type { Browser } from 'playwright';
 import type { HashRouteMode, NormalizeOptions } from '../url/normalize.js';
 import type { ScopeMode } from '../url/scope.js';
 import type { Frontier } from '../store/frontier.js';
 import { OptionsError } from './options-error.js';
+import { deviceNamed } from './devices.js';
 import type { OptionSpec } from './option-spec.js';
 import { CRAWL_OPTIONS } from './option-table.js';
 import type { AssetLoading } from '../browser/asset-placeholders.js';
@@ -387,7 +388,7 @@ export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
     maxQueryVariants: int(S.maxQueryVariants, o.maxQueryVariants),
     ignoreHttpsErrors: or(o.ignoreHttpsErrors, S.ignoreHttpsErrors),
     // A device brings its own viewport: the declared one is only the default without a (known) device.
-    viewport: o.viewport ?? (o.device && devices[o.device] ? null : { ...S.viewport.default }),
+    viewport: o.viewport ?? (o.device && deviceNamed(o.device) ? null : { ...S.viewport.default }),
     device: o.device ?? S.device.default,
     locale: o.locale ?? S.locale.default,
     storageState: o.storageState ?? S.storageState.default,
