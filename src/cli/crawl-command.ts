@@ -39,7 +39,7 @@ import { parseGateFailOn } from '../diff/findings.js';
 import { parseVisualThreshold } from '../diff/visual-threshold.js';
 import { mapSourceOrigins, parseOriginMaps } from '../diff/map-origin.js';
 import type { CrawlSummary } from '../model/summary.js';
-import type { CrawlOptions } from '../crawl/options.js';
+import { resolveValues, type CrawlOptions } from '../crawl/options.js';
 import { OptionsError } from '../crawl/options-error.js';
 import { parseMetricsAddress } from '../report/metrics-address.js';
 import { parseBudget } from '../report/budget.js';
@@ -88,6 +88,9 @@ export async function crawlCommand(cmd: SpacrawlCommand, parsed: { flags: CrawlF
     const out = flags.out ? path.resolve(flags.out) : outputDir ? path.join(outputDir, 'pages.jsonl') : null;
     if (flags['map-origin'] !== undefined && !flags.baseline) throw new OptionsError('--map-origin needs --baseline (it maps the baseline\'s URLs)');
     const baseline = flags.baseline ? await baselineOf(flags, { outputDir, outFile: out, stateFile: flags.state ? path.resolve(flags.state) : null, seeds: options.seeds }) : undefined;
+    // The crawler's own checks of the values (ranges, --proxy, --logged-out, --a11y-tags): it
+    // makes them again, but here they come before a store is opened or the metrics listen.
+    resolveValues(options);
     // The checks passed: now the crawl's machinery.
     const [{ openFrontier }, { runCrawl }] = await Promise.all([import('./open-frontier.js'), import('./run-crawl.js')]);
     const opened = await openFrontier(options, frontierChoiceOf(flags), (line) => cmd.io.stderr.write(`${line}\n`));

@@ -45,8 +45,8 @@ export default class Login extends SpacrawlCommand {
     const { args, flags } = await this.parse(Login);
     try {
       // The checks load only now, and the browser (Playwright) once they passed: `--help`, a bad
-      // flag and a bad URL or file answer without it.
-      const [{ checkDevice, checkReadable, checkSeed, parseHeaders, parseViewport }, { OptionsError }] = await Promise.all([
+      // flag and a bad value answer without it.
+      const [{ checkDevice, checkReadable, checkSeed, parseHeaders, parseViewport }, { OptionsError, resolveOptions }] = await Promise.all([
         import('../cli/validate.js'),
         import('../crawl/options.js'),
       ]);
@@ -70,6 +70,7 @@ export default class Login extends SpacrawlCommand {
         loginEnv: this.io.env,
         onNotice: (m) => this.io.stderr.write(`note: ${m}\n`),
       };
+      resolveOptions(options); // loginOnly checks them again, after loading the browser
       const { loginOnly } = await import('../crawl/login-only.js');
       const { state } = await loginOnly(options);
       fs.writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });

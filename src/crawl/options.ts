@@ -350,12 +350,20 @@ function or<T>(v: T | undefined, spec: { readonly default: T }): T {
  * proxy URL, or no seeds; the message is one line
  */
 export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
-  const S = CRAWL_OPTIONS;
   if (!o.seeds || o.seeds.length === 0) throw new OptionsError('at least one seed URL is needed');
+  return { seeds: [...o.seeds], ...resolveValues(o) };
+}
+
+/**
+ * {@link resolveOptions} for every option but the seeds: the CLI checks a crawl's values with it
+ * before it opens a store, also for a worker joining a shared crawl (whose seeds are stored).
+ * @throws OptionsError as {@link resolveOptions} does, but never for missing seeds
+ */
+export function resolveValues(o: Omit<CrawlOptions, 'seeds'>): Omit<ResolvedCrawlOptions, 'seeds'> {
+  const S = CRAWL_OPTIONS;
   const maxTime = o.maxTimeSeconds;
   if (maxTime !== undefined && maxTime !== null && !(maxTime > 0)) throw new OptionsError(`max-time must be a positive number of seconds, got ${maxTime}`);
   return {
-    seeds: [...o.seeds],
     concurrency: int(S.concurrency, o.concurrency),
     click: o.click ?? S.click.default,
     clickLimit: int(S.clickLimit, o.clickLimit),
