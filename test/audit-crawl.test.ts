@@ -12,7 +12,7 @@ import { html, startFixtureServer, type FixtureServer } from '../fixtures/server
 import { HEAVY_TBT_LIMIT_MS, MENU_STATE, PLANTED_FINDINGS, startAuditSite } from '../fixtures/sites/audit.js';
 import { sharedBrowser } from './helpers/browser.js';
 import { runInProcess } from './helpers/cli.js';
-import { planReports, type ReportingOptions } from '../src/cli/reporting.js';
+import { planReports, type ReportingOptions } from '../src/cli/report-plan.js';
 import { Crawler } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import { isPage, type PageRecord } from '../src/model/record.js';

@@ -1,9 +1,11 @@
 /**
- * `--help`, `--version` and a bad flag answer without loading the crawl's machinery: no browser
- * driver, no store client, no image comparison, no metrics, no report formats (issue #31: "a CLI
- * that answers at once"). Each case spawns `node bin/run.js` with a preload that records every
- * module the process loaded (test/helpers/record-modules.mjs) and checks which packages are
- * among them. It asserts what loads, never how long it takes.
+ * `--help`, `--version`, a bad flag and bad input (a usage error found by a command's own checks:
+ * no seed, a bad URL, a bad value, a missing file) answer without loading the crawl's machinery:
+ * no browser driver, no store client, no image comparison, no metrics, no report formats (issue
+ * #31: "a CLI that answers at once"). Each case spawns `node bin/run.js` with a preload that
+ * records every module the process loaded (test/helpers/record-modules.mjs) and checks which
+ * packages are among them. It asserts what loads, never how long it takes.
+ * test/unit/startup-imports.test.ts checks the same on the import graph, without a process.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -76,12 +78,13 @@ function loadedBy(args: string[]): Promise<Loaded> {
 
 describe('startup: help and usage errors load none of the crawl machinery', () => {
   it('the recorder sees what a command loads (CommonJS and ES modules)', async () => {
-    // diff loads its sources (better-sqlite3, CommonJS) and the image comparison (pixelmatch, an
-    // ES module) before it finds that the files are missing.
-    const r = await loadedBy(['diff', path.join(tmp, 'none-a.jsonl'), path.join(tmp, 'none-b.jsonl')]);
-    expect(r.code, r.stderr).toBe(2);
+    // A diff that runs loads the image comparison: pngjs (CommonJS) and pixelmatch (an ES module).
+    const side = path.join(tmp, 'side.jsonl');
+    fs.writeFileSync(side, `${JSON.stringify({ url: 'http://a.test/', depth: 0, status: 200 })}\n`);
+    const r = await loadedBy(['diff', side, side]);
+    expect(r.code, r.stderr).toBe(0);
     expect(r.packages).toContain('@oclif/core');
-    expect(r.packages).toContain('better-sqlite3');
+    expect(r.packages).toContain('pngjs');
     expect(r.packages).toContain('pixelmatch');
     expect(r.own).toContain('diff/diff.js');
   });
@@ -106,6 +109,39 @@ describe('startup: help and usage errors load none of the crawl machinery', () =
       expect(r.code, r.stderr).toBe(code);
       expect(HEAVY.filter((p) => r.packages.has(p))).toEqual([]);
       // Nor spacrawl's own browser layer (Playwright's users).
+      expect(r.own.filter((f) => f.startsWith('browser/'))).toEqual([]);
+    });
+  }
+
+  // Bad input found by the commands' own checks (not by oclif's flag parsing): exit 2 and one line,
+  // before the work's packages load. Paths are relative to the checkout (the runs' folder);
+  // `package.json/out` cannot be created (a part of it is a file).
+  const usage: { args: string[]; line: string }[] = [
+    { args: ['crawl'], line: 'give at least one seed URL, e.g. spacrawl crawl https://example.com/' },
+    { args: ['crawl', 'not-a-url'], line: 'Invalid URL "not-a-url": expected an absolute http:// or https:// seed URL' },
+    { args: ['crawl', 'http://x/', '--rate', 'x'], line: '--rate must be a positive number of page navigations per second, got "x"' },
+    { args: ['crawl', 'http://x/', '--metrics', 'bad'], line: '--metrics "bad": expected PORT or HOST:PORT, e.g. 9464 or 0.0.0.0:9464' },
+    { args: ['crawl', 'http://x/', '--output-dir', 'package.json/out'], line: `cannot write to --output-dir ${path.join(REPO, 'package.json/out')}: a part of its path is a file, not a folder` },
+    { args: ['crawl', 'http://x/', '--report', 'bogus'], line: 'unknown report format "bogus" (known: jsonl, json, csv, html, junit, sitemap, markdown)' },
+    { args: ['crawl', 'http://x/', '--fail-on', 'new'], line: '--fail-on new: "new" needs --baseline (the crawl to compare with)' },
+    { args: ['crawl', 'http://x/', '--include', '/(/'], line: 'Invalid pattern "/(/": Invalid regular expression: /(/: Unterminated group' },
+    { args: ['crawl', 'http://x/', '--redis', 'bad', '--crawl-id', 'x'], line: '--redis must be a redis:// or rediss:// URL, got "bad"' },
+    { args: ['crawl', 'http://x/', '--baseline', 'none.jsonl', '--visual-threshold', '200'], line: '--visual-threshold must be a percent from 0 to 100, got "200"' },
+    { args: ['crawl', 'http://x/', '--baseline', 'none.jsonl'], line: '--baseline none.jsonl: no such file or folder' },
+    { args: ['crawl', 'http://x/', '--proxy', 'bad'], line: '--proxy must be a proxy server URL such as http://proxy:3128 or socks5://127.0.0.1:1080, got "bad"' },
+    { args: ['diff', 'none-a.jsonl', 'none-b.jsonl'], line: 'none-a.jsonl: no such file or folder' },
+    { args: ['diff', 'a', 'b', '--report', 'bogus'], line: 'unknown report format "bogus" for diff (known: markdown, json, html, junit)' },
+    { args: ['export', '--state', 'none.db', '--report', 'json'], line: `no state file at ${path.join(REPO, 'none.db')}` },
+    { args: ['status', '--redis', 'bad', '--crawl-id', 'x'], line: '--redis must be a redis:// or rediss:// URL, got "bad"' },
+    { args: ['login', 'not-a-url', '--login', 'none.mjs', '--save-state', 'state.json'], line: 'Invalid URL "not-a-url": expected an absolute http:// or https:// URL' },
+    { args: ['robots', 'not-a-url'], line: 'Invalid URL "not-a-url": expected an absolute http:// or https:// URL' },
+    { args: ['demo', '--output-dir', 'package.json/out'], line: `cannot write to --output-dir ${path.join(REPO, 'package.json/out')}: a part of its path is a file, not a folder` },
+  ];
+  for (const { args, line } of usage) {
+    it(`spacrawl ${args.join(' ')} (usage error)`, async () => {
+      const r = await loadedBy(args);
+      expect({ code: r.code, stderr: r.stderr }).toEqual({ code: 2, stderr: `spacrawl: ${line}\n` });
+      expect(HEAVY.filter((p) => r.packages.has(p))).toEqual([]);
       expect(r.own.filter((f) => f.startsWith('browser/'))).toEqual([]);
     });
   }

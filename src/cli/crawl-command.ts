@@ -2,19 +2,23 @@
  * What `spacrawl crawl` does once its flags are parsed: check them, open the stores, crawl, report.
  * `src/commands/crawl.ts` declares the command (what `--help` and flag parsing need) and loads this
  * module only when a crawl runs, so that `--help` and a bad flag never load Playwright, the stores
- * or the reporters.
+ * or the reporters; this module loads them only once its usage checks passed, so that bad input
+ * does not either (`test/unit/startup-imports.test.ts`).
  * @module
  */
 import path from 'node:path';
+// Only what the usage checks need is imported here: the crawl's machinery (the stores, the
+// crawler and Playwright, the reporters, the metrics, the diff with the baseline) is imported
+// below once the checks passed, so that bad input answers without loading it.
 import { applyConfig } from './config.js';
 import { classifyError } from './errors.js';
 import { crawlFlags, type CrawlFlags } from './flags.js';
 import type { SpacrawlCommand } from './base-command.js';
 import { CLI_OPTIONS as X } from './cli-options.js';
-import { openFrontier, type FrontierChoice } from './open-frontier.js';
-import { runCrawl, type BaselineRun } from './run-crawl.js';
+import type { FrontierChoice } from './open-frontier.js';
+import type { BaselineRun } from './run-crawl.js';
 import { CrawlStop } from './crawl-stop.js';
-import { planReports, readIgnoreFile, type ReportingOptions } from './reporting.js';
+import { planReports, readIgnoreFile, type ReportingOptions } from './report-plan.js';
 import {
   checkAuditFlags,
   checkDevice,
@@ -30,13 +34,14 @@ import {
   parseViewport,
 } from './validate.js';
 import type { LogFormat } from './observers.js';
-import { checkBaselineSite, openBaseline, parseGateFailOn, type CrawlTargets } from '../diff/baseline.js';
-import { parseVisualThreshold } from '../diff/visual.js';
+import { checkBaselineSite, openBaseline, type CrawlTargets } from '../diff/baseline-open.js';
+import { parseGateFailOn } from '../diff/findings.js';
+import { parseVisualThreshold } from '../diff/visual-threshold.js';
 import { mapSourceOrigins, parseOriginMaps } from '../diff/map-origin.js';
 import type { CrawlSummary } from '../model/summary.js';
-import { OptionsError, type CrawlOptions } from '../crawl/options.js';
-import { parseMetricsAddress } from '../report/metrics.js';
-import { RedisFrontier } from '../store/redis/frontier.js';
+import { resolveValues, type CrawlOptions } from '../crawl/options.js';
+import { OptionsError } from '../crawl/options-error.js';
+import { parseMetricsAddress } from '../report/metrics-address.js';
 import { parseBudget } from '../report/budget.js';
 import { CRAWL_OPTIONS as C } from '../crawl/option-table.js';
 import { toLibraryUnit } from '../crawl/option-spec.js';
@@ -83,8 +88,12 @@ export async function crawlCommand(cmd: SpacrawlCommand, parsed: { flags: CrawlF
     const out = flags.out ? path.resolve(flags.out) : outputDir ? path.join(outputDir, 'pages.jsonl') : null;
     if (flags['map-origin'] !== undefined && !flags.baseline) throw new OptionsError('--map-origin needs --baseline (it maps the baseline\'s URLs)');
     const baseline = flags.baseline ? await baselineOf(flags, { outputDir, outFile: out, stateFile: flags.state ? path.resolve(flags.state) : null, seeds: options.seeds }) : undefined;
+    // The crawler's own checks of the values (ranges, --proxy, --logged-out, --a11y-tags): it
+    // makes them again, but here they come before a store is opened or the metrics listen.
+    resolveValues(options);
+    // The checks passed: now the crawl's machinery.
+    const [{ openFrontier }, { runCrawl }] = await Promise.all([import('./open-frontier.js'), import('./run-crawl.js')]);
     const opened = await openFrontier(options, frontierChoiceOf(flags), (line) => cmd.io.stderr.write(`${line}\n`));
-    const frontier = opened.options.frontier;
     started = true;
     const { summary, exitCode } = await runCrawl(opened.options, cmd.io, {
       ...(baseline ? { baseline } : {}),
@@ -97,7 +106,7 @@ export async function crawlCommand(cmd: SpacrawlCommand, parsed: { flags: CrawlF
       logFormat: flags['log-format'] as LogFormat,
       metrics,
       metricsLingerMs: toLibraryUnit(X.metricsLingerMs, flags['metrics-linger']),
-      ...(frontier instanceof RedisFrontier ? { metricsLabels: { crawl_id: frontier.crawlId, worker_id: frontier.workerId } } : {}),
+      ...(opened.worker ? { metricsLabels: { crawl_id: opened.worker.crawlId, worker_id: opened.worker.workerId } } : {}),
       shared: opened.shared,
       ...(opened.earlier ? { earlier: opened.earlier } : {}),
       reopened: opened.reopened,

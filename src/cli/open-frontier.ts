@@ -41,6 +41,8 @@ export interface OpenedFrontier {
   durable: boolean;
   /** The frontier is shared with other workers (`--redis`). */
   shared: boolean;
+  /** In a shared crawl (`--redis`): its name and this worker's id, e.g. for the metrics' labels. */
+  worker?: { crawlId: string; workerId: string };
 }
 
 /**
@@ -55,6 +57,7 @@ export async function openFrontier(options: CrawlOptions, choice: FrontierChoice
   let opts: CrawlOptions = { ...options };
   let durable: SqliteFrontier | null = null;
   let earlier: AsyncIterable<PageRecord> | undefined;
+  let worker: OpenedFrontier['worker'];
   if (choice.state) {
     durable = SqliteFrontier.open(choice.state, { crawlKey: crawlKeyOf(opts), force: choice.force });
     opts.frontier = durable;
@@ -77,10 +80,11 @@ export async function openFrontier(options: CrawlOptions, choice: FrontierChoice
       log(`joining crawl ${store.crawlId}: ${opts.seeds.join(' ')}`);
     }
     opts.frontier = store;
+    worker = { crawlId: store.crawlId, workerId: store.workerId };
   }
   // A resume with a larger --max-pages or --max-depth goes on where the budget stopped, for a
   // state file and a shared crawl alike (runCrawl takes the reopened URLs' old records out of --out).
   const budget = { maxPages: opts.maxPages ?? DEFAULT_MAX_PAGES, maxDepth: opts.maxDepth ?? Infinity };
   const reopened = (await opts.frontier?.reopenBudget?.(budget)) ?? [];
-  return { options: opts, ...(earlier ? { earlier } : {}), reopened, durable: durable !== null, shared: choice.redis !== null };
+  return { options: opts, ...(earlier ? { earlier } : {}), reopened, durable: durable !== null, shared: choice.redis !== null, ...(worker ? { worker } : {}) };
 }

@@ -1,85 +1,17 @@
-import fs from 'node:fs';
+/**
+ * The crawl's reporters at its end: the issue table on the log and the report files. Their
+ * options and checks, made before the crawl, are in `report-plan.ts`.
+ * @module
+ */
 import path from 'node:path';
-import { OptionsError } from '../crawl/options-error.js';
-import { checkWritableFile, describeFsError, ensureWritableDir } from '../util/files.js';
 import { failingIssues, RULES, type AuditIssue } from '../report/audit.js';
-import { parseFailOn } from '../diff/findings.js';
-import { FORMATTERS, parseReportSpec, writeReport, type ReportInput, type ReportSpec } from '../report/formats.js';
+import { writeReport, type ReportInput, type ReportSpec } from '../report/formats.js';
 import { CSV_NOTE } from '../report/formats/csv.js';
 import type { Reporter } from '../report/reporter.js';
-import type { Budget } from '../report/budget.js';
-import { compilePattern } from '../url/scope.js';
 import type { DataStream } from './io.js';
 import { sameFile } from './records-file.js';
 
-/** How a crawl's findings are reported and judged. */
-export interface ReportingOptions {
-  /** `--report FORMAT[:PATH]` values. */
-  reports: readonly string[];
-  /** `--output-dir`: every format under its conventional name. */
-  outputDir: string | null;
-  /** `--fail-on` rules (default `broken-link,server-error`; `none` never fails). */
-  failOn: readonly string[];
-  /** `--fail-on-warnings`: every error- and warning-level rule fails. */
-  failOnWarnings: boolean;
-  /** `--ignore-url` patterns (globs or /regex/) plus the lines of `.spacrawlignore`. */
-  ignore: readonly string[];
-  /** `slow-page` threshold (ms). */
-  slowMs: number;
-  /** `--budget`: limits on the pages' vitals for the `budget` rule, or `null` (absent: none). */
-  budget?: Budget | null;
-  /** `--json` owns stdout. */
-  json: boolean;
-  /** Absolute `--screenshots` folder, or `null`. */
-  screenshotsDir: string | null;
-}
-
 export { DEFAULT_FAIL_ON } from './cli-options.js';
-
-/**
- * Check the reporting flags before anything is crawled: known formats and rules, at most one
- * stream on stdout, writable paths, valid ignore patterns.
- * @throws OptionsError with a one-line message (DiffInputError for an unknown `--fail-on` rule; both are usage errors, exit 2)
- */
-export function planReports(o: ReportingOptions): { specs: ReportSpec[]; ignore: RegExp[] } {
-  const specs = o.reports.map(parseReportSpec);
-  if (o.outputDir) {
-    try {
-      ensureWritableDir(o.outputDir);
-    } catch (err) {
-      throw new OptionsError(`cannot write to --output-dir ${o.outputDir}: ${describeFsError(err)}`);
-    }
-    for (const [format, f] of Object.entries(FORMATTERS)) specs.push({ format, path: path.join(o.outputDir, f.fileName), implied: true });
-  }
-  const toStdout = specs.filter((s) => s.path === null).length;
-  if (toStdout > 1) throw new OptionsError('only one report may go to stdout: give the others a PATH (FORMAT:PATH)');
-  if (toStdout && o.json) throw new OptionsError('--json prints the summary on stdout: give every --report a PATH');
-  for (const s of specs) {
-    if (s.path === null) continue;
-    try {
-      checkWritableFile(s.path);
-    } catch (err) {
-      throw new OptionsError(`cannot write report ${s.path}: ${describeFsError(err)}`);
-    }
-  }
-  // The one --fail-on grammar (`new` comes from parseGateFailOn, which refuses it without a baseline).
-  parseFailOn(o.failOn.join(','));
-  return { specs, ignore: o.ignore.map(compilePattern) };
-}
-
-/** Patterns from a `.spacrawlignore` file: one per line, `#` comments and blank lines skipped. */
-export function readIgnoreFile(file: string): string[] {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return [];
-  }
-  return text
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter((l) => l && !l.startsWith('#'));
-}
 
 /**
  * The issues that fail the build: those `--fail-on` names (see `failingIssues`), and with

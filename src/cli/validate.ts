@@ -5,13 +5,12 @@
  * @module
  */
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import type { devices as PlaywrightDevices } from 'playwright';
+import { deviceTable } from '../crawl/devices.js';
 import { OptionsError } from '../crawl/options-error.js';
 import { checkRedisTarget } from './redis-target.js';
 import { describeFsError, ensureWritableDir } from '../util/files.js';
 import { InvalidUrlError } from '../url/normalize.js';
-import { compilePattern } from '../url/scope.js';
+import { compilePattern } from '../url/pattern.js';
 
 /**
  * Check a seed (or another URL given on the command line) before anything starts: absolute
@@ -59,16 +58,9 @@ export function parseViewport(v: string): { width: number; height: number } {
   return { width: Number(m[1]), height: Number(m[2]) };
 }
 
-let devices: typeof PlaywrightDevices | null = null;
-
-/** Playwright's device table, loaded on first use: only `--device` needs it, and Playwright is large to load. */
-function deviceTable(): typeof PlaywrightDevices {
-  devices ??= (createRequire(import.meta.url)('playwright') as { devices: typeof PlaywrightDevices }).devices;
-  return devices;
-}
-
 /**
- * Check a Playwright device name.
+ * Check a Playwright device name (loads Playwright's device table: see `crawl/devices.ts`).
+ * @returns the name, unchanged
  * @throws OptionsError for an unknown one, naming a few known ones
  */
 export function checkDevice(name: string): string {

@@ -70,14 +70,9 @@ export default class Demo extends SpacrawlCommand {
     const outputDir = flags['output-dir'] ? path.resolve(flags['output-dir']) : null;
     let site: DemoSite | null = null;
     try {
-      // The crawl's machinery (Playwright, the reporters) loads only now: `--help` and a bad flag
-      // answer without it.
-      const [{ DEMO_VISUAL_MASK }, { runCrawl }, { openBaseline }, { checkWritableDir }] = await Promise.all([
-        import('../demo/site.js'),
-        import('../cli/run-crawl.js'),
-        import('../diff/baseline.js'),
-        import('../cli/validate.js'),
-      ]);
+      // The checks (folders, the baseline) load only now, and the crawl's machinery (Playwright,
+      // the reporters) once they passed: `--help`, a bad flag and a bad folder answer without it.
+      const [{ checkWritableDir }, { openBaseline }] = await Promise.all([import('../cli/validate.js'), import('../diff/baseline-open.js')]);
       const shots = flags.screenshots ? path.resolve(flags.screenshots) : outputDir ? path.join(outputDir, 'screenshots') : null;
       if (shots) checkWritableDir(shots, flags.screenshots ? `screenshots to ${shots}` : `to --output-dir ${outputDir!}`);
       const out = flags.out ? path.resolve(flags.out) : outputDir ? path.join(outputDir, 'pages.jsonl') : null;
@@ -88,6 +83,7 @@ export default class Demo extends SpacrawlCommand {
             visualDir: outputDir ? path.join(outputDir, 'visual-diff') : null,
           }
         : undefined;
+      const [{ DEMO_VISUAL_MASK }, { runCrawl }] = await Promise.all([import('../demo/site.js'), import('../cli/run-crawl.js')]);
       site = await startOn(flags.port, explicitPort, flags.changed, (line) => this.io.stderr.write(`${line}\n`));
       this.io.stderr.write(`demo site${flags.changed ? ' (changed: version B)' : ''} on ${site.origin}/ (a client-rendered app: the HTML the server sends has no links)\n`);
       const { summary, exitCode } = await runCrawl(

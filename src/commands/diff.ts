@@ -77,20 +77,16 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
 
   /** Check the flags, open both sides, diff, print, write the reports, set the exit code. */
   private async compare(args: { old: string; new: string }, flags: Interfaces.InferredFlags<typeof Diff.flags>): Promise<DiffReport> {
-    // The diff, its sources (SQLite), the image comparison and the report formats load only now:
-    // `--help` and a bad flag answer without them.
-    const [{ diffCrawls }, { failingFindings, parseGateFailOn }, { parseDiffReportSpec, writeDiffReport }, { diffReport }, { openRecordSource, skippedLinesNote }, { diffSummary }, { parseVisualThreshold }, { compilePattern }, { mapSourceOrigins, parseOriginMaps }] =
-      await Promise.all([
-        import('../diff/diff.js'),
-        import('../diff/findings.js'),
-        import('../diff/formats/index.js'),
-        import('../diff/formats/json.js'),
-        import('../diff/source.js'),
-        import('../diff/terminal.js'),
-        import('../diff/visual.js'),
-        import('../url/scope.js'),
-        import('../diff/map-origin.js'),
-      ]);
+    // The checks load only now, the sources once the flags passed, and the diff with its image
+    // comparison and report formats once both sides opened: `--help`, a bad flag, a bad value and a
+    // missing side answer without them.
+    const [{ failingFindings, parseGateFailOn }, { parseDiffReportSpec }, { parseVisualThreshold }, { compilePattern }, { mapSourceOrigins, parseOriginMaps }] = await Promise.all([
+      import('../diff/findings.js'),
+      import('../diff/formats/spec.js'),
+      import('../diff/visual-threshold.js'),
+      import('../url/pattern.js'),
+      import('../diff/map-origin.js'),
+    ]);
     // The crawl's grammar: OLD is the baseline, so `new` and `new:RULE` are accepted; a plain
     // rule id counts its new findings, as before.
     const failOn = parseGateFailOn(flags['fail-on'], true).rules;
@@ -115,12 +111,19 @@ Exit codes: 0 no new finding of a --fail-on rule; 1 a new finding matches --fail
       oldDir: flags['old-screenshots'] ? existingDir('--old-screenshots', flags['old-screenshots']) : null,
       newDir: flags['new-screenshots'] ? existingDir('--new-screenshots', flags['new-screenshots']) : null,
     };
+    const { openRecordSource, skippedLinesNote } = await import('../diff/source.js');
     const opened: RecordSource[] = [];
     try {
       const oldFile = await openRecordSource(args.old);
       opened.push(oldFile);
       const newer = sameFile(args.old, args.new) ? oldFile : await openRecordSource(args.new);
       if (newer !== oldFile) opened.push(newer);
+      const [{ diffCrawls }, { writeDiffReport }, { diffReport }, { diffSummary }] = await Promise.all([
+        import('../diff/diff.js'),
+        import('../diff/formats/index.js'),
+        import('../diff/formats/json.js'),
+        import('../diff/terminal.js'),
+      ]);
       // --map-origin: the earlier crawl's URLs read on the later crawl's origin.
       const older = mapSourceOrigins(oldFile, originMap);
       const diff = await diffCrawls(older, newer, {

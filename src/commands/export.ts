@@ -53,17 +53,12 @@ export default class Export extends SpacrawlCommand {
   async run(): Promise<CrawlSummary> {
     const { flags } = await this.parse(Export);
     try {
-      // The reporters load only now, and below only the store asked for: `--help` and a bad flag
-      // answer without them.
-      const [{ RecordsFile }, { OptionsError }, { parseReportSpec, writeReport }, { SummaryCounter }, { audit }, { parseBudget }, { storedEndReason }, { skippedLinesNote }] = await Promise.all([
-        import('../cli/records-file.js'),
+      // The checks load only now, then only the store asked for, and the reporters once the store
+      // is open: `--help`, a bad flag and a bad value answer without them.
+      const [{ OptionsError }, { parseReportSpec }, { parseBudget }] = await Promise.all([
         import('../crawl/options-error.js'),
-        import('../report/formats.js'),
-        import('../report/summary.js'),
-        import('../report/audit.js'),
+        import('../report/report-spec.js'),
         import('../report/budget.js'),
-        import('../store/policy.js'),
-        import('../diff/source.js'),
       ]);
       const specs = flags.report.map(parseReportSpec);
       const budget = flags.budget === undefined ? null : parseBudget(flags.budget);
@@ -74,8 +69,9 @@ export default class Export extends SpacrawlCommand {
       let progress: CrawlProgress | null;
       let fromFiles: RecordSource | null = null;
       if (flags.redis) {
-        const [{ checkRedisTarget }, { RedisFrontier }] = await Promise.all([import('../cli/redis-target.js'), import('../store/redis/frontier.js')]);
+        const { checkRedisTarget } = await import('../cli/redis-target.js');
         checkRedisTarget(flags.redis, flags['crawl-id']!);
+        const { RedisFrontier } = await import('../store/redis/frontier.js');
         const shared = await RedisFrontier.open(flags.redis, { crawlId: flags['crawl-id']!, crawlKey: null, heartbeat: false, retryMs: toLibraryUnit(X.redisRetryMs, flags['redis-timeout']) });
         store = shared;
         progress = await shared.status().catch(async (err: unknown) => {
@@ -99,6 +95,14 @@ export default class Export extends SpacrawlCommand {
         store = SqliteFrontier.open(file, { crawlKey: { seeds: [], scope: '' }, keepKey: true });
         source = file;
       }
+      const [{ RecordsFile }, { writeReport }, { SummaryCounter }, { audit }, { storedEndReason }, { skippedLinesNote }] = await Promise.all([
+        import('../cli/records-file.js'),
+        import('../report/formats.js'),
+        import('../report/summary.js'),
+        import('../report/audit.js'),
+        import('../store/policy.js'),
+        import('../diff/source.js'),
+      ]);
       // A shared crawl may be exported while its workers run: its end reason is then what it
       // would be if they stopped now.
       // Records alone do not say how long the crawl took or how it ended: an --output-dir folder's

@@ -6,6 +6,7 @@ import { CLI_OPTIONS as X } from '../cli/cli-options.js';
 import { classifyError } from '../cli/errors.js';
 import { flagsOf, variant } from '../cli/flags.js';
 import { CRAWL_OPTIONS as C } from '../crawl/option-table.js';
+import type { CrawlOptions } from '../crawl/options.js';
 
 /** What `spacrawl login --json` prints (never a cookie's value). */
 export interface LoginOutput {
@@ -43,17 +44,17 @@ export default class Login extends SpacrawlCommand {
   async run(): Promise<LoginOutput> {
     const { args, flags } = await this.parse(Login);
     try {
-      // Loaded only now (Playwright among them): `--help` and a bad flag answer without them.
-      const [{ checkDevice, checkReadable, checkSeed, parseHeaders, parseViewport }, { loginOnly }, { OptionsError }] = await Promise.all([
+      // The checks load only now, and the browser (Playwright) once they passed: `--help`, a bad
+      // flag and a bad value answer without it.
+      const [{ checkDevice, checkReadable, checkSeed, parseHeaders, parseViewport }, { OptionsError, resolveOptions }] = await Promise.all([
         import('../cli/validate.js'),
-        import('../crawl/login-only.js'),
-        import('../crawl/options-error.js'),
+        import('../crawl/options.js'),
       ]);
       const url = checkSeed(args.url, 'URL');
       const file = path.resolve(flags['save-state']);
       const dir = path.dirname(file);
       if (!fs.existsSync(dir)) throw new OptionsError(`--save-state ${file}: the folder ${dir} does not exist`);
-      const { state } = await loginOnly({
+      const options: CrawlOptions = {
         seeds: [url],
         login: checkReadable('--login', path.resolve(flags.login)),
         loggedOut: flags['logged-out'] ?? [],
@@ -68,7 +69,10 @@ export default class Login extends SpacrawlCommand {
         locale: flags.locale ?? null,
         loginEnv: this.io.env,
         onNotice: (m) => this.io.stderr.write(`note: ${m}\n`),
-      });
+      };
+      resolveOptions(options); // loginOnly checks them again, after loading the browser
+      const { loginOnly } = await import('../crawl/login-only.js');
+      const { state } = await loginOnly(options);
       fs.writeFileSync(file, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
       fs.chmodSync(file, 0o600);
       const out: LoginOutput = { stateFile: file, cookies: state.cookies.length, origins: state.origins.length };

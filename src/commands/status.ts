@@ -92,8 +92,9 @@ export default class Status extends SpacrawlCommand {
         if (!this.jsonEnabled()) this.io.stdout.write(`${stateStatusText(s)}\n`);
         return s;
       }
-      const [{ checkRedisTarget }, { RedisFrontier }] = await Promise.all([import('../cli/redis-target.js'), import('../store/redis/frontier.js')]);
+      const { checkRedisTarget } = await import('../cli/redis-target.js');
       checkRedisTarget(flags.redis!, flags['crawl-id']!);
+      const { RedisFrontier } = await import('../store/redis/frontier.js');
       const store = await RedisFrontier.open(flags.redis!, {
         crawlId: flags['crawl-id']!,
         crawlKey: null,

@@ -1,6 +1,6 @@
 /**
  * {@link OptionsError}, in a module of its own: the CLI's usage checks throw it without loading
- * `options.ts` (which loads Playwright for its device table). `options.ts` re-exports it.
+ * `options.ts` (the options' declarations and resolution). `options.ts` re-exports it.
  * @module
  */
 import { UsageError } from '../model/errors.js';

@@ -4,11 +4,12 @@
  * is the library's documented surface and reads best as one piece; the declarations and checks live elsewhere.
  * @module
  */
-import { devices, type Browser } from 'playwright';
+import type { Browser } from 'playwright';
 import type { HashRouteMode, NormalizeOptions } from '../url/normalize.js';
 import type { ScopeMode } from '../url/scope.js';
 import type { Frontier } from '../store/frontier.js';
 import { OptionsError } from './options-error.js';
+import { deviceNamed } from './devices.js';
 import type { OptionSpec } from './option-spec.js';
 import { CRAWL_OPTIONS } from './option-table.js';
 import type { AssetLoading } from '../browser/asset-placeholders.js';
@@ -349,12 +350,20 @@ function or<T>(v: T | undefined, spec: { readonly default: T }): T {
  * proxy URL, or no seeds; the message is one line
  */
 export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
-  const S = CRAWL_OPTIONS;
   if (!o.seeds || o.seeds.length === 0) throw new OptionsError('at least one seed URL is needed');
+  return { seeds: [...o.seeds], ...resolveValues(o) };
+}
+
+/**
+ * {@link resolveOptions} for every option but the seeds: the CLI checks a crawl's values with it
+ * before it opens a store, also for a worker joining a shared crawl (whose seeds are stored).
+ * @throws OptionsError as {@link resolveOptions} does, but never for missing seeds
+ */
+export function resolveValues(o: Omit<CrawlOptions, 'seeds'>): Omit<ResolvedCrawlOptions, 'seeds'> {
+  const S = CRAWL_OPTIONS;
   const maxTime = o.maxTimeSeconds;
   if (maxTime !== undefined && maxTime !== null && !(maxTime > 0)) throw new OptionsError(`max-time must be a positive number of seconds, got ${maxTime}`);
   return {
-    seeds: [...o.seeds],
     concurrency: int(S.concurrency, o.concurrency),
     click: o.click ?? S.click.default,
     clickLimit: int(S.clickLimit, o.clickLimit),
@@ -387,7 +396,7 @@ export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
     maxQueryVariants: int(S.maxQueryVariants, o.maxQueryVariants),
     ignoreHttpsErrors: or(o.ignoreHttpsErrors, S.ignoreHttpsErrors),
     // A device brings its own viewport: the declared one is only the default without a (known) device.
-    viewport: o.viewport ?? (o.device && devices[o.device] ? null : { ...S.viewport.default }),
+    viewport: o.viewport ?? (o.device && deviceNamed(o.device) ? null : { ...S.viewport.default }),
     device: o.device ?? S.device.default,
     locale: o.locale ?? S.locale.default,
     storageState: o.storageState ?? S.storageState.default,

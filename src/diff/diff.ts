@@ -8,7 +8,7 @@ import { CHECK_IDS, checkOfFinding, type CheckId, type UncomparedCheck } from '.
 import { DEFAULT_THRESHOLD_MS, DEFAULT_THRESHOLD_RATIO } from './defaults.js';
 import { DiffInputError } from './errors.js';
 import { auditSource, compareFindings, matchFindings, toFindings } from './findings.js';
-import { indexSide, siteOrigins, type SideIndex } from './side.js';
+import { checkSameOrigins, indexSide, siteOrigins, type SideIndex } from './side.js';
 import { mapOriginHint } from './map-origin.js';
 import type { RecordSource } from './source.js';
 import { DIFF_SCHEMA_VERSION, type CrawlDiff, type DiffSide, type Finding, type FindingsDiff, type VisualDiff } from './types.js';
@@ -98,21 +98,6 @@ function checkSameSite(older: SideIndex, newer: SideIndex, labels: [string, stri
   const a = siteOrigins(older);
   const b = siteOrigins(newer);
   checkSameOrigins(a, b, labels, `${mapOriginHint(a, b, given)}; else --force to compare them anyway`);
-}
-
-/**
- * Refuse two crawls whose site origins (see `siteOrigins`) have none in common.
- * @param labels - how the message names the two crawls
- * @param hint - the end of the message: what to do instead
- * @throws DiffInputError (`different-sites`)
- */
-export function checkSameOrigins(a: ReadonlySet<string>, b: ReadonlySet<string>, labels: [string, string], hint: string): void {
-  for (const o of a) if (b.has(o)) return;
-  const list = (s: ReadonlySet<string>): string => [...s].slice(0, 3).join(', ') + (s.size > 3 ? ` and ${s.size - 3} more` : '');
-  throw new DiffInputError(
-    'different-sites',
-    `${labels[0]} and ${labels[1]} are crawls of different sites (${list(a) || 'no origin'} vs ${list(b) || 'no origin'}): ${hint}`,
-  );
 }
 
 /**

@@ -168,6 +168,21 @@ export function originsOf(urls: Iterable<string>): Set<string> {
 }
 
 /**
+ * Refuse two crawls whose site origins (see `siteOrigins`) have none in common.
+ * @param labels - how the message names the two crawls
+ * @param hint - the end of the message: what to do instead
+ * @throws DiffInputError (`different-sites`)
+ */
+export function checkSameOrigins(a: ReadonlySet<string>, b: ReadonlySet<string>, labels: [string, string], hint: string): void {
+  for (const o of a) if (b.has(o)) return;
+  const list = (s: ReadonlySet<string>): string => [...s].slice(0, 3).join(', ') + (s.size > 3 ? ` and ${s.size - 3} more` : '');
+  throw new DiffInputError(
+    'different-sites',
+    `${labels[0]} and ${labels[1]} are crawls of different sites (${list(a) || 'no origin'} vs ${list(b) || 'no origin'}): ${hint}`,
+  );
+}
+
+/**
  * The origins a crawl is about: its seeds' origins, or, for a crawl without a depth-0 record (a
  * truncated or hand-made file), the origins of every recorded URL.
  */

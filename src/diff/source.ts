@@ -9,7 +9,6 @@ import readline from 'node:readline';
 import { upgradeRecord, type PageRecord } from '../model/record.js';
 import type { EndReason } from '../model/summary.js';
 import { DiffInputError } from './errors.js';
-import { openStateRecords } from './state-store.js';
 import { fieldsOfRaw } from './checks.js';
 
 /** Records of one crawl, readable more than once (the diff reads each side in several passes). */
@@ -288,6 +287,9 @@ export async function openRecordSource(input: string): Promise<RecordSource> {
     throw new DiffInputError('missing-input', `${input} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`, { cause: err });
   }
   if (head.equals(SQLITE_HEADER)) {
+    // The state store (and SQLite) loads only for a state file: a JSON Lines side, or a path
+    // that is no crawl, never needs it.
+    const { openStateRecords } = await import('./state-store.js');
     const store = openStateRecords(file);
     let closed = false;
     return {

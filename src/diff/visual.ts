@@ -9,7 +9,6 @@ import path from 'node:path';
 import { isPage } from '../model/record.js';
 import { RULES } from '../report/audit.js';
 import { DEFAULT_VISUAL_THRESHOLD } from './defaults.js';
-import { DiffInputError } from './errors.js';
 import { compareImages } from './image-diff.js';
 import type { RecordSource } from './source.js';
 import type { Finding, VisualChange, VisualDiff } from './types.js';
@@ -18,6 +17,7 @@ import type { Finding, VisualChange, VisualDiff } from './types.js';
 export const MAX_MISSING_LISTED = 5;
 
 export { DEFAULT_VISUAL_THRESHOLD };
+export { parseVisualThreshold } from './visual-threshold.js';
 
 /** Where each side's screenshots are and how to judge them. */
 export interface VisualOptions {
@@ -104,15 +104,4 @@ export function visualFindings(v: VisualDiff): Finding[] {
     count: 1,
     ignored: false,
   }));
-}
-
-/**
- * Parse `--visual-threshold PERCENT` (0 to 100) into a ratio; absent = {@link DEFAULT_VISUAL_THRESHOLD}.
- * @throws DiffInputError (`bad-option`) otherwise
- */
-export function parseVisualThreshold(v: string | undefined): number {
-  if (v === undefined) return DEFAULT_VISUAL_THRESHOLD;
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n) || n < 0 || n > 100) throw new DiffInputError('bad-option', `--visual-threshold must be a percent from 0 to 100, got ${JSON.stringify(v)}`);
-  return n / 100;
 }

@@ -1,9 +1,8 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import { OptionsError } from '../crawl/options-error.js';
 import { describeFsError } from '../util/files.js';
-import { didYouMean } from '../util/nearest-name.js';
 import type { ReportFormatter, ReportInput, ReportSink } from './input.js';
+import { REPORT_FILE_NAMES, type ReportFormatName, type ReportSpec } from './report-spec.js';
 import { renderCsv, writeCsv } from './formats/csv.js';
 import { renderHtml, writeHtml } from './formats/html.js';
 import { renderJson, writeJson } from './formats/json.js';
@@ -13,40 +12,25 @@ import { renderMarkdown, writeMarkdown } from './formats/markdown.js';
 import { renderSitemap, writeSitemap } from './formats/sitemap.js';
 
 export type { ReportFormatter, ReportInput, ReportSink, RecordSource } from './input.js';
+export { parseReportSpec, type ReportSpec } from './report-spec.js';
+
+/** The registry, declared for exactly the formats {@link REPORT_FILE_NAMES} names: one missing or extra fails to compile. */
+const REGISTRY: Record<ReportFormatName, ReportFormatter> = {
+  jsonl: { fileName: REPORT_FILE_NAMES.jsonl, write: writeJsonl, render: renderJsonl },
+  json: { fileName: REPORT_FILE_NAMES.json, write: writeJson, render: renderJson },
+  csv: { fileName: REPORT_FILE_NAMES.csv, write: writeCsv, render: renderCsv },
+  html: { fileName: REPORT_FILE_NAMES.html, write: writeHtml, render: renderHtml },
+  junit: { fileName: REPORT_FILE_NAMES.junit, write: writeJunit, render: renderJunit },
+  sitemap: { fileName: REPORT_FILE_NAMES.sitemap, write: writeSitemap, render: renderSitemap },
+  markdown: { fileName: REPORT_FILE_NAMES.markdown, write: writeMarkdown, render: renderMarkdown },
+};
 
 /**
  * The report formats, by name: the registry. Each lives in `./formats/<name>.ts` and imports
- * only `./formats/shared.ts` and the model, never this registry nor another format.
+ * only `./formats/shared.ts` and the model, never this registry nor another format. Names and
+ * file names come from `report-spec.ts`.
  */
-export const FORMATTERS: Record<string, ReportFormatter> = {
-  jsonl: { fileName: 'pages.jsonl', write: writeJsonl, render: renderJsonl },
-  json: { fileName: 'report.json', write: writeJson, render: renderJson },
-  csv: { fileName: 'pages.csv', write: writeCsv, render: renderCsv },
-  html: { fileName: 'index.html', write: writeHtml, render: renderHtml },
-  junit: { fileName: 'junit.xml', write: writeJunit, render: renderJunit },
-  sitemap: { fileName: 'sitemap.xml', write: writeSitemap, render: renderSitemap },
-  markdown: { fileName: 'summary.md', write: writeMarkdown, render: renderMarkdown },
-};
-
-/** A parsed `FORMAT[:PATH]`; `path` is `null` for stdout. */
-export interface ReportSpec {
-  format: string;
-  path: string | null;
-  /** `true` for a report `--output-dir` adds (not asked for by `--report`). */
-  implied?: true;
-}
-
-/**
- * Parse `--report FORMAT[:PATH]`.
- * @throws OptionsError for an unknown format
- */
-export function parseReportSpec(spec: string): ReportSpec {
-  const i = spec.indexOf(':');
-  const format = (i < 0 ? spec : spec.slice(0, i)).trim().toLowerCase();
-  const p = i < 0 ? null : spec.slice(i + 1) || null;
-  if (!FORMATTERS[format]) throw new OptionsError(`unknown report format ${JSON.stringify(format)}${didYouMean(format, Object.keys(FORMATTERS))} (known: ${Object.keys(FORMATTERS).join(', ')})`);
-  return { format, path: p === null ? null : path.resolve(p) };
-}
+export const FORMATTERS: Record<string, ReportFormatter> = REGISTRY;
 
 /** Bytes collected before one write to the file or stream. */
 const CHUNK_BYTES = 64 * 1024;

@@ -12,6 +12,9 @@ import type { CrawlEvent } from '../crawl/events.js';
 import { isErrorPage, isPage, type PageRecord } from '../model/record.js';
 import type { FrontierCounts } from '../store/frontier.js';
 import { UsageError } from '../model/errors.js';
+import type { MetricsAddress } from './metrics-address.js';
+
+export { parseMetricsAddress, type MetricsAddress } from './metrics-address.js';
 
 /** The metrics endpoint cannot listen where asked (address in use, not on this machine): exit 2. */
 export class MetricsListenError extends UsageError {
@@ -24,26 +27,6 @@ export class MetricsListenError extends UsageError {
 
 /** Window of `spacrawl_pages_per_second` (ms). */
 export const RATE_WINDOW_MS = 60_000;
-
-/** Where the endpoint listens. */
-export interface MetricsAddress {
-  host: string;
-  port: number;
-}
-
-/**
- * Parse `--metrics`: `PORT`, `HOST:PORT` or `[IPv6]:PORT`; without a host, 127.0.0.1 (never
- * every interface unless the address says so, e.g. `0.0.0.0:9464`).
- * @returns the address, or `null` when `value` is not one (the caller says how)
- */
-export function parseMetricsAddress(value: string): MetricsAddress | null {
-  const m = /^(?:(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):)?(\d{1,5})$/.exec(value.trim());
-  if (!m) return null;
-  const port = Number(m[2]);
-  if (port > 65_535) return null;
-  const host = m[1] ? m[1].replace(/^\[|\]$/g, '') : '127.0.0.1';
-  return { host, port };
-}
 
 /** What a page record counts as in `spacrawl_pages_total{outcome}`. */
 export function outcomeOf(r: PageRecord): 'ok' | 'error_status' | 'network_error' | 'redirect' | 'skipped' | 'other' {

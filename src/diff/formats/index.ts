@@ -1,46 +1,29 @@
 /**
- * The diff's report formats, by name, and `--report FORMAT[:PATH]` for `diff`.
+ * The diff's report formats, by name, and writing one (`--report FORMAT[:PATH]` is parsed in `spec.ts`).
  * @module
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { DiffInputError } from '../errors.js';
 import { renderDiffHtml } from './html.js';
 import type { DiffFormatter, DiffReportInput } from './input.js';
 import { renderDiffJson } from './json.js';
 import { renderDiffJunit } from './junit.js';
 import { renderDiffMarkdown } from './markdown.js';
-import { didYouMean } from '../../util/nearest-name.js';
+import type { DiffFormatName, DiffReportSpec } from './spec.js';
 
 export type { DiffFormatter, DiffReportInput } from './input.js';
+export { parseDiffReportSpec, type DiffReportSpec } from './spec.js';
 
-/** The diff report formats. Each lives in `./<name>.ts`. */
-export const DIFF_FORMATTERS: Readonly<Record<string, DiffFormatter>> = {
+/** The diff report formats, declared for exactly the names of `spec.ts`: one missing or extra fails to compile. */
+const REGISTRY: Readonly<Record<DiffFormatName, DiffFormatter>> = {
   markdown: (input) => renderDiffMarkdown(input),
   json: renderDiffJson,
   html: renderDiffHtml,
   junit: renderDiffJunit,
 };
 
-/** A parsed `FORMAT[:PATH]`; `path` is absolute, or `null` for stdout. */
-export interface DiffReportSpec {
-  format: string;
-  path: string | null;
-}
-
-/**
- * Parse `--report FORMAT[:PATH]` of `diff`.
- * @throws DiffInputError (`bad-option`) for an unknown format
- */
-export function parseDiffReportSpec(spec: string): DiffReportSpec {
-  const i = spec.indexOf(':');
-  const format = (i < 0 ? spec : spec.slice(0, i)).trim().toLowerCase();
-  const p = i < 0 ? null : spec.slice(i + 1) || null;
-  if (!DIFF_FORMATTERS[format]) {
-    throw new DiffInputError('bad-option', `unknown report format ${JSON.stringify(format)} for diff${didYouMean(format, Object.keys(DIFF_FORMATTERS))} (known: ${Object.keys(DIFF_FORMATTERS).join(', ')})`);
-  }
-  return { format, path: p === null ? null : path.resolve(p) };
-}
+/** The diff report formats. Each lives in `./<name>.ts`; names and `--report` parsing are in `./spec.ts`. */
+export const DIFF_FORMATTERS: Readonly<Record<string, DiffFormatter>> = REGISTRY;
 
 /**
  * Render one report and write it to its path, or to `stdout` when it has none.

@@ -1,0 +1,123 @@
+/**
+ * Usage checks load none of the work's packages, checked on the import graph (no process: the
+ * unit tier): the modules a command loads before its checks have passed (the command table, the
+ * crawl command's checks, and what the other commands import for theirs) reach, through their
+ * static imports, no browser driver, store client, image comparison, metrics or report format,
+ * nor spacrawl's browser layer. Type-only imports and dynamic `import()` load nothing at that
+ * point and are not followed; a plain import is followed even when tsc would drop it (used as a
+ * type only), so the check errs on the safe side. test/startup.test.ts checks the same by
+ * running the CLI (process tier); this one names the import chain that broke it.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '../..');
+
+/** Packages only a command's work needs (test/startup.test.ts's list). */
+const HEAVY = [
+  'playwright',
+  'playwright-core',
+  '@axe-core/playwright',
+  'axe-core',
+  'better-sqlite3',
+  'ioredis',
+  'prom-client',
+  'pixelmatch',
+  'pngjs',
+  'csv-stringify',
+  'fast-xml-parser',
+  'log-update',
+];
+
+/**
+ * What loads before a usage check can fail: the command table (every command's declaration, for
+ * `--help` and flag parsing), the crawl command's checks (everything before `openFrontier`), and
+ * the modules the other commands import first, for their checks (see each command's `run`).
+ */
+const CHECKS = [
+  'src/main.ts',
+  'src/commands/index.ts',
+  'src/cli/crawl-command.ts',
+  'src/cli/validate.ts',
+  'src/cli/redis-target.ts',
+  'src/crawl/options.ts',
+  'src/crawl/options-error.ts',
+  'src/report/report-spec.ts',
+  'src/report/budget.ts',
+  'src/url/pattern.ts',
+  'src/diff/findings.ts',
+  'src/diff/formats/spec.ts',
+  'src/diff/visual-threshold.ts',
+  'src/diff/map-origin.ts',
+  'src/diff/baseline-open.ts',
+  'src/diff/source.ts',
+];
+
+/** The module specifiers a file loads when it loads: static imports and re-exports that are not type-only. */
+function loadedBy(file: string): string[] {
+  const source = ts.createSourceFile(file, fs.readFileSync(path.join(root, file), 'utf8'), ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
+  const out: string[] = [];
+  for (const st of source.statements) {
+    if (ts.isImportDeclaration(st)) {
+      const clause = st.importClause;
+      const named = clause?.namedBindings && ts.isNamedImports(clause.namedBindings) ? clause.namedBindings.elements : null;
+      const onlyTypes = clause !== undefined && (clause.isTypeOnly || (!clause.name && named !== null && named.length > 0 && named.every((e) => e.isTypeOnly)));
+      if (!onlyTypes) out.push((st.moduleSpecifier as ts.StringLiteral).text);
+    } else if (ts.isExportDeclaration(st) && st.moduleSpecifier) {
+      const named = st.exportClause && ts.isNamedExports(st.exportClause) ? st.exportClause.elements : null;
+      const onlyTypes = st.isTypeOnly || (named !== null && named.length > 0 && named.every((e) => e.isTypeOnly));
+      if (!onlyTypes) out.push((st.moduleSpecifier as ts.StringLiteral).text);
+    }
+  }
+  return out;
+}
+
+/** The package a bare specifier names (`@scope/name` or `name`). */
+function packageOf(spec: string): string {
+  const parts = spec.split('/');
+  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
+/**
+ * Everything `entry` loads through static imports: spacrawl's files (src/… paths) and packages
+ * (`pkg:NAME`), each with the chain of imports that reaches it.
+ */
+function staticClosure(entry: string): Map<string, string[]> {
+  const chains = new Map<string, string[]>([[entry, [entry]]]);
+  const queue = [entry];
+  while (queue.length) {
+    const file = queue.shift()!;
+    for (const spec of loadedBy(file)) {
+      if (spec.startsWith('node:')) continue;
+      const target = spec.startsWith('.') ? path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)).replace(/\.js$/, '.ts') : `pkg:${packageOf(spec)}`;
+      if (chains.has(target)) continue;
+      chains.set(target, [...chains.get(file)!, target]);
+      if (!target.startsWith('pkg:')) queue.push(target);
+    }
+  }
+  return chains;
+}
+
+/** The chains from `entry` to heavy packages and to the browser layer, as `a -> b -> pkg:c`. */
+function heavyChains(entry: string): string[] {
+  return [...staticClosure(entry)]
+    .filter(([target]) => HEAVY.includes(target.replace(/^pkg:/, '')) || target.startsWith('src/browser/'))
+    .map(([, chain]) => chain.join(' -> '));
+}
+
+describe('startup imports: usage checks load none of the work', () => {
+  it('the walk sees the heavy packages where the work imports them', () => {
+    expect(heavyChains('src/cli/run-crawl.ts').join('\n')).toMatch(/pkg:playwright\b/);
+    expect(heavyChains('src/diff/diff.ts').join('\n')).toMatch(/pkg:pngjs/);
+    expect(heavyChains('src/report/metrics.ts').join('\n')).toMatch(/pkg:prom-client/);
+  });
+
+  for (const entry of CHECKS) {
+    it(entry, () => {
+      expect(fs.existsSync(path.join(root, entry)), entry).toBe(true);
+      expect(heavyChains(entry)).toEqual([]);
+    });
+  }
+});
