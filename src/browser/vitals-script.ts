@@ -72,10 +72,13 @@ export async function readVitals(paintWaitMs: number): Promise<InPageVitals> {
   const ms = (n: number | null | undefined): number | null => (typeof n === 'number' && Number.isFinite(n) ? Math.round(n) : null);
   if (!v) return { lcp: null, cls: null, fcp: null, ttfb: null, tbt: null, installed: false };
   // A page read right after it settled may not have been painted yet: give a page with something
-  // to paint its first frames (at most paintWaitMs) rather than report it as never painted.
+  // to paint its first frames (at most paintWaitMs) rather than report it as never painted. The
+  // LCP entry comes in a task of its own after the paint: on a busy machine it was still missing
+  // when FCP was there, so both are waited for.
   const deadline = performance.now() + paintWaitMs;
   const hasText = (document.body?.innerText ?? '').trim() !== '' || document.querySelector('img, svg, video, canvas') !== null;
-  while (hasText && v.fcp === null && performance.getEntriesByName('first-contentful-paint').length === 0 && performance.now() < deadline) {
+  const painted = (): boolean => (v.fcp !== null || performance.getEntriesByName('first-contentful-paint').length > 0) && v.lcp !== null;
+  while (hasText && !painted() && performance.now() < deadline) {
     await new Promise<void>((done) => {
       const t = setTimeout(done, 50);
       requestAnimationFrame(() => setTimeout(() => (clearTimeout(t), done()), 0));
