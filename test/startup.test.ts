@@ -13,23 +13,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, BIN, REPO } from './helpers/cli.js';
+import { HEAVY_PACKAGES as HEAVY } from './helpers/heavy-packages.js';
 
-/** Packages only a command's work needs: none of them may load for help or a usage error. */
-const HEAVY = [
-  'playwright',
-  'playwright-core',
-  '@axe-core/playwright',
-  'axe-core',
-  'better-sqlite3',
-  'ioredis',
-  'prom-client',
-  'pixelmatch',
-  'pngjs',
-  // the report formats and the live terminal log
-  'csv-stringify',
-  'fast-xml-parser',
-  'log-update',
-];
 
 const RECORDER = path.join(REPO, 'test', 'helpers', 'record-modules.mjs');
 

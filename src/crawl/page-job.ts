@@ -1,3 +1,8 @@
+/**
+ * The page job: one leased URL from visit to completion (see {@link PageJob}). About 400 lines,
+ * one piece on purpose: its steps share the job's parts and one lease, and read in order.
+ * @module
+ */
 import path from 'node:path';
 import { CLICK_EVERYWHERE, type ClickMemory } from '../browser/click-memory.js';
 import type { ClickOptions } from '../browser/explore.js';

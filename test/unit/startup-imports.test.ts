@@ -12,24 +12,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { HEAVY_PACKAGES as HEAVY } from '../helpers/heavy-packages.js';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
-/** Packages only a command's work needs (test/startup.test.ts's list). */
-const HEAVY = [
-  'playwright',
-  'playwright-core',
-  '@axe-core/playwright',
-  'axe-core',
-  'better-sqlite3',
-  'ioredis',
-  'prom-client',
-  'pixelmatch',
-  'pngjs',
-  'csv-stringify',
-  'fast-xml-parser',
-  'log-update',
-];
 
 /**
  * What loads before a usage check can fail: the command table (every command's declaration, for
