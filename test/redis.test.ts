@@ -116,7 +116,23 @@ describe.skipIf(skip).concurrent('spacrawl crawl --redis: several workers, one c
 
   it('three workers visit every page of a 60-page site exactly once, with one record each; status and export see the whole crawl', () =>
     twoAtOnce(async () => {
-      const site = await newSite();
+      // Pages 7 and deeper are held until six of them are in flight at once: with two tabs a worker,
+      // only three workers can do that, so each has work however late the two joiners start (on a
+      // busy machine the first worker alone used to finish all 60 pages before the others were up).
+      // A fallback well under the 30 s navigation timeout lets the assertions below say what failed.
+      const held = new Set<number>();
+      let release = (): void => {};
+      const released = new Promise<void>((ok) => {
+        release = ok;
+        setTimeout(ok, 25_000).unref();
+      });
+      const site = await startPagedSite(SIZE, 20, (i) => {
+        if (i < 7) return undefined;
+        held.add(i);
+        if (held.size >= 6) release();
+        return released;
+      });
+      sites.push(site);
       const id = newCrawlId();
       const common = ['--redis', redis.url, '--crawl-id', id, '--concurrency', '2'];
       const first = worker([`${site.origin}/`, ...common, '--out', `${id}-1.jsonl`]);
