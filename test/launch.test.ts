@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, PLAYWRIGHT_DISABLED_FEATURES, SPACRAWL_DISABLED_FEATURES } from '../src/browser/launch.js';
+import { browserUserAgent, defaultUserAgent, launchBrowser, PLAYWRIGHT_DISABLED_FEATURES, SPACRAWL_DISABLED_FEATURES } from '../src/browser/launch.js';
 import { descendants } from './helpers/processes.js';
 
 let browser: Browser;
@@ -28,6 +28,25 @@ function browserCommandLines(): string[][] {
 }
 
 describe('launching Chromium', () => {
+  it("the browser's User-Agent (asked over CDP, no page opened) is a page's navigator.userAgent; the default sends Chrome, not HeadlessChrome", async () => {
+    const newContext = browser.newContext.bind(browser);
+    let opened = 0;
+    browser.newContext = (...args) => (opened++, newContext(...args));
+    let ua: string;
+    try {
+      ua = await browserUserAgent(browser);
+    } finally {
+      browser.newContext = newContext;
+    }
+    expect(opened).toBe(0); // no throwaway context (a renderer: 200-400 ms here)
+    const ctx = await browser.newContext();
+    const inPage = await (await ctx.newPage()).evaluate(() => navigator.userAgent);
+    await ctx.close();
+    expect(ua).toBe(inPage);
+    expect(ua).toMatch(/HeadlessChrome\/\d+/);
+    expect(defaultUserAgent(ua, '9.9.9')).toBe(`${ua.replace('HeadlessChrome', 'Chrome')} spacrawl/9.9.9`);
+  });
+
   it('repeats every feature Playwright disables in its own --disable-features (Chromium keeps only the last one)', () => {
     // This file's browser, and possibly one of an earlier test file still on its way out (CI
     // once saw two): every browser here was started by launchBrowser, so each must pass.
