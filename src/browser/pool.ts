@@ -86,6 +86,10 @@ export class ContextPool {
   private readonly shareContext: boolean;
   /** The context new tabs open in (with `shareContext`), or `null` before the first. */
   private current: PoolContext | null = null;
+  /** The shared context being opened, so that slots created meanwhile wait for it instead of each opening one. */
+  private opening: Promise<PoolContext> | null = null;
+  /** The slot {@link ContextPool.prewarm} is opening, until it is free (or failed). */
+  private warming: Promise<void> | null = null;
   /** The crawl's cookies, mirrored by every context before each visit. */
   readonly cookies = new CookieJar();
   /** The login's storage state, once a login ran (else the context options' own `storageState`). */
@@ -154,15 +158,28 @@ export class ContextPool {
     return ctx;
   }
 
-  private async create(): Promise<Slot> {
-    let ctx = this.shareContext ? this.current : null;
-    if (!ctx || ctx.retired || ctx.session !== this.sessionNo) {
-      ctx = await this.openPoolContext();
-      if (this.shareContext) {
+  /**
+   * The shared context new tabs open in: the current one while it takes tabs, else one opened
+   * now, once, however many slots ask for it at the same time (the first visits of a crawl with
+   * several seeds used to open a context each, and all but the last were retired at once).
+   */
+  private sharedContext(): Promise<PoolContext> {
+    const ctx = this.current;
+    if (ctx && !ctx.retired && ctx.session === this.sessionNo) return Promise.resolve(ctx);
+    this.opening ??= this.openPoolContext()
+      .then((opened) => {
         if (this.current) this.retire(this.current);
-        this.current = ctx;
-      }
-    }
+        this.current = opened;
+        return opened;
+      })
+      .finally(() => {
+        this.opening = null;
+      });
+    return this.opening;
+  }
+
+  private async create(): Promise<Slot> {
+    const ctx = this.shareContext ? await this.sharedContext() : await this.openPoolContext();
     ctx.slots++;
     const slot: Slot = { context: ctx.context, ctx, tab: null, uses: 0, session: ctx.session };
     this.all.add(slot);
@@ -195,6 +212,7 @@ export class ContextPool {
    * @throws when the browser cannot open a context or a page (e.g. it died)
    */
   async acquire(prefer?: (tab: VisitTab) => boolean): Promise<Slot & { tab: VisitTab }> {
+    if (this.warming && !this.free.length) await this.warming;
     const at = prefer ? this.free.findIndex((s) => s.tab !== null && prefer(s.tab)) : -1;
     const slot = (at >= 0 ? this.free.splice(at, 1)[0] : this.free.pop()) ?? (await this.create());
     try {
@@ -210,6 +228,33 @@ export class ContextPool {
       throw err;
     }
     return slot as Slot & { tab: VisitTab };
+  }
+
+  /**
+   * Open `slots` slots (the shared context and a tab each) before the first visits ask for them:
+   * the crawl starts this while robots.txt is fetched, so its first navigations (the seed's, the
+   * soft-404 probe's) do not wait for a context and a tab (100-200 ms here). Does nothing once the
+   * pool has a slot. Never throws: a slot that fails to open is dropped, and the visit that would
+   * have used it opens its own (and meets the failure itself).
+   */
+  prewarm(slots: number): void {
+    if (this.all.size || this.warming || slots < 1) return;
+    const one = async (): Promise<void> => {
+      const slot = await this.create();
+      try {
+        slot.tab = await openTab(slot.context, this.opts.guard ?? null, this.opts.assets ?? 'load');
+      } catch {
+        this.release(slot, true);
+        return;
+      }
+      if (this.all.has(slot) && slot.session === this.sessionNo) this.free.push(slot);
+      else this.release(slot, false); // a login replaced the session meanwhile (closed), or the browser died (gone already)
+    };
+    this.warming = Promise.all(Array.from({ length: slots }, () => one().catch(() => {})))
+      .then(() => {})
+      .finally(() => {
+        this.warming = null;
+      });
   }
 
   /**
@@ -267,6 +312,7 @@ export class ContextPool {
 
   /** Close every context. */
   async close(): Promise<void> {
+    await this.warming;
     const contexts = this.contexts();
     this.all.clear();
     this.free.length = 0;

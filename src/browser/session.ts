@@ -69,6 +69,8 @@ export function contextOptionsOf(o: SessionOptions): BrowserContextOptions {
 export interface SessionHooks {
   /** A browser launched by the caller: used as is, never closed or relaunched by the session. */
   browser?: Browser;
+  /** A launch the caller started for the session (see `CrawlOptions.launching`): awaited instead of launching, then the session's own. */
+  launching?: Promise<Browser>;
   /** Which request URLs get the `headers` (the crawl's scope), in the browser and the HTTP client. */
   headerScope: (url: string) => boolean;
   /** Told when the browser disconnected and is relaunched. */
@@ -116,7 +118,7 @@ export class BrowserSession {
    */
   async launch(): Promise<void> {
     if (this.browser) return;
-    this.browser = this.hooks.browser ?? (await launchBrowser({ browserPath: this.options.browserPath, proxy: this.options.proxy })).browser;
+    this.browser = this.hooks.browser ?? (await (this.hooks.launching ?? launchBrowser({ browserPath: this.options.browserPath, proxy: this.options.proxy }).then((l) => l.browser)));
   }
 
   /**
@@ -235,6 +237,11 @@ export class BrowserSession {
         if (this.connected) this.hooks.onNotice(`the browser did not open a tab (${err instanceof Error ? err.message.split('\n')[0] : String(err)}): trying again in a new context`);
       }
     }
+  }
+
+  /** Open the first context and `slots` tabs ahead of the first visits (see `ContextPool.prewarm`). Never throws; nothing before {@link BrowserSession.start}. */
+  prewarm(slots: number): void {
+    this.contexts?.prewarm(slots);
   }
 
   /** Give back a borrowed slot; `broken` (the visit says so) closes its context instead of reusing it. */

@@ -18,6 +18,7 @@ import { CLI_OPTIONS as X } from './cli-options.js';
 import type { FrontierChoice } from './open-frontier.js';
 import type { BaselineRun } from './run-crawl.js';
 import { CrawlStop } from './crawl-stop.js';
+import { startEarlyLaunch, type EarlyLaunch } from './early-launch.js';
 import { planReports, readIgnoreFile, type ReportingOptions } from './report-plan.js';
 import {
   checkAuditFlags,
@@ -65,6 +66,7 @@ export async function crawlCommand(cmd: SpacrawlCommand, parsed: { flags: CrawlF
   let started = false;
   // Ctrl-C from here on is the crawl's to answer (before it starts: leave at once, nothing crawled).
   const stop = new CrawlStop(cmd.io, () => removeEmptyFolders(madeFolders));
+  let early: EarlyLaunch | null = null;
   try {
     // Every usage check first (flags, seeds, folders, patterns, reports), then the stores.
     const flags = await applyConfig(crawlFlags, parsed.flags, cmd.argv, parsed.flags.config);
@@ -91,11 +93,13 @@ export async function crawlCommand(cmd: SpacrawlCommand, parsed: { flags: CrawlF
     // The crawler's own checks of the values (ranges, --proxy, --logged-out, --a11y-tags): it
     // makes them again, but here they come before a store is opened or the metrics listen.
     resolveValues(options);
-    // The checks passed: now the crawl's machinery.
+    // The checks passed: now the crawl's machinery, with the browser launching meanwhile.
+    early = startEarlyLaunch(options);
     const [{ openFrontier }, { runCrawl }] = await Promise.all([import('./open-frontier.js'), import('./run-crawl.js')]);
     const opened = await openFrontier(options, frontierChoiceOf(flags), (line) => cmd.io.stderr.write(`${line}\n`));
     started = true;
-    const { summary, exitCode } = await runCrawl(opened.options, cmd.io, {
+    const launching = early.for(opened.options);
+    const { summary, exitCode } = await runCrawl(launching ? { ...opened.options, launching } : opened.options, cmd.io, {
       ...(baseline ? { baseline } : {}),
       reporting,
       outFile: out,
@@ -121,6 +125,7 @@ export async function crawlCommand(cmd: SpacrawlCommand, parsed: { flags: CrawlF
     cmd.fail(message, exit);
   } finally {
     stop.close();
+    await closeEarly(early); // when the crawl did not take it (it closes its own)
   }
 }
 
@@ -238,4 +243,9 @@ export function frontierChoiceOf(flags: CrawlFlags): FrontierChoice {
     leaseTtlMs: toLibraryUnit(X.leaseTtlMs, flags['lease-ttl']),
     redisRetryMs: toLibraryUnit(X.redisRetryMs, flags['redis-timeout']),
   };
+}
+
+/** Close the early browser launch, if one was started (see `early-launch.ts`). */
+async function closeEarly(early: EarlyLaunch | null): Promise<void> {
+  await early?.close();
 }

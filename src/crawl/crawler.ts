@@ -233,7 +233,7 @@ export class Crawler {
       remark: (m) => this.signals.remark(m),
     });
     const session = new BrowserSession(o, {
-      ...(this.input.browser ? { browser: this.input.browser } : {}),
+      ...(this.input.browser ? { browser: this.input.browser } : this.input.launching ? { launching: this.input.launching } : {}),
       headerScope: (url) => scope.inScope(url),
       onNotice: (m) => this.signals.notice(m),
       onRelaunch: () => this.signals.event({ type: 'relaunch' }),
@@ -244,6 +244,8 @@ export class Crawler {
     try {
       await session.start();
       this.guard = await login.start(session, async (url) => (this.job ? this.job.sessionCheck(url) : null));
+      // The first tabs (the seeds', the soft-404 probe's) open while robots.txt is fetched.
+      session.prewarm(Math.min(o.concurrency, o.seeds.length + (this.soft404 ? 1 : 0)));
       if (this.auditing.note) this.signals.remark(this.auditing.note);
       const linkChecker = new LinkChecker(session.http, { timeoutMs: o.timeoutMs });
       if (!o.ignoreRobots) {

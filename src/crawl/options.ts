@@ -184,6 +184,14 @@ export interface CrawlOptions {
   browserPath?: string | null;
   /** Use this browser instead of launching one (it is not closed at the end). */
   browser?: Browser;
+  /**
+   * A browser the caller began launching for this crawl, with the crawl's `browserPath` and
+   * `proxy` (the CLI starts it as soon as its usage checks pass, so that the launch overlaps the
+   * loading of the crawl's modules and the opening of its store). The crawl takes it as its own:
+   * it waits for it instead of launching one, relaunches after a crash as usual, and closes it at
+   * the end. A rejection is the launch's error (e.g. BrowserNotFoundError). Ignored with `browser`.
+   */
+  launching?: Promise<Browser>;
   /** Proxy for all browser traffic (`http://`, `https://`, `socks4://`, `socks5://`). @default none */
   proxy?: string | null;
   /** Frontier store. @default a new MemoryFrontier */
@@ -288,8 +296,8 @@ export interface ResolvedCrawlOptions {
   vitalsThrottle: 'none' | 'mobile';
 }
 
-/** Options that are values, declared in {@link CRAWL_OPTIONS} (not the seeds, a browser, a store or callbacks). */
-export type DeclaredOption = Exclude<keyof CrawlOptions, 'seeds' | 'browser' | 'frontier' | 'signal' | 'onNotice' | 'onEvent' | 'loginEnv'>;
+/** Options that are values, declared in {@link CRAWL_OPTIONS} (not the seeds, a browser or its launch, a store or callbacks). */
+export type DeclaredOption = Exclude<keyof CrawlOptions, 'seeds' | 'browser' | 'launching' | 'frontier' | 'signal' | 'onNotice' | 'onEvent' | 'loginEnv'>;
 
 // The table declares exactly the value options of CrawlOptions: a missing or an extra key fails to compile.
 const everyOptionDeclared: Record<DeclaredOption, OptionSpec> = CRAWL_OPTIONS;

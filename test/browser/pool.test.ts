@@ -1,0 +1,93 @@
+/**
+ * The context pool's start (src/browser/pool.ts) and the crawl command's early launch
+ * (src/cli/early-launch.ts), on real Chromium: how many contexts and tabs the first visits
+ * open, and who closes a browser launched before the crawl.
+ */
+import type { Browser } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ContextPool } from '../../src/browser/pool.js';
+import { BrowserNotFoundError } from '../../src/browser/locate.js';
+import { startEarlyLaunch } from '../../src/cli/early-launch.js';
+import { sharedBrowser } from '../helpers/browser.js';
+
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await sharedBrowser();
+});
+
+/** The browser's contexts and pages now (each pool has its own contexts). */
+const open = (): { contexts: number; pages: number } => ({
+  contexts: browser.contexts().length,
+  pages: browser.contexts().reduce((n, c) => n + c.pages().length, 0),
+});
+
+describe('ContextPool', () => {
+  let pool: ContextPool | null = null;
+  afterAll(async () => {
+    await pool?.close();
+  });
+
+  it('four slots asked for at once on a new pool share one context, opened once', async () => {
+    const before = open();
+    pool = new ContextPool(browser, { userAgent: 'spacrawl-pool-test', recycleAfter: 100 });
+    const slots = await Promise.all([1, 2, 3, 4].map(() => pool!.acquire()));
+    expect(new Set(slots.map((s) => s.context)).size).toBe(1);
+    expect(open()).toEqual({ contexts: before.contexts + 1, pages: before.pages + 4 });
+    for (const s of slots) pool.release(s, false);
+    await pool.close();
+    pool = null;
+    expect(open()).toEqual(before);
+  });
+
+  it('prewarm(2) opens one context and two tabs before any visit; the first two visits take them, a third opens its own tab', async () => {
+    const before = open();
+    pool = new ContextPool(browser, { userAgent: 'spacrawl-pool-test', recycleAfter: 100 });
+    pool.prewarm(2);
+    pool.prewarm(2); // once: a second call while warming does nothing
+    const first = await pool.acquire(); // waits for the warming
+    expect(open()).toEqual({ contexts: before.contexts + 1, pages: before.pages + 2 });
+    const second = await pool.acquire();
+    expect(open()).toEqual({ contexts: before.contexts + 1, pages: before.pages + 2 });
+    const third = await pool.acquire();
+    expect(open()).toEqual({ contexts: before.contexts + 1, pages: before.pages + 3 });
+    expect(new Set([first.tab.page, second.tab.page, third.tab.page]).size).toBe(3);
+    for (const s of [first, second, third]) pool.release(s, false);
+    pool.prewarm(2); // the pool has slots: nothing more
+    await pool.close();
+    pool = null;
+    expect(open()).toEqual(before);
+  });
+
+  it('a pool closed while warming leaves no context open', async () => {
+    const before = open();
+    const p = new ContextPool(browser, { userAgent: 'spacrawl-pool-test', recycleAfter: 100 });
+    p.prewarm(3);
+    await p.close();
+    expect(open()).toEqual(before);
+  });
+});
+
+describe('the crawl command\'s early launch', () => {
+  it('is handed to a crawl with the same browser settings, and closed by close() unless the crawl closed it', async () => {
+    const early = startEarlyLaunch({ browserPath: null, proxy: null });
+    const b = await early.for({});
+    expect(b).not.toBeNull();
+    expect(b!.isConnected()).toBe(true);
+    await early.close();
+    expect(b!.isConnected()).toBe(false);
+    await early.close(); // closed already: nothing to do, no error
+  });
+
+  it('is not handed to a crawl that asks for another proxy (a Redis worker joining a crawl takes its options): that one launches its own', async () => {
+    const early = startEarlyLaunch({ browserPath: null, proxy: null });
+    expect(early.for({ proxy: 'http://127.0.0.1:9' })).toBeNull();
+    await early.close();
+  });
+
+  it('a browser that cannot be found rejects for the crawl that takes it, with the usual error; close() still resolves', async () => {
+    const early = startEarlyLaunch({ browserPath: '/nonexistent/chromium', proxy: null });
+    await expect(early.for({ browserPath: '/nonexistent/chromium' })).rejects.toBeInstanceOf(BrowserNotFoundError);
+    await expect(early.close()).resolves.toBeUndefined();
+  });
+});
