@@ -205,4 +205,12 @@ describe('--scroll', () => {
     expect(linksOf(recordOf(recs, s, '/rows'))).toEqual(sorted(range(0, VIRTUAL_ROWS - 1, (i) => `/row/${i}`)));
     expect(linksOf(recordOf(recs, s, '/box'))).toEqual(sorted(range(0, VIRTUAL_ROWS - 1, (i) => `/box/${i}`)));
   });
+
+  it('collects every row when the two lists scroll at once in tabs of one context (one renderer: a step\'s scroll events come with frames that may lag)', async () => {
+    const s = keep(await startFeedSite());
+    const recs = await run({ seeds: [`${s.origin}/lists`], maxDepth: 1, concurrency: 2, scroll: true, click: 'off' });
+    expect(visited(recs)).toEqual(['/box', '/lists', '/rows']);
+    expect(linksOf(recordOf(recs, s, '/rows'))).toEqual(sorted(range(0, VIRTUAL_ROWS - 1, (i) => `/row/${i}`)));
+    expect(linksOf(recordOf(recs, s, '/box'))).toEqual(sorted(range(0, VIRTUAL_ROWS - 1, (i) => `/box/${i}`)));
+  });
 });

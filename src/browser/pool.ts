@@ -86,8 +86,6 @@ export class ContextPool {
   private readonly shareContext: boolean;
   /** The context new tabs open in (with `shareContext`), or `null` before the first. */
   private current: PoolContext | null = null;
-  /** The shared context being opened, so that slots created meanwhile wait for it instead of each opening one. */
-  private opening: Promise<PoolContext> | null = null;
   /** The slot {@link ContextPool.prewarm} is opening, until it is free (or failed). */
   private warming: Promise<void> | null = null;
   /** The crawl's cookies, mirrored by every context before each visit. */
@@ -159,27 +157,22 @@ export class ContextPool {
   }
 
   /**
-   * The shared context new tabs open in: the current one while it takes tabs, else one opened
-   * now, once, however many slots ask for it at the same time (the first visits of a crawl with
-   * several seeds used to open a context each, and all but the last were retired at once).
+   * A new slot, in the current shared context while it takes tabs. Slots created while no context
+   * is open each open one (the last becomes the current one, the others are retired and serve only
+   * their slot): the first visits of a crawl then render in two or more renderer processes. That
+   * is kept on purpose: the tabs of one context share one renderer's main thread, so a page that
+   * hangs it stalls its siblings (`test/unresponsive.test.ts`), and in a full test run on a busy
+   * machine, 16 first tabs in one renderer missed pages (`test/crawl-tree.test.ts`, "high concurrency").
    */
-  private sharedContext(): Promise<PoolContext> {
-    const ctx = this.current;
-    if (ctx && !ctx.retired && ctx.session === this.sessionNo) return Promise.resolve(ctx);
-    this.opening ??= this.openPoolContext()
-      .then((opened) => {
-        if (this.current) this.retire(this.current);
-        this.current = opened;
-        return opened;
-      })
-      .finally(() => {
-        this.opening = null;
-      });
-    return this.opening;
-  }
-
   private async create(): Promise<Slot> {
-    const ctx = this.shareContext ? await this.sharedContext() : await this.openPoolContext();
+    let ctx = this.shareContext ? this.current : null;
+    if (!ctx || ctx.retired || ctx.session !== this.sessionNo) {
+      ctx = await this.openPoolContext();
+      if (this.shareContext) {
+        if (this.current) this.retire(this.current);
+        this.current = ctx;
+      }
+    }
     ctx.slots++;
     const slot: Slot = { context: ctx.context, ctx, tab: null, uses: 0, session: ctx.session };
     this.all.add(slot);
@@ -231,7 +224,7 @@ export class ContextPool {
   }
 
   /**
-   * Open `slots` slots (the shared context and a tab each) before the first visits ask for them:
+   * Open `slots` slots (a tab each, in contexts as {@link ContextPool.create} opens them) before the first visits ask for them:
    * the crawl starts this while robots.txt is fetched, so its first navigations (the seed's, the
    * soft-404 probe's) do not wait for a context and a tab (100-200 ms here). Does nothing once the
    * pool has a slot. Never throws: a slot that fails to open is dropped, and the visit that would

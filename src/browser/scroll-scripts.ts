@@ -85,3 +85,25 @@ export function scrollPageState(index: number): ScrollPageState {
     height: el && el.isConnected ? el.scrollHeight : 0,
   };
 }
+
+/**
+ * Resolve once the page has rendered two frames, or after `maxMs` when it renders none (a page
+ * the browser does not paint). A scroll's `scroll` events are dispatched in the next frame, not
+ * when `scrollTop` changes, and the intersection observers it affects are notified after that
+ * frame: a list that renders its rows from either has done so by the second frame. Frames come
+ * late when the renderer is busy: the tabs of one context share a renderer process, and with
+ * another tab loading, a scrolled box drew its rows up to ~500 ms after the step (every second
+ * step's rows were never read).
+ * @returns `true` when two frames ran, `false` at `maxMs`
+ */
+export function afterTwoFrames(maxMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), maxMs);
+    requestAnimationFrame(() =>
+      requestAnimationFrame(() => {
+        clearTimeout(timer);
+        resolve(true);
+      }),
+    );
+  });
+}

@@ -1,6 +1,6 @@
 import type { Page, Request, Response } from 'playwright';
 import { extractPage } from './page-scripts.js';
-import { findScrollAreas, scrollAreaStep, scrollPageState, type ScrollAreaStep, type ScrollPageState } from './scroll-scripts.js';
+import { afterTwoFrames, findScrollAreas, scrollAreaStep, scrollPageState, type ScrollAreaStep, type ScrollPageState } from './scroll-scripts.js';
 import { sleep, withTimeout } from './timeout.js';
 import type { FoundLink, QuietProbe } from './discovery.js';
 
@@ -22,6 +22,8 @@ export const MAX_SCROLL_AREAS = 4;
 const GROW_QUIET_MS = 200;
 /** DOM changes count as the step's rendering only this long after the step (ms): a ticking clock must not hold every step. */
 const DOM_WAIT_MS = 1_000;
+/** Longest wait (ms) after a step for the page to render the two frames that dispatch its scroll events (see `afterTwoFrames`). */
+const FRAME_WAIT_MS = 2_000;
 /** A request whose response headers are in still counts this long while its body is read (ms). */
 const BODY_WAIT_MS = 1_000;
 /** Request types that bring a list's next batch (images, fonts and beacons are not waited for). */
@@ -117,7 +119,9 @@ export async function scrollForLinks(page: Page, known: Set<string>, opts: Scrol
   /** After a step: wait for what it triggered; `true` when something was still pending at the cap. */
   const waitForBatch = async (index: number, heightAtStep: number): Promise<boolean> => {
     const stepped = Date.now();
-    await sleep(opts.stepMs);
+    // The step's scroll events (and the observers they wake) run with the page's next frames.
+    await withTimeout(page.evaluate(afterTwoFrames, FRAME_WAIT_MS), FRAME_WAIT_MS + 2_000, 'waiting for a frame').catch(() => false);
+    await sleep(Math.max(0, opts.stepMs - (Date.now() - stepped)));
     const end = Math.min(deadline, stepped + opts.batchWaitMs);
     let height = heightAtStep;
     let grewAt = 0;
