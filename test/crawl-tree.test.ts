@@ -267,9 +267,12 @@ describe('context recycling', () => {
       const started = watch.stop();
       expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(sorted(treeVisitedPaths()));
       expect([...documentCounts(site).values()].every((n) => n === 1)).toBe(true);
-      // 64 visits, 10 per tab: 7 tabs, one renderer each (contexts never share a process; the
-      // first tab's start page may add one).
-      expect(started).toBeGreaterThanOrEqual(7);
+      // 64 visits, 10 per tab. A context is retired when its first tab reaches 10 visits, and the
+      // other tab's next tab joins the context that replaced it, so a context serves 10 to 20
+      // visits: 4 to 7 contexts, one renderer each (contexts never share a process; the first
+      // tab's start page may add one). Without recycling there would be 1. (The bound was 7 while
+      // the User-Agent was read in a throwaway context of its own, one more renderer.)
+      expect(started).toBeGreaterThanOrEqual(4);
       expect(started).toBeLessThanOrEqual(10);
       // Two tabs, and a recycled tab's renderer that is still exiting while its successor starts.
       expect(watch.peakLive()).toBeLessThanOrEqual(3);
