@@ -86,8 +86,12 @@ export class ContextPool {
   private readonly shareContext: boolean;
   /** The context new tabs open in (with `shareContext`), or `null` before the first. */
   private current: PoolContext | null = null;
-  /** The slot {@link ContextPool.prewarm} is opening, until it is free (or failed). */
+  /** The slots {@link ContextPool.prewarm} is opening, until the last is free (or failed). */
   private warming: Promise<void> | null = null;
+  /** Slots {@link ContextPool.prewarm} is still opening. */
+  private warmingSlots = 0;
+  /** Visits waiting for a warming slot: one is woken per slot that is ready, all once none is left. */
+  private warmWaiters: (() => void)[] = [];
   /** The crawl's cookies, mirrored by every context before each visit. */
   readonly cookies = new CookieJar();
   /** The login's storage state, once a login ran (else the context options' own `storageState`). */
@@ -205,7 +209,8 @@ export class ContextPool {
    * @throws when the browser cannot open a context or a page (e.g. it died)
    */
   async acquire(prefer?: (tab: VisitTab) => boolean): Promise<Slot & { tab: VisitTab }> {
-    if (this.warming && !this.free.length) await this.warming;
+    // A warming slot is taken as soon as it is ready, not when all of them are.
+    while (!this.free.length && this.warmingSlots > 0) await new Promise<void>((wake) => this.warmWaiters.push(wake));
     const at = prefer ? this.free.findIndex((s) => s.tab !== null && prefer(s.tab)) : -1;
     const slot = (at >= 0 ? this.free.splice(at, 1)[0] : this.free.pop()) ?? (await this.create());
     try {
@@ -243,7 +248,13 @@ export class ContextPool {
       if (this.all.has(slot) && slot.session === this.sessionNo) this.free.push(slot);
       else this.release(slot, false); // a login replaced the session meanwhile (closed), or the browser died (gone already)
     };
-    this.warming = Promise.all(Array.from({ length: slots }, () => one().catch(() => {})))
+    const ready = (): void => {
+      this.warmingSlots--;
+      if (this.warmingSlots > 0) this.warmWaiters.shift()?.();
+      else for (const wake of this.warmWaiters.splice(0)) wake();
+    };
+    this.warmingSlots = slots;
+    this.warming = Promise.all(Array.from({ length: slots }, () => one().catch(() => {}).finally(ready)))
       .then(() => {})
       .finally(() => {
         this.warming = null;

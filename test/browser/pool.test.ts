@@ -47,9 +47,8 @@ describe('ContextPool', () => {
     pool = new ContextPool(browser, { userAgent: 'spacrawl-pool-test', recycleAfter: 100 });
     pool.prewarm(2);
     pool.prewarm(2); // once: a second call while warming does nothing
-    const first = await pool.acquire(); // waits for the warming
-    expect(open()).toEqual({ contexts: before.contexts + 2, pages: before.pages + 2 });
-    const second = await pool.acquire();
+    const first = await pool.acquire(); // waits for the first warming slot to be ready
+    const second = await pool.acquire(); // and this one for the other
     expect(open()).toEqual({ contexts: before.contexts + 2, pages: before.pages + 2 });
     const third = await pool.acquire();
     expect(open()).toEqual({ contexts: before.contexts + 2, pages: before.pages + 3 });
