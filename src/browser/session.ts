@@ -239,7 +239,7 @@ export class BrowserSession {
     }
   }
 
-  /** Open the first context and `slots` tabs ahead of the first visits (see `ContextPool.prewarm`). Never throws; nothing before {@link BrowserSession.start}. */
+  /** Open `slots` tabs ahead of the first visits (see `ContextPool.prewarm`). Never throws; does nothing before {@link BrowserSession.start}. */
   prewarm(slots: number): void {
     this.contexts?.prewarm(slots);
   }

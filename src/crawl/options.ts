@@ -190,6 +190,8 @@ export interface CrawlOptions {
    * loading of the crawl's modules and the opening of its store). The crawl takes it as its own:
    * it waits for it instead of launching one, relaunches after a crash as usual, and closes it at
    * the end. A rejection is the launch's error (e.g. BrowserNotFoundError). Ignored with `browser`.
+   * A crawl that ends before it needs the browser (an error in its login recipe, say) does not
+   * close it: the caller closes it then, as the CLI does (closing a closed browser does nothing).
    */
   launching?: Promise<Browser>;
   /** Proxy for all browser traffic (`http://`, `https://`, `socks4://`, `socks5://`). @default none */
