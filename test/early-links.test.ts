@@ -9,10 +9,9 @@
  * run out first and `/b` would never be found. `/menu` does the same with the links of a click:
  * its first button reveals `/x`, and its second button's answer waits for `/x` to be requested.
  */
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFixtureServer, type FixtureResponse } from '../fixtures/server.js';
 import { crawl } from '../src/crawl/crawler.js';
 import type { PageRecord } from '../src/model/record.js';
 import { sharedBrowser } from './helpers/browser.js';
@@ -52,39 +51,26 @@ async function startSite(): Promise<Site> {
     return { release, opened };
   };
   const gates: Record<string, ReturnType<typeof gate>> = { '/a': gate(), '/x': gate() };
-  const hold = (res: http.ServerResponse, api: string, by: string, answer: string): void => {
+  const hold = async (api: string, by: string, answer: string): Promise<FixtureResponse> => {
     const g = gates[by]!;
     const timer = setTimeout(() => g.release('timed out'), HOLD_MS);
-    void g.opened.then((why) => {
-      clearTimeout(timer);
-      events.push(`answered ${api} (${why})`);
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end(answer);
-    });
+    const why = await g.opened;
+    clearTimeout(timer);
+    events.push(`answered ${api} (${why})`);
+    return { headers: { 'content-type': 'text/plain' }, body: answer };
   };
-  const server = http.createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
+  const server = await startFixtureServer((_req, url) => {
+    const path = url.pathname;
     events.push(`GET ${path}`);
-    const html = (body: string): void => {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(body);
-    };
-    if (path === '/') return html(SEED);
-    if (path === '/menu') return html(MENU);
+    if (path === '/') return { body: SEED };
+    if (path === '/menu') return { body: MENU };
     gates[path]?.release(`after ${path}`);
-    if (['/a', '/b', '/x', '/y'].includes(path)) return html(`<!doctype html><title>${path}</title><a href="/">home</a>`);
-    if (path === '/api/more') return hold(res, path, '/a', '/b');
-    if (path === '/api/more2') return hold(res, path, '/x', '/y');
-    res.writeHead(404, { 'content-type': 'text/plain' });
-    res.end('not found');
+    if (['/a', '/b', '/x', '/y'].includes(path)) return { body: `<!doctype html><title>${path}</title><a href="/">home</a>` };
+    if (path === '/api/more') return hold(path, '/a', '/b');
+    if (path === '/api/more2') return hold(path, '/x', '/y');
+    return { status: 404, headers: { 'content-type': 'text/plain' }, body: 'not found' };
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    events,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  return { origin: server.origin, events, close: () => server.close() };
 }
 
 let browser: Browser;

@@ -245,7 +245,10 @@ export function frontierChoiceOf(flags: CrawlFlags): FrontierChoice {
   };
 }
 
-/** Close the early browser launch, if one was started (see `early-launch.ts`). */
+/**
+ * Close the early browser launch, if one was started (see `early-launch.ts`). A function of its
+ * own because TypeScript narrows `early` to `null` in the `finally` of the try that assigns it.
+ */
 async function closeEarly(early: EarlyLaunch | null): Promise<void> {
   await early?.close();
 }
