@@ -95,9 +95,10 @@ describe('links offered while discovery goes on', () => {
     // Clicked again because its first click revealed a link (as a "Load more" is); the second revealed nothing new.
     expect(seed.clickDiscovery?.made).toBe(2);
     expect(sorted(seed.links.map(pathOf))).toEqual(['/a', '/b']);
-    // `/a` was requested while the click's request was held, and that is what released it.
+    // `/a` was requested before the click's request was answered (while it was held, or, on a busy
+    // machine, even before the click was made: the anchors are offered before the first click),
+    // and that is what released it.
     expect(site.events).toContain('answered /api/more (after /a)');
-    expect(site.events.indexOf('GET /a')).toBeGreaterThan(site.events.indexOf('GET /api/more'));
     expect(site.events.indexOf('GET /a')).toBeLessThan(site.events.indexOf('answered /api/more (after /a)'));
     // Each page was requested once; the button's request once per click.
     for (const p of ['/', '/a', '/b']) expect(site.events.filter((e) => e === `GET ${p}`), p).toHaveLength(1);
