@@ -239,6 +239,38 @@ describe('hostile pages', () => {
     expect(byPath(recs, '/').settled).toBe(true);
   });
 
+  it.concurrent('a download whose response takes 1.5 s (longer than the 500 ms quiet window) is still recorded', async () => {
+    // The browser makes a download's request itself: the page's network events show nothing
+    // until it begins, so only the page's own click on the link says that one is under way.
+    const s = await site({
+      '/': { body: html('Slower download', '<a id="d" download href="/slower.bin">file</a><script>document.getElementById("d").click()</script>') },
+      '/slower.bin': { headers: { 'content-type': 'application/octet-stream', 'content-disposition': 'attachment; filename=slower.bin' }, body: 'x'.repeat(1000), delayMs: 1_500 },
+    });
+    const recs = await run({ seeds: [`${s.origin}/`], maxDepth: 0, settleTimeoutMs: 5_000 });
+    expect(byPath(recs, '/').downloads).toEqual([`${s.origin}/slower.bin`]);
+    expect(byPath(recs, '/').settled).toBe(true);
+    expect(s.count('/slower.bin')).toBe(1);
+  });
+
+  it.concurrent('a download click a handler cancels, or one to another origin, holds nothing (the page settles before the cap)', async () => {
+    const s = await site({
+      '/': {
+        body: html(
+          'Cancelled download',
+          '<a id="d" download href="/never.bin">file</a><a id="x" download href="http://localhost:1/x.bin" target="_blank">x</a>' +
+            '<script>const d = document.getElementById("d"); d.addEventListener("click", (e) => e.preventDefault()); d.click();' +
+            'document.getElementById("x").click()</script>',
+        ),
+      },
+      '/never.bin': { body: 'x' },
+    });
+    const recs = await run({ seeds: [`${s.origin}/`], maxDepth: 0, settleTimeoutMs: 4_000 });
+    expect(byPath(recs, '/').downloads).toEqual([]);
+    // Held until the cap, the record would say settled: false.
+    expect(byPath(recs, '/').settled).toBe(true);
+    expect(s.count('/never.bin')).toBe(0);
+  });
+
   it.concurrent('a download the page starts before DOMContentLoaded is a download of the page, not its main document', async () => {
     const s = await site({
       '/': { body: html('Early download', '<a id="d" download href="/early.bin">file</a><script>document.getElementById("d").click()</script><script src="/slow.js"></script>') },

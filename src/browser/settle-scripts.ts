@@ -26,9 +26,13 @@ export interface ClockState {
   linkChange: number;
   /** URLs passed to `window.open` (not opened). */
   opened: string[];
-  /** Clicks on `download` links so far, and the time of the last one (0 for none). */
-  downloadClicks: number;
-  downloadAt: number;
+  /**
+   * Clicks on `download` links that start a download (the link's URL is same-origin, `blob:` or
+   * `data:`; HTML "downloading resources"), with their time; the last 20
+   * are kept. The event is kept because a handler may still cancel it after this listener ran:
+   * such a click downloads nothing and is not counted (see `installSettleProbe`).
+   */
+  downloadClicks: Array<{ event: Event; at: number }>;
   /** Closed shadow roots the page attached, by host (the extract stage reads their links too). */
   closedRoots: WeakMap<Element, ShadowRoot>;
 }
@@ -45,17 +49,25 @@ export function installMutationClock(): void {
   const w = window as unknown as { __spacrawl?: object };
   if (w.__spacrawl) return;
   const now = performance.now();
-  const state: ClockState = { last: now, content: now, linkChange: now, opened: [], downloadClicks: 0, downloadAt: 0, closedRoots: new WeakMap() };
+  const state: ClockState = { last: now, content: now, linkChange: now, opened: [], downloadClicks: [], closedRoots: new WeakMap() };
   w.__spacrawl = state;
   window.addEventListener(
     'click',
     (e) => {
       const t = e.target as Element | null;
-      const link = t && typeof t.closest === 'function' ? t.closest('a[download][href], area[download][href]') : null;
-      if (link) {
-        state.downloadClicks++;
-        state.downloadAt = performance.now();
+      const link = t && typeof t.closest === 'function' ? (t.closest('a[download][href], area[download][href]') as HTMLAnchorElement | HTMLAreaElement | null) : null;
+      if (!link) return;
+      // The `download` attribute is ignored for a URL of another origin (that click navigates,
+      // which the network tracking sees) and for schemes that fetch nothing (javascript:, mailto:).
+      let url: URL;
+      try {
+        url = new URL(link.href);
+      } catch {
+        return;
       }
+      if (url.origin !== location.origin && url.protocol !== 'blob:' && url.protocol !== 'data:') return;
+      state.downloadClicks.push({ event: e, at: performance.now() });
+      if (state.downloadClicks.length > 20) state.downloadClicks.shift();
     },
     true,
   );
@@ -160,7 +172,7 @@ export interface SettleState {
   scheduled: number;
   /** Of {@link scheduled}: one-shot timers only (`setTimeout` due within `SOON_TIMER_MS`). */
   timers: number;
-  /** Clicks on `download` links so far. */
+  /** Clicks on `download` links so far that start a download (see `ClockState.downloadClicks`). */
   downloadClicks: number;
   /** Time since the last such click (`Infinity` for none). */
   sinceDownloadClickMs: number;
@@ -182,8 +194,7 @@ export function installSettleProbe(): void {
     last: number;
     content?: number;
     pending?: Set<{ kind: string }>;
-    downloadClicks?: number;
-    downloadAt?: number;
+    downloadClicks?: Array<{ event: Event; at: number }>;
     messages?: { posted: number; handled: number };
     bodyReads?: number;
     fastForward?: () => number;
@@ -217,6 +228,14 @@ export function installSettleProbe(): void {
     const now = performance.now();
     let timers = 0;
     if (s.pending) for (const k of s.pending) if (k.kind === 'timeout') timers++;
+    // Download clicks a handler did not cancel (read now: the click's dispatch is over).
+    let downloadClicks = 0;
+    let downloadAt = -Infinity;
+    for (const c of s.downloadClicks ?? []) {
+      if (c.event.defaultPrevented) continue;
+      downloadClicks++;
+      downloadAt = c.at;
+    }
     return {
       loaded: document.readyState === 'complete',
       loadAt: loadStartedAt(),
@@ -227,8 +246,8 @@ export function installSettleProbe(): void {
       // Unknown (no watch installed) counts as scheduled work: no early settle.
       scheduled: s.pending ? s.pending.size + (s.messages ? Math.max(0, s.messages.posted - s.messages.handled) : 0) : 1,
       timers,
-      downloadClicks: s.downloadClicks ?? 0,
-      sinceDownloadClickMs: s.downloadAt ? now - s.downloadAt : Infinity,
+      downloadClicks,
+      sinceDownloadClickMs: now - downloadAt,
       bodyReads: s.bodyReads ?? 1,
       awaitingMessages: w.__spacrawlStreams?.awaiting ?? 0,
     };

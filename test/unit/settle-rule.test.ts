@@ -50,5 +50,8 @@ describe('judgeSettle', () => {
     expect(judgeSettle(inputs(state(200), { netQuietMs: 30, earlyNetWaitMs: 70 }), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: 70 });
     // A body being read holds even the full window.
     expect(judgeSettle(inputs(state(900), { heldBodies: 1, reading: true }), WINDOWS).kind).toBe('wait');
+    // So does a download clicked but not begun (its request is the browser's, not the page's).
+    expect(judgeSettle(inputs(state(900), { downloadPending: true }), WINDOWS).kind).toBe('wait');
+    expect(judgeSettle(inputs(state(900)), WINDOWS)).toEqual({ kind: 'settled', early: false });
   });
 });

@@ -22,7 +22,7 @@ export interface SettleInputs {
   heldBodies: number;
   /** `true` while one of them arrived less than `UNREAD_WAIT_MS` ago (the page may still be reading it). */
   reading: boolean;
-  /** `true` while a clicked `download` link has not shown its download yet. */
+  /** `true` while a clicked `download` link has not shown its download yet (holds both windows). */
   downloadPending: boolean;
   /** `true` when the page's pending timeouts may still be fast-forwarded in this visit. */
   mayFastForward: boolean;
@@ -55,7 +55,8 @@ export const BUSY_CHECK_MS = 50;
 /**
  * The settle rule (docs/how-it-works.md, "Settle").
  *
- * Never settled while a push connection awaits its first message, or before `load`.
+ * Never settled while a push connection awaits its first message, a clicked download has not
+ * begun, or before `load`.
  * - **Full window**: network quiet and no DOM mutation at all for `quietMs`, no body being read.
  *   Holds whatever the page has scheduled.
  * - **Early window**: the page is *idle* (no body held, no download pending, network quiet for
@@ -70,7 +71,7 @@ export const BUSY_CHECK_MS = 50;
 export function judgeSettle(inp: SettleInputs, win: SettleWindows): SettleVerdict {
   const { state } = inp;
   if (state.awaitingMessages > 0 || !state.loaded) return { kind: 'wait', nextCheckMs: BUSY_CHECK_MS };
-  if (!inp.reading && state.quietForMs >= win.quietMs && inp.netQuietMs >= win.quietMs) return { kind: 'settled', early: false };
+  if (!inp.reading && !inp.downloadPending && state.quietForMs >= win.quietMs && inp.netQuietMs >= win.quietMs) return { kind: 'settled', early: false };
   // How much longer the network and the content must stay quiet for the early window.
   const contentWindow = state.idleSinceChange ? win.idleEarlyMs : win.earlyMs;
   const due = Math.max(inp.earlyNetWaitMs, contentWindow - state.contentQuietForMs);
