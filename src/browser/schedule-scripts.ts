@@ -24,6 +24,10 @@ export const SOON_TIMER_MS = 1000;
  *   (`getReader()`, `pipeTo()`, `pipeThrough()`, async iteration) until it reads the end,
  *   cancels, releases its reader or the pipe ends. Merely taking `response.body` (to test it, or
  *   to wrap it in another `Response`) does not count: nothing would ever end that count.
+ * - `requests`: fetch() and XMLHttpRequest calls under way (until the response headers, or the
+ *   end for an XMLHttpRequest)
+ * - `callsStarted`, `lastCallAt`: such calls to `http:` or `https:` URLs started so far, and the
+ *   `performance.now()` of the last (see `SettleState.callsStarted`)
  */
 export function installScheduleWatch(): void {
   type Fn = (...a: unknown[]) => unknown;
@@ -149,14 +153,30 @@ export function installScheduleWatch(): void {
     };
   }
   // The page's fetch() and XMLHttpRequest calls under way (a timeout is not fast-forwarded while
-  // one is: it may be the call's own time limit).
+  // one is: it may be the call's own time limit), and those over HTTP(S) started so far with the
+  // time of the last: the crawler hears of a request only once its network event has passed
+  // through the browser process (and, while requests are routed, Playwright), which can come
+  // after the page has already answered that it is quiet.
   state.requests = 0;
-  const calls = state as { requests: number };
+  state.callsStarted = 0;
+  state.lastCallAt = 0;
+  const calls = state as { requests: number; callsStarted: number; lastCallAt: number };
+  const started = (url: unknown): void => {
+    try {
+      const proto = new URL(String(url), location.href).protocol;
+      if (proto !== 'http:' && proto !== 'https:') return;
+    } catch {
+      return;
+    }
+    calls.callsStarted++;
+    calls.lastCallAt = performance.now();
+  };
   const nativeFetch = window.fetch as typeof window.fetch | undefined;
   if (typeof nativeFetch === 'function') {
     window.fetch = function fetch(this: unknown, ...a: Parameters<typeof window.fetch>): Promise<Response> {
       const out = (nativeFetch as Fn).apply(this, a) as Promise<Response>;
       calls.requests++;
+      started(a[0] instanceof Request ? a[0].url : a[0]);
       const done = (): void => {
         calls.requests--;
       };
@@ -166,7 +186,13 @@ export function installScheduleWatch(): void {
   }
   const XHR = window.XMLHttpRequest?.prototype;
   if (XHR) {
+    const nativeOpen = XHR.open;
     const nativeSend = XHR.send;
+    const urls = new WeakMap<XMLHttpRequest, unknown>();
+    XHR.open = function open(this: XMLHttpRequest, ...a: unknown[]): void {
+      urls.set(this, a[1]);
+      return (nativeOpen as Fn).apply(this, a) as void;
+    };
     XHR.send = function send(this: XMLHttpRequest, ...a: unknown[]): void {
       calls.requests++;
       let open = true;
@@ -179,11 +205,12 @@ export function installScheduleWatch(): void {
       // Before send(): a synchronous request ends inside it.
       EventTarget.prototype.addEventListener.call(this, 'loadend', end, { once: true });
       try {
-        return (nativeSend as Fn).apply(this, a) as void;
+        (nativeSend as Fn).apply(this, a);
       } catch (e) {
         end();
         throw e;
       }
+      started(urls.get(this));
     };
   }
   // Reads of response bodies. A response whose body the page never asks for is not waited for

@@ -176,6 +176,14 @@ export interface SettleState {
   downloadClicks: number;
   /** Time since the last such click (`Infinity` for none). */
   sinceDownloadClickMs: number;
+  /**
+   * fetch() and XMLHttpRequest calls to `http:`/`https:` URLs the document has started so far
+   * (0 when unknown). The crawler compares it with the requests it has heard of: a call whose
+   * network event has not reached it yet is still a request the page waits on.
+   */
+  callsStarted: number;
+  /** Time since the last of those calls started (`Infinity` for none). */
+  sinceCallMs: number;
   /** fetch() body reads in progress, body streams being read included (1 when unknown). */
   bodyReads: number;
   /** WebSockets and EventSources still awaiting their first message (see `installStreamWatch`; 0 when unknown). */
@@ -197,6 +205,8 @@ export function installSettleProbe(): void {
     downloadClicks?: Array<{ event: Event; at: number }>;
     messages?: { posted: number; handled: number };
     bodyReads?: number;
+    callsStarted?: number;
+    lastCallAt?: number;
     fastForward?: () => number;
     setTimer?: (f: () => void, ms: number) => unknown;
     onIdle?: (f: (d: IdleDeadline) => void, timeout: number) => unknown;
@@ -248,6 +258,8 @@ export function installSettleProbe(): void {
       timers,
       downloadClicks,
       sinceDownloadClickMs: now - downloadAt,
+      callsStarted: s.callsStarted ?? 0,
+      sinceCallMs: s.lastCallAt ? now - s.lastCallAt : Infinity,
       bodyReads: s.bodyReads ?? 1,
       awaitingMessages: w.__spacrawlStreams?.awaiting ?? 0,
     };
@@ -312,7 +324,7 @@ export function installSettleProbe(): void {
 export function settleState(): SettleState {
   const read = (window as unknown as { __spacrawl?: { read?: () => SettleState } }).__spacrawl?.read;
   if (read) return read();
-  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 1, awaitingMessages: 0 };
+  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, awaitingMessages: 0 };
 }
 
 /** What {@link awaitQuiet} is asked. Times in ms. */
@@ -348,7 +360,7 @@ export interface QuietReport extends SettleState {
 export function awaitQuiet(req: QuietRequest): Promise<QuietReport> | QuietReport {
   const s = (window as unknown as { __spacrawl?: { awaitQuiet?: (r: QuietRequest) => Promise<QuietReport> } }).__spacrawl;
   if (s?.awaitQuiet) return s.awaitQuiet(req);
-  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 1, awaitingMessages: 0, fastForwarded: 0 };
+  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, awaitingMessages: 0, fastForwarded: 0 };
 }
 
 /**

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { html, startFixtureServer, type FixtureServer } from '../../fixtures/server.js';
-import { GARBAGE_MB, LATE_API_MS, startStageSite } from '../../fixtures/sites/stages.js';
+import { GARBAGE_MB, LATE_API_MS, NETWORK_CALLS, startStageSite } from '../../fixtures/sites/stages.js';
 import { CLICK_EVERYWHERE } from '../../src/browser/click-memory.js';
 import { sharedBrowser } from '../helpers/browser.js';
 import { HEAP_GROWTH_FLOOR_BYTES, heapBytes, type HeapUsage } from '../../src/browser/renderer-heap.js';
@@ -27,7 +27,8 @@ import { navigate } from '../../src/browser/visit/navigate.js';
 import { observe } from '../../src/browser/visit/observe.js';
 import { runStages, type Stage, type StageFailure } from '../../src/browser/visit/pipeline.js';
 import { screenshot } from '../../src/browser/visit/screenshot.js';
-import { settle } from '../../src/browser/visit/settle.js';
+import { settle, UNHEARD_CALL_WAIT_MS } from '../../src/browser/visit/settle.js';
+import { settleState } from '../../src/browser/settle-scripts.js';
 import { VisitAbort, type DocumentResponse, type VisitOptions } from '../../src/browser/visit/types.js';
 
 let browser: Browser;
@@ -254,6 +255,33 @@ describe('settle', () => {
     // The API's wait is server wait (measured by the browser's network timings).
     expect(ctx.result.timings.serverWaitMs!).toBeGreaterThanOrEqual(LATE_API_MS - 10);
     expect(ctx.document.deciding).toBe(false);
+  });
+
+  it("the page's count of its calls over HTTP and the requests heard of agree, so a settled page is not held for an unheard call", async () => {
+    // The cap is under UNHEARD_CALL_WAIT_MS: a call counted but never heard of would hold the
+    // settle past it (settled false).
+    const ctx = await contextFor('/calls', { settleTimeoutMs: 1_500 });
+    site.reset();
+    const failures = await run(ctx, [observe(), gotoStage(), settle()]);
+    expect(failures).toEqual([]);
+    const state = await ctx.page.evaluate(settleState);
+    expect([state.callsStarted, ctx.activity.callsSeen]).toEqual([NETWORK_CALLS, NETWORK_CALLS]);
+    expect(ctx.result.settled).toBe(true);
+    expect(['', '?r', '?x', '?hop', '?frame'].map((q) => site.count(`/api/one${q}`))).toEqual([1, 1, 1, 1, 1]);
+  });
+
+  it('a call the browser refuses before sending it (never heard of) holds the settle for UNHEARD_CALL_WAIT_MS at most', async () => {
+    const ctx = await contextFor('/refused-call', { settleTimeoutMs: 8_000 });
+    other.reset();
+    let settleStart = 0;
+    const failures = await run(ctx, [observe(), gotoStage(), probe(() => void (settleStart = Date.now())), settle()]);
+    expect(failures).toEqual([]);
+    const state = await ctx.page.evaluate(settleState);
+    expect([state.callsStarted, ctx.activity.callsSeen]).toEqual([1, 0]);
+    expect(ctx.result.settled).toBe(true);
+    // Held until the call was UNHEARD_CALL_WAIT_MS old (it started before the settle did).
+    expect(Date.now() - settleStart).toBeGreaterThanOrEqual(UNHEARD_CALL_WAIT_MS - 500);
+    expect(other.count('/x')).toBe(0);
   });
 
   it('gives up at the cap on a page that polls for ever: settled false', async () => {

@@ -9,11 +9,11 @@ const WINDOWS = { quietMs: 500, earlyMs: 100, idleEarlyMs: 50 };
 
 /** A loaded page, quiet for `quiet` ms (all of it and its content), nothing scheduled, not idle-checked. */
 function state(quiet: number, over: Partial<SettleState> = {}): SettleState {
-  return { loaded: true, loadAt: 0, painted: true, quietForMs: quiet, contentQuietForMs: quiet, idleSinceChange: false, scheduled: 0, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, bodyReads: 0, awaitingMessages: 0, ...over };
+  return { loaded: true, loadAt: 0, painted: true, quietForMs: quiet, contentQuietForMs: quiet, idleSinceChange: false, scheduled: 0, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 0, awaitingMessages: 0, ...over };
 }
 
 function inputs(st: SettleState, over: Partial<Omit<SettleInputs, 'state'>> = {}): SettleInputs {
-  return { state: st, netQuietMs: 1000, earlyNetWaitMs: -900, heldBodies: 0, reading: false, downloadPending: false, mayFastForward: true, ...over };
+  return { state: st, netQuietMs: 1000, earlyNetWaitMs: -900, heldBodies: 0, reading: false, downloadPending: false, unheardCall: false, mayFastForward: true, ...over };
 }
 
 describe('judgeSettle', () => {
@@ -53,5 +53,7 @@ describe('judgeSettle', () => {
     // So does a download clicked but not begun (its request is the browser's, not the page's).
     expect(judgeSettle(inputs(state(900), { downloadPending: true }), WINDOWS).kind).toBe('wait');
     expect(judgeSettle(inputs(state(900)), WINDOWS)).toEqual({ kind: 'settled', early: false });
+    // And a call the page started whose request has not been heard of yet: look again soon.
+    expect(judgeSettle(inputs(state(900), { unheardCall: true }), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: MIN_CHECK_MS });
   });
 });

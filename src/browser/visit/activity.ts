@@ -51,6 +51,12 @@ export class PageActivity {
   /** Downloads the page started (all cancelled). */
   downloadsSeen = 0;
   /**
+   * fetch() and XMLHttpRequest requests of the main frame's current document heard of so far
+   * (redirect hops not counted): compared with the document's own count of such calls
+   * (`SettleState.callsStarted`) to tell a call whose network event is still on its way.
+   */
+  callsSeen = 0;
+  /**
    * Requests of this page still waiting for a response, for the settle rule. EventSource streams
    * never end by design and are not counted (their first message is: see `installStreamWatch`);
    * nor is a long-poll re-poll that hangs (see {@link RepollWatch}).

@@ -5,7 +5,7 @@
  * every listener: the tab is reused by the next visit.
  * @module
  */
-import type { Request } from 'playwright';
+import type { Page, Request } from 'playwright';
 import type { DialogRecord } from '../../model/record.js';
 import type { PageEventMap, PageEventName } from '../page-events.js';
 import { hydrationEntry, MAX_HYDRATION_MESSAGES } from '../hydration.js';
@@ -96,6 +96,21 @@ function listenToPage(ctx: VisitContext, on: On): void {
   });
 }
 
+/**
+ * `true` for a fetch() or XMLHttpRequest of `page`'s main frame to an `http:`/`https:` URL, not a
+ * redirect hop: what the document counts as a call it started (`installScheduleWatch`).
+ */
+function isCallOf(r: Request, page: Page): boolean {
+  const type = r.resourceType();
+  if ((type !== 'fetch' && type !== 'xhr') || r.redirectedFrom() !== null || !/^https?:/.test(r.url())) return false;
+  try {
+    return r.frame() === page.mainFrame();
+  } catch {
+    // A service worker's own request has no frame.
+    return false;
+  }
+}
+
 /** Requests, responses, finished and failed requests: the settle's network state, failed requests, mixed content, server wait. */
 function listenToNetwork(ctx: VisitContext, on: On): void {
   const { result, activity: act, opts } = ctx;
@@ -118,6 +133,7 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
     if (!act.current && !isNavOfMain(r)) return;
     act.mine.add(r);
     act.noteNet(r);
+    if (isCallOf(r, p)) act.callsSeen++;
     if (r.url().startsWith('http:') && p.url().startsWith('https:') && !isNavOfMain(r) && result.mixedContent.length < MAX_KEPT) result.mixedContent.push(r.url());
     if (r.resourceType() !== 'eventsource') {
       act.inflight.add(r);
@@ -150,6 +166,8 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
       act.current = true;
       const redirect = resp.status() >= 300 && resp.status() < 400 && resp.headers()['location'] !== undefined;
       if (!redirect) {
+        // A new document counts its calls from 0.
+        act.callsSeen = 0;
         if (!act.mainResponse) {
           act.mainResponse = resp;
           result.respondedAt = Date.now();

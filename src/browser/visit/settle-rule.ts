@@ -24,6 +24,11 @@ export interface SettleInputs {
   reading: boolean;
   /** `true` while a clicked `download` link has not shown its download yet (holds both windows). */
   downloadPending: boolean;
+  /**
+   * `true` while the page has started a fetch() or XMLHttpRequest whose network event has not
+   * reached the crawler yet (holds both windows, like a request in flight).
+   */
+  unheardCall: boolean;
   /** `true` when the page's pending timeouts may still be fast-forwarded in this visit. */
   mayFastForward: boolean;
 }
@@ -56,7 +61,7 @@ export const BUSY_CHECK_MS = 50;
  * The settle rule (docs/how-it-works.md, "Settle").
  *
  * Never settled while a push connection awaits its first message, a clicked download has not
- * begun, or before `load`.
+ * begun, a request the page started has not been heard of yet, or before `load`.
  * - **Full window**: network quiet and no DOM mutation at all for `quietMs`, no body being read.
  *   Holds whatever the page has scheduled.
  * - **Early window**: the page is *idle* (no body held, no download pending, network quiet for
@@ -71,6 +76,7 @@ export const BUSY_CHECK_MS = 50;
 export function judgeSettle(inp: SettleInputs, win: SettleWindows): SettleVerdict {
   const { state } = inp;
   if (state.awaitingMessages > 0 || !state.loaded) return { kind: 'wait', nextCheckMs: BUSY_CHECK_MS };
+  if (inp.unheardCall) return { kind: 'wait', nextCheckMs: MIN_CHECK_MS };
   if (!inp.reading && !inp.downloadPending && state.quietForMs >= win.quietMs && inp.netQuietMs >= win.quietMs) return { kind: 'settled', early: false };
   // How much longer the network and the content must stay quiet for the early window.
   const contentWindow = state.idleSinceChange ? win.idleEarlyMs : win.earlyMs;
