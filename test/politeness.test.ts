@@ -162,7 +162,7 @@ describe('per-host politeness', () => {
     expect(s.documents()).toHaveLength(5);
     expect(s.peakDocumentsInFlight()).toBe(1);
   });
-  it('--rate 2 spaces a host\'s documents >= 450 ms apart (server-side), and no further', async () => {
+  it('--rate 2 spaces a host\'s documents >= 400 ms apart (server-side), and no further', async () => {
     const links = Array.from({ length: 5 }, (_, i) => `<a href="/p${i}">p${i}</a>`).join(' ');
     const pages: Record<string, Route> = { '/': { body: html('Home', links) } };
     for (let i = 0; i < 5; i++) pages[`/p${i}`] = { body: html(`P${i}`, '') };
@@ -172,7 +172,10 @@ describe('per-host politeness', () => {
     const d = s.documents().map((x) => x.at);
     expect(d).toHaveLength(6);
     const gaps = d.slice(1).map((t, i) => t - d[i]!);
-    for (const g of gaps) expect(g).toBeGreaterThanOrEqual(450);
+    // The crawler spaces them 525 ms apart (the gap and its margin). The server logs each request
+    // when this process's event loop gets to it, and the crawl runs in the same loop: one late
+    // log shrinks the gap before it (433 ms once in CI). Without --rate they are ~0-50 ms apart.
+    for (const g of gaps) expect(g).toBeGreaterThanOrEqual(400);
     // The five children were all queued at once: with concurrency 4 they go out at the rate, not slower.
     const childGaps = gaps.slice(1);
     expect(Math.min(...childGaps)).toBeLessThan(800);

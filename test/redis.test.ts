@@ -278,7 +278,9 @@ describe.skipIf(skip).concurrent('spacrawl crawl --redis: politeness and failure
   // crawls' Chromiums competing for the CPU would delay one request's arrival and not the next.
   it.sequential('--rate 2 with three workers: the host sees page requests at least 450 ms apart', () =>
     twoAtOnce(async () => {
-      const site = await startPagedSite(8, 0);
+      // 16 pages at 2/s: ~8 s, time for the joiners to start on a busy machine (a worker's start
+      // takes 2-4 s there) and take a page each.
+      const site = await startPagedSite(16, 0);
       try {
         const id = newCrawlId();
         const common = ['--redis', redis.url, '--crawl-id', id, '--concurrency', '2', '--rate', '2'];
@@ -287,7 +289,7 @@ describe.skipIf(skip).concurrent('spacrawl crawl --redis: politeness and failure
         );
         for (const r of runs) expect(r.code, r.stderr).toBe(0);
         const docs = site.documents();
-        expect(docs.map((d) => d.path).sort()).toEqual(paths(8));
+        expect(docs.map((d) => d.path).sort()).toEqual(paths(16));
         const workersThatNavigated = [1, 2, 3].filter((n) => readJsonl(path.join(tmp, `${id}-${n}.jsonl`)).length > 0);
         expect(workersThatNavigated.length).toBeGreaterThanOrEqual(2); // the spacing is crawl-wide, not per worker
         const gaps = docs.slice(1).map((d, i) => d.at - docs[i]!.at);
