@@ -15,6 +15,7 @@ import { sharedBrowser } from '../helpers/browser.js';
 import { ContextPool } from '../../src/browser/pool.js';
 import { visitPage, type VisitOptions } from '../../src/browser/visit.js';
 import { vitalsInitScript } from '../../src/browser/vitals-script.js';
+import { readSpaSignals } from '../../src/browser/spa-scripts.js';
 import { recordFromVisit } from '../../src/crawl/record-builder.js';
 import type { PageRecord } from '../../src/model/record.js';
 import { groupA11y } from '../../src/report/a11y-groups.js';
@@ -218,6 +219,28 @@ describe('the audit site', () => {
     expect(ssr.truncated).toBe(false);
     const index = rec('/').serverHtml!;
     expect({ links: index.links, jsOnlyLinks: index.jsOnlyLinks }).toEqual({ links: AUDIT_PAGES.length, jsOnlyLinks: 0 });
+  });
+});
+
+describe('readSpaSignals on a document with hidden text kinds and shadow roots', () => {
+  it('counts the text of the body and of open shadow roots (nested too), not of scripts, styles, templates or noscript; finds template text in a shadow root', async () => {
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.setContent(
+        `<!doctype html><html><head><title>T</title><style>p { color: red }</style></head><body>` +
+          `<p>One  two</p><script>var x = "not text";</script><noscript>No script</noscript><template><p>templated</p></template>` +
+          `<div id="host"></div><p>\n  three </p>` +
+          `<script>const r = document.getElementById('host').attachShadow({ mode: 'open' }); r.innerHTML = '<span>four</span><div id="inner"></div><style>div {}</style>';` +
+          `r.getElementById('inner').attachShadow({ mode: 'open' }).innerHTML = '<span>Hello {{ user.name }}</span>';</script></body></html>`,
+      );
+      const spa = await page.evaluate(readSpaSignals);
+      expect(spa.textLength).toBe('One two three four Hello {{ user.name }}'.length);
+      expect(spa.unrendered).toEqual(['Hello {{ user.name }}']);
+      expect(spa.emptyRoot).toBeNull();
+    } finally {
+      await context.close();
+    }
   });
 });
 
