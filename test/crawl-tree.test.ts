@@ -232,9 +232,10 @@ describe('budgets on the tree', () => {
 describe('high concurrency', () => {
   it('concurrency 16: 16 navigations at once, every page once, and no MaxListenersExceededWarning for the visits listening for cancellation', async () => {
     // The 16 pages of depth 4 are the seeds, so all 16 slots can fill at the start. Each document
-    // waits (at most 10 s) until 16 are in flight at once: reaching the cap does not depend on how
-    // fast a loaded machine opens pages (CI once saw 10 with 400 ms documents and no barrier).
-    const site = await startTreeSite({ docDelayMs: 100, docBarrier: 16, barrierTimeoutMs: 10_000 });
+    // waits (at most 25 s, under the 30 s navigation timeout) until 16 are in flight at once:
+    // reaching the cap does not depend on how fast a loaded machine opens pages (CI once saw 10
+    // with 400 ms documents and no barrier).
+    const site = await startTreeSite({ docDelayMs: 100, docBarrier: 16, barrierTimeoutMs: 25_000 });
     const warnings: string[] = [];
     const onWarning = (w: Error): void => {
       warnings.push(w.name);
