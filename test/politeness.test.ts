@@ -4,7 +4,7 @@ import { html, startFixtureServer, type FixtureResponse, type FixtureServer } fr
 import { sharedBrowser } from './helpers/browser.js';
 import { chromiumChildren } from './helpers/processes.js';
 import { crawl } from '../src/crawl/crawler.js';
-import { Politeness } from '../src/crawl/politeness.js';
+import { Politeness, RESERVATION_OPEN_MS } from '../src/crawl/politeness.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import type { PageRecord } from '../src/model/record.js';
 
@@ -198,14 +198,37 @@ describe('per-host politeness', () => {
   it('the gap counts from the request that went out, not from its reserved time', async () => {
     const p = new Politeness({ ratePerSecond: 2, perHostConcurrency: null }); // 525 ms with the margin
     const t0 = Date.now();
-    await p.beforeNavigate('h:80');
+    const first = await p.beforeNavigate('h:80');
     expect(Date.now() - t0).toBeLessThan(50);
     // The first request left 200 ms after its slot (a busy machine): the second waits for 200 + 525 ms.
-    p.sent('h:80', t0 + 200);
+    p.sent(first, t0 + 200);
     await p.beforeNavigate('h:80');
     const took = Date.now() - t0;
     expect(took).toBeGreaterThanOrEqual(724);
-    expect(took).toBeLessThan(900);
+    expect(took).toBeLessThan(1_500);
+  });
+
+  it('a later reservation waits for an earlier one whose request has not gone out yet, and not for one whose visit ended without it', async () => {
+    const p = new Politeness({ ratePerSecond: 4, perHostConcurrency: null }); // 262.5 ms with the margin
+    const first = await p.beforeNavigate('h:80');
+    const t0 = Date.now();
+    let secondAt = 0;
+    const second = p.beforeNavigate('h:80').then((t) => ((secondAt = Date.now()), t));
+    // The first request goes out only 700 ms after its slot (a slow goto): the second, due at
+    // 262 ms, waits for it and then for the gap after it.
+    await new Promise((r) => setTimeout(r, 700));
+    expect(secondAt).toBe(0);
+    p.sent(first);
+    const ticket = await second;
+    expect(secondAt - t0).toBeGreaterThanOrEqual(700 + 262);
+    // A visit that ended before its request went out (a route attempt that fell back, a failure)
+    // holds no one: the next goes at its slot, not RESERVATION_OPEN_MS later.
+    const t1 = Date.now();
+    const fourth = p.beforeNavigate('h:80');
+    await new Promise((r) => setTimeout(r, 400));
+    p.done(ticket);
+    p.done(await fourth);
+    expect(Date.now() - t1).toBeLessThan(RESERVATION_OPEN_MS / 2);
   });
 
 });

@@ -22,7 +22,7 @@ import type { LeaseKeeper } from './leases.js';
 import { applyLinkChecks, type LinkChecker } from './link-checks.js';
 import { skipRecord, type LinkPipeline } from './link-pipeline.js';
 import type { ResolvedCrawlOptions } from './options.js';
-import { Politeness } from './politeness.js';
+import { Politeness, type NavigationTicket } from './politeness.js';
 import { recordFromVisit } from './record-builder.js';
 import { offerEarlyLinks } from './early-links.js';
 import { redirectRecord, type DocumentClaims } from './redirects.js';
@@ -274,21 +274,40 @@ export class PageJob {
     // A tab that shows this URL's document, or its app shell, may reach it without a load (see `visit/hash-route.ts`, `visit/history-route.ts`).
     const shells = extra.shells ?? null;
     const slot = await this.p.session.acquire(extra.reuseDocument || shells ? (tab) => canRoute(tab, url, extra.reuseDocument === true, shells) : undefined);
-    const res = await visitPage(slot.tab, url, {
-      navigationTimeoutMs: o.timeoutMs,
-      settleTimeoutMs: o.settleTimeoutMs,
-      quietMs: o.quietMs,
-      screenshotPath: null,
-      maxDialogs: CRAWL_LIMITS.maxDialogs,
-      beforeNavigate: () => this.beforeNavigate(host),
-      onNavigationSent: (at) => this.p.politeness.sent(host, at),
-      signal: this.p.cancelVisits,
-      // Probes too: with --vitals-concurrency no probe loads while a page is measured.
-      measureGate: this.p.auditing.measureGate,
-      ...extra,
-    });
-    this.p.session.release(slot, res.contextBroken);
-    return res;
+    /**
+     * This visit's place in the host's order of navigations (see `Politeness.beforeNavigate`). A
+     * visit may ask twice (a route attempt that falls back to a load): the first is closed then.
+     */
+    let ticket: NavigationTicket | null = null;
+    let ended = false;
+    try {
+      const res = await visitPage(slot.tab, url, {
+        navigationTimeoutMs: o.timeoutMs,
+        settleTimeoutMs: o.settleTimeoutMs,
+        quietMs: o.quietMs,
+        screenshotPath: null,
+        maxDialogs: CRAWL_LIMITS.maxDialogs,
+        beforeNavigate: async () => {
+          if (ticket) this.p.politeness.done(ticket);
+          const t = await this.beforeNavigate(host);
+          // A visit cancelled while it waited has ended already: its place is given up at once.
+          if (ended) this.p.politeness.done(t);
+          else ticket = t;
+        },
+        onNavigationSent: (at) => {
+          if (ticket) this.p.politeness.sent(ticket, at);
+        },
+        signal: this.p.cancelVisits,
+        // Probes too: with --vitals-concurrency no probe loads while a page is measured.
+        measureGate: this.p.auditing.measureGate,
+        ...extra,
+      });
+      this.p.session.release(slot, res.contextBroken);
+      return res;
+    } finally {
+      ended = true;
+      if (ticket) this.p.politeness.done(ticket);
+    }
   }
 
   /**
@@ -375,12 +394,13 @@ export class PageJob {
   }
 
   /** The politeness gate before a navigation; a shared store's failure is kept to stop the crawl. */
-  private async beforeNavigate(host: string): Promise<void> {
+  private async beforeNavigate(host: string): Promise<NavigationTicket> {
     try {
       const t0 = Date.now();
-      await this.p.politeness.beforeNavigate(host);
+      const ticket = await this.p.politeness.beforeNavigate(host);
       const ms = Date.now() - t0;
       if (ms >= 5) this.p.event({ type: 'politeness-wait', host, ms });
+      return ticket;
     } catch (err) {
       this.storeFailure = this.storeFailure ?? err;
       throw err;

@@ -19,6 +19,30 @@ function sleep(ms: number): Promise<void> {
 /** How often a navigation waiting for a crawl-wide per-host slot asks again (ms). */
 const SHARED_SLOT_POLL_MS = 50;
 
+/** How often a navigation waiting for an earlier one's request to go out looks again (ms). */
+const ORDER_POLL_MS = 10;
+
+/**
+ * Longest time (ms) past its reserved time that a navigation's reservation holds the later ones
+ * until its request goes out (see {@link Politeness.beforeNavigate}): a visit that ends without
+ * navigating closes it at once, so this bounds only a worker that died holding one.
+ */
+export const RESERVATION_OPEN_MS = 10_000;
+
+/**
+ * A navigation's place in its host's order (see {@link Politeness.beforeNavigate}): give it to
+ * {@link Politeness.sent} when the request goes out, and to {@link Politeness.done} when the
+ * visit ends (which closes it if nothing was sent).
+ */
+export interface NavigationTicket {
+  /** The host's politeness key. */
+  readonly key: string;
+  /** The reservation: its number on this process's host state, or its name in the shared store. */
+  readonly reservation: number | string;
+  /** `true` once the request went out or the visit ended. */
+  closed: boolean;
+}
+
 interface HostState {
   /** Earliest time (ms since epoch) the next navigation may start. */
   nextStart: number;
@@ -31,6 +55,10 @@ interface HostState {
   lastNavigation?: number;
   /** When the last navigation request to this host was seen going out (ms since epoch). */
   lastSent: number;
+  /** Reservations made so far (their numbers count up from 1). */
+  reservations: number;
+  /** Reservations whose request has not gone out yet, by number, with the time (ms since epoch) they stop holding the later ones. */
+  open: Map<number, number>;
   /** Crawl-wide in-flight slots this process holds (with a shared store). */
   sharedSlots: string[];
 }
@@ -70,7 +98,7 @@ export class Politeness {
   private state(key: string): HostState {
     let s = this.hosts.get(key);
     if (!s) {
-      s = { nextStart: 0, pausedUntil: 0, crawlDelayMs: 0, inFlight: 0, lastSent: 0, sharedSlots: [] };
+      s = { nextStart: 0, pausedUntil: 0, crawlDelayMs: 0, inFlight: 0, lastSent: 0, reservations: 0, open: new Map(), sharedSlots: [] };
       this.hosts.set(key, s);
     }
     return s;
@@ -115,14 +143,18 @@ export class Politeness {
   /**
    * Called right before the navigation request goes out: reserves the next free navigation time
    * of `key` (a gap after the previous reservation, and not inside a Retry-After pause) and waits
-   * for it. When the time comes it checks again against the last request actually sent (see
-   * {@link Politeness.sent}): the time from `page.goto` to the request varies by up to ~100 ms
-   * on a busy machine, so a late previous request pushes this one back and the gap holds on the
-   * wire, not only in the scheduler. With a shared store, the slot (and a crawl-wide per-host
-   * in-flight slot) is taken there and the check sees every worker's requests.
+   * for it. When the time comes, with a gap to keep, it waits for every earlier reservation's
+   * request to go out (or its visit to end without one, or {@link RESERVATION_OPEN_MS}), then for
+   * the gap after the last request actually sent (see {@link Politeness.sent}). A reservation
+   * alone does not space requests: the time from `page.goto` to the request varies, by seconds
+   * on a busy machine, so an earlier reservation's request could go out after a later one's
+   * (two workers' requests once reached the server 18 ms apart at `--rate 2`). With a shared
+   * store, the reservation (and a crawl-wide per-host in-flight slot) is taken there and the
+   * checks see every worker's requests.
+   * @returns the navigation's ticket, for {@link Politeness.sent} and {@link Politeness.done}
    * @throws whatever the shared store throws
    */
-  async beforeNavigate(key: string): Promise<void> {
+  async beforeNavigate(key: string): Promise<NavigationTicket> {
     const s = this.state(key);
     const gap = this.gapOf(s);
     if (this.store) {
@@ -132,30 +164,64 @@ export class Politeness {
         while (!(await this.store.acquire(key, cap, member))) await sleep(SHARED_SLOT_POLL_MS);
         s.sharedSlots.push(member);
       }
-      const wait = await this.store.reserve(key, gap);
-      s.lastNavigation = Date.now() + wait;
-      s.nextStart = Math.max(s.nextStart, s.lastNavigation + gap);
-      await sleep(wait);
-      if (gap > 0) await sleep(await this.store.recheck(key, gap));
-      return;
+      const { waitMs, reservation } = await this.store.reserve(key, gap, gap > 0 ? RESERVATION_OPEN_MS : 0);
+      // Without a gap to keep, nothing waits on the order: the reservation is not kept open.
+      const ticket: NavigationTicket = { key, reservation, closed: gap === 0 };
+      try {
+        s.lastNavigation = Date.now() + waitMs;
+        s.nextStart = Math.max(s.nextStart, s.lastNavigation + gap);
+        await sleep(waitMs);
+        if (gap > 0) {
+          let left: number;
+          while ((left = await this.store.recheck(key, gap, reservation)) < 0) await sleep(ORDER_POLL_MS);
+          await sleep(left);
+        }
+      } catch (err) {
+        this.done(ticket);
+        throw err;
+      }
+      return ticket;
     }
     // Reserve the slot before sleeping, so two visits waiting together still go out a gap apart.
     const slot = Math.max(Date.now(), (s.lastNavigation ?? 0) + gap, s.pausedUntil);
     s.lastNavigation = slot;
     s.nextStart = Math.max(s.nextStart, slot + gap);
+    const seq = ++s.reservations;
+    if (gap > 0) s.open.set(seq, slot + RESERVATION_OPEN_MS);
     await sleep(slot - Date.now());
-    if (gap > 0) await sleep(s.lastSent + gap - Date.now());
+    if (gap > 0) {
+      const earlierOpen = (): boolean => {
+        for (const [n, until] of s.open) if (n < seq && until > Date.now()) return true;
+        return false;
+      };
+      while (earlierOpen()) await sleep(ORDER_POLL_MS);
+      await sleep(s.lastSent + gap - Date.now());
+    }
+    return { key, reservation: seq, closed: gap === 0 };
   }
 
   /**
-   * Record that the navigation request of a visit to `key` went out at `at` (ms since epoch),
-   * so the next navigation is spaced from it. With a shared store the time is recorded there
-   * too (best effort: a store that is down stops the crawl through its other calls).
+   * Record that the navigation request of `ticket` went out at `at` (ms since epoch), so the
+   * next navigation is spaced from it. With a shared store the time is recorded there too (best
+   * effort: a store that is down stops the crawl through its other calls).
    */
-  sent(key: string, at = Date.now()): void {
-    const s = this.state(key);
+  sent(ticket: NavigationTicket, at = Date.now()): void {
+    const s = this.state(ticket.key);
     s.lastSent = Math.max(s.lastSent, at);
-    if (this.store && this.gapOf(s) > 0) this.store.sent(key).catch(() => {});
+    this.close(ticket, true);
+  }
+
+  /** The visit of `ticket` ended: its reservation, if its request never went out, stops holding the later ones. */
+  done(ticket: NavigationTicket): void {
+    this.close(ticket, false);
+  }
+
+  private close(ticket: NavigationTicket, sent: boolean): void {
+    if (ticket.closed) return;
+    ticket.closed = true;
+    if (typeof ticket.reservation === 'number') this.state(ticket.key).open.delete(ticket.reservation);
+    else if (sent) this.store?.sent(ticket.key, ticket.reservation).catch(() => {});
+    else this.store?.giveUp(ticket.key, ticket.reservation).catch(() => {});
   }
 
   /** Record that a navigation to `key` finished. */

@@ -164,17 +164,22 @@ export interface SharedFrontier extends Frontier {
 export interface PolitenessStore {
   /**
    * Atomically reserve the host's next navigation time: `gapMs` after the previous reservation
-   * by any worker, and not inside a pause.
-   * @returns how long to wait before navigating (ms, >= 0)
+   * by any worker, and not inside a pause. The reservation stays open until its request is sent
+   * ({@link PolitenessStore.sent}) or given up ({@link PolitenessStore.giveUp}), for at most
+   * `openMs` past its time (a worker that died leaves it open); with `openMs` 0 it is not kept.
+   * @returns how long to wait before navigating (ms, >= 0) and the reservation's name (`''` when not kept)
    */
-  reserve(key: string, gapMs: number): Promise<number>;
-  /** Record that a navigation request to `key` went out now (the store's clock). */
-  sent(key: string): Promise<void>;
+  reserve(key: string, gapMs: number, openMs: number): Promise<{ waitMs: number; reservation: string }>;
+  /** Record that the navigation request of `reservation` to `key` went out now (the store's clock); it is no longer open. */
+  sent(key: string, reservation: string): Promise<void>;
+  /** Close `reservation` without a request (the visit ended before navigating). */
+  giveUp(key: string, reservation: string): Promise<void>;
   /**
    * How long a navigation whose reserved time has come must still wait (ms, >= 0): until `gapMs`
-   * after the last navigation request that actually went out, and past any pause.
+   * after the last navigation request that actually went out, and past any pause; `-1` while a
+   * reservation made before `reservation` is still open (its request may go out any moment: ask again).
    */
-  recheck(key: string, gapMs: number): Promise<number>;
+  recheck(key: string, gapMs: number, reservation: string): Promise<number>;
   /** Hold every worker's navigations to `key` for `ms` from now (`Retry-After`). */
   pause(key: string, ms: number): Promise<void>;
   /**

@@ -78,26 +78,42 @@ describe.skipIf(skip)('RedisFrontier against a real Redis', () => {
     // A wait is the slot's time minus Redis's clock at the call: calls that reach Redis later (a busy machine)
     // see a shorter wait, by at most the time the calls took. Bounds: [gap × n − took, gap × n].
     let t0 = Date.now();
-    const waits = (await Promise.all(ws.map((w) => w.politeness.reserve('h:80', 500)))).sort((x, y) => x - y);
+    const waits = (await Promise.all(ws.map(async (w) => (await w.politeness.reserve('h:80', 500, 0)).waitMs))).sort((x, y) => x - y);
     let took = Date.now() - t0;
     expect(waits[0]).toBe(0);
     expect(waits[1]).toBeGreaterThanOrEqual(500 - took);
     expect(waits[1]).toBeLessThanOrEqual(500);
     expect(waits[2]).toBeGreaterThanOrEqual(1000 - took);
     expect(waits[2]).toBeLessThanOrEqual(1000);
-    // A request sent late pushes the next one back: the gap counts from the request, crawl-wide.
-    expect(await ws[1]!.politeness.recheck('h2:80', 500)).toBe(0);
+    // A later reservation waits while an earlier one is open (its request not sent yet: -1); a
+    // request sent late pushes the next one back: the gap counts from the request, crawl-wide.
+    const r0 = await ws[0]!.politeness.reserve('h2:80', 500, 10_000);
+    const r1 = await ws[1]!.politeness.reserve('h2:80', 500, 10_000);
+    expect(await ws[1]!.politeness.recheck('h2:80', 500, r1.reservation)).toBe(-1);
+    expect(await ws[0]!.politeness.recheck('h2:80', 500, r0.reservation)).toBe(0);
     t0 = Date.now();
-    await ws[0]!.politeness.sent('h2:80');
-    const still = await ws[1]!.politeness.recheck('h2:80', 500);
+    await ws[0]!.politeness.sent('h2:80', r0.reservation);
+    const still = await ws[1]!.politeness.recheck('h2:80', 500, r1.reservation);
     took = Date.now() - t0;
     expect(still).toBeGreaterThanOrEqual(500 - took);
     expect(still).toBeLessThanOrEqual(500);
+    // One given up (its visit ended before navigating) holds no one; one left open by a worker
+    // that died holds the later ones only until its deadline.
+    const r2 = await ws[2]!.politeness.reserve('h2:80', 500, 10_000);
+    const r3 = await ws[0]!.politeness.reserve('h2:80', 500, 10_000);
+    await ws[1]!.politeness.giveUp('h2:80', r1.reservation);
+    expect(await ws[2]!.politeness.recheck('h2:80', 500, r2.reservation)).toBeGreaterThanOrEqual(0);
+    expect(await ws[0]!.politeness.recheck('h2:80', 500, r3.reservation)).toBe(-1);
+    const r4 = await ws[1]!.politeness.reserve('h4:80', 500, 1);
+    const r5 = await ws[2]!.politeness.reserve('h4:80', 500, 10_000);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await ws[2]!.politeness.recheck('h4:80', 500, r5.reservation)).toBeGreaterThanOrEqual(0);
+    expect(r4.reservation).not.toBe('');
     // A pause (Retry-After) set by one worker holds every worker's next slot; a shorter one later does not shorten it.
     t0 = Date.now();
     await ws[2]!.politeness.pause('h3:80', 800);
     await ws[0]!.politeness.pause('h3:80', 100);
-    const paused = await ws[1]!.politeness.reserve('h3:80', 0);
+    const paused = (await ws[1]!.politeness.reserve('h3:80', 0, 0)).waitMs;
     took = Date.now() - t0;
     expect(paused).toBeGreaterThanOrEqual(800 - took);
     expect(paused).toBeLessThanOrEqual(800);
