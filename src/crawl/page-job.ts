@@ -1,5 +1,5 @@
 /**
- * The page job: one leased URL from visit to completion (see {@link PageJob}). About 400 lines,
+ * The page job: one leased URL from visit to completion (see {@link PageJob}). About 430 lines,
  * one piece on purpose: its steps share the job's parts and one lease, and read in order.
  * @module
  */
