@@ -38,6 +38,19 @@ function comparable(r: PageRecord): string {
 const routeUrls = (base: string): string[] => [`${site.origin}${base}#/`, ...HASH_ROUTES.map((r) => `${site.origin}${base}#/${r}`)];
 
 describe('hash routes of one document', () => {
+  it("a route that fetches its view is not held for the calls of the document's earlier routes (they were heard in their own visits)", async () => {
+    const { records, loads } = await crawlApp('/fetching/');
+    expect(loads).toBe(2);
+    const routes = records.filter((r) => r.url.startsWith(`${site.origin}/fetching/#/`));
+    expect(routes).toHaveLength(HASH_ROUTES.length + 1);
+    for (const r of routes) {
+      expect(r.settled, r.url).toBe(true);
+      // Read within the full 500 ms window of the route's last change, with room for a busy
+      // machine; a page held for an unheard call (UNHEARD_CALL_WAIT_MS, 2 s from its fetch) is not.
+      expect(r.timings.settledMs! - r.timings.lastChangeMs!, `${r.url} ${JSON.stringify(r.timings)}`).toBeLessThan(1_500);
+    }
+  });
+
   it('are visited by changing the hash: the document is loaded once, and again only after the route that threw; records equal full loads', async () => {
     const reused = await crawlApp('/app/');
     const full = await crawlApp('/app/', { hashRouteReuse: false });

@@ -28,6 +28,8 @@ export interface RouteMark {
   at: number;
   /** The title before. */
   title: string;
+  /** fetch() and XMLHttpRequest calls the document had started before (`SettleState.callsStarted`). */
+  calls: number;
 }
 
 /** Set by the hash visit's stages when it must give way to a full load. */
@@ -103,9 +105,10 @@ async function hasBeforeUnload(ctx: VisitContext): Promise<boolean> {
   );
 }
 
-/** Runs in the page: the clock and title before the route changes. */
+/** Runs in the page: the clock, the title and the count of calls started (see `installScheduleWatch`) before the route changes. */
 export function markRoute(): RouteMark {
-  return { at: performance.now(), title: document.title };
+  const calls = (window as unknown as { __spacrawl?: { callsStarted?: number } }).__spacrawl?.callsStarted;
+  return { at: performance.now(), title: document.title, calls: typeof calls === 'number' ? calls : 0 };
 }
 
 /** Runs in the page: `true` when the content (anything but `style`/`class`) or the title changed since `mark` (see `installMutationClock`). */
@@ -146,6 +149,8 @@ export function hashNavigate(shown: ShownDocument, attempt: RouteAttempt, mark: 
       result.blockedBy = shown.blockedBy;
       result.respondedAt = Date.now();
       mark.value = await ctx.step(withTimeout(p.evaluate(markRoute), 5_000, 'marking the route'));
+      // The document counts its calls from its load on: those of earlier visits count as heard.
+      act.callsSeen = mark.value.calls;
       opts.onNavigationSent?.(Date.now());
       await ctx.step(withTimeout(p.evaluate((u) => void (location.href = u), requestedUrl), 5_000, 'changing the hash'));
     },

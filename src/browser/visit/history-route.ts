@@ -142,6 +142,8 @@ export function historyNavigate(shown: ShownDocument, shells: DocumentShells, at
       // A 2xx answer: the crawl's politeness hears of it as of any document's (it never asks to end the visit).
       opts.onMainResponse?.(status, headers, at);
       mark.value = await ctx.step(withTimeout(p.evaluate(markRoute), 5_000, 'marking the route'));
+      // The document counts its calls from its load on: those of earlier visits count as heard.
+      act.callsSeen = mark.value.calls;
       await ctx.step(withTimeout(p.evaluate(routeTo, requestedUrl), 5_000, 'routing the app'));
     },
   };
