@@ -6,6 +6,7 @@
  * does not either (`test/unit/startup-imports.test.ts`).
  * @module
  */
+import fs from 'node:fs';
 import path from 'node:path';
 // Only what the usage checks need is imported here: the crawl's machinery (the stores, the
 // crawler and Playwright, the reporters, the metrics, the diff with the baseline) is imported
@@ -88,6 +89,8 @@ export async function crawlCommand(cmd: SpacrawlCommand, parsed: { flags: CrawlF
     const metrics = flags.metrics ? parseMetricsAddress(flags.metrics) : null;
     if (flags.metrics && !metrics) throw new OptionsError(`--metrics ${JSON.stringify(flags.metrics)}: expected PORT or HOST:PORT, e.g. 9464 or 0.0.0.0:9464`);
     const out = flags.out ? path.resolve(flags.out) : outputDir ? path.join(outputDir, 'pages.jsonl') : null;
+    // Before the browser launches: the writer would refuse it only once the crawl's machinery is up.
+    if (out && !fs.existsSync(path.dirname(out))) throw new OptionsError(`cannot write ${out}: its folder does not exist`);
     if (flags['map-origin'] !== undefined && !flags.baseline) throw new OptionsError('--map-origin needs --baseline (it maps the baseline\'s URLs)');
     const baseline = flags.baseline ? await baselineOf(flags, { outputDir, outFile: out, stateFile: flags.state ? path.resolve(flags.state) : null, seeds: options.seeds }) : undefined;
     // The crawler's own checks of the values (ranges, --proxy, --logged-out, --a11y-tags): it
