@@ -27,7 +27,8 @@ import { navigate } from '../../src/browser/visit/navigate.js';
 import { observe } from '../../src/browser/visit/observe.js';
 import { runStages, type Stage, type StageFailure } from '../../src/browser/visit/pipeline.js';
 import { screenshot } from '../../src/browser/visit/screenshot.js';
-import { settle, UNHEARD_CALL_WAIT_MS } from '../../src/browser/visit/settle.js';
+import { settle } from '../../src/browser/visit/settle.js';
+import { UNHEARD_CALL_WAIT_MS } from '../../src/browser/visit/activity.js';
 import { settleState } from '../../src/browser/settle-scripts.js';
 import { VisitAbort, type DocumentResponse, type VisitOptions } from '../../src/browser/visit/types.js';
 

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Request, Response } from 'playwright';
+import type { SettleState } from '../settle-scripts.js';
 import { RepollWatch } from '../repoll.js';
 import { ServerWait } from '../server-wait.js';
 
@@ -38,6 +39,17 @@ export const HANDLER_NET_MS = 25;
  */
 export const NET_EVENTS_KEPT_MS = 1_000;
 
+/**
+ * Longest time (ms) after the page started a fetch() or XMLHttpRequest that the crawler has not
+ * heard of yet during which the page may not settle. The page counts its calls itself
+ * (`SettleState.callsStarted`); the crawler hears of each only once its network event has passed
+ * through the browser process, and while a click's guard routes requests, through Playwright's
+ * routing too: 1-15 ms later here, more on a busy machine, where a click's "Load more" then looked
+ * settled before its request was known. A call the crawler never hears of (one the browser
+ * refuses before it is sent) holds no longer than this.
+ */
+export const UNHEARD_CALL_WAIT_MS = 2_000;
+
 /** What {@link PageActivity.earlyNetWaitMs} reads of a request: its type and its browser-side timing. */
 export type NetRequest = Pick<Request, 'resourceType' | 'timing'>;
 
@@ -56,6 +68,15 @@ export class PageActivity {
    * (`SettleState.callsStarted`) to tell a call whose network event is still on its way.
    */
   callsSeen = 0;
+
+  /**
+   * `true` while the document has started a fetch() or XMLHttpRequest that has not been heard
+   * of yet (its count `callsStarted` is above {@link PageActivity.callsSeen}), the last of them
+   * less than {@link UNHEARD_CALL_WAIT_MS} ago: a request the page waits on, for the settle rule.
+   */
+  hasUnheardCall(page: Pick<SettleState, 'callsStarted' | 'sinceCallMs'>): boolean {
+    return page.callsStarted > this.callsSeen && page.sinceCallMs < UNHEARD_CALL_WAIT_MS;
+  }
   /**
    * Requests of this page still waiting for a response, for the settle rule. EventSource streams
    * never end by design and are not counted (their first message is: see `installStreamWatch`);

@@ -11,7 +11,7 @@ import { settleState } from '../settle-scripts.js';
 import { withTimeout } from '../timeout.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
-import { UNHEARD_CALL_WAIT_MS, waitForSettle } from './settle.js';
+import { waitForSettle } from './settle.js';
 
 /**
  * The discover stage (one per visit). Adds the links found (sources `scroll`, `click`) and the
@@ -35,7 +35,7 @@ export function discover(revealed: (ctx: VisitContext) => RevealedHook | null = 
         if (act.inflight.size > 0 || Date.now() - act.lastNet < ms) return false;
         const st = await withTimeout(p.evaluate(settleState), 2_000, 'reading the settle state').catch(() => ({ loaded: false, quietForMs: 0, callsStarted: 0, sinceCallMs: Infinity }));
         // A call the page started whose request has not been heard of yet is network activity too.
-        return st.quietForMs >= ms && !(st.callsStarted > act.callsSeen && st.sinceCallMs < UNHEARD_CALL_WAIT_MS);
+        return st.quietForMs >= ms && !act.hasUnheardCall(st);
       };
       if (opts.scroll) {
         beforeDiscovery();

@@ -45,16 +45,6 @@ export const UNREAD_WAIT_MS = 2_000;
  */
 export const DOWNLOAD_WAIT_MS = 10_000;
 /**
- * Longest time (ms) after the page started a fetch() or XMLHttpRequest that the crawler has not
- * heard of yet during which the page may not settle. The page counts its calls itself
- * (`SettleState.callsStarted`); the crawler hears of each only once its network event has passed
- * through the browser process, and while a click's guard routes requests, through Playwright's
- * routing too: 1-15 ms later here, more on a busy machine, where a click's "Load more" then looked
- * settled before its request was known. A call the crawler never hears of (one the browser
- * refuses before it is sent) holds no longer than this.
- */
-export const UNHEARD_CALL_WAIT_MS = 2_000;
-/**
  * How much longer (ms) than its own wait a page's main thread may take to answer the settle
  * read before the visit ends as unresponsive: the time reading the DOM is given. On a starved
  * machine (load average 20 on 2 cores, a fresh-user trial of the Elements site) a renderer took
@@ -168,7 +158,7 @@ export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTi
           // A clicked download link is a request the page events do not show until the download
           // starts: wait for it (at most DOWNLOAD_WAIT_MS after the click) before settling.
           downloadPending: state.downloadClicks > act.downloadsSeen && state.sinceDownloadClickMs < DOWNLOAD_WAIT_MS,
-          unheardCall: state.callsStarted > act.callsSeen && state.sinceCallMs < UNHEARD_CALL_WAIT_MS,
+          unheardCall: act.hasUnheardCall(state),
           mayFastForward: fastForwards < MAX_FAST_FORWARDS,
         },
         windows,
