@@ -284,6 +284,26 @@ describe('settle', () => {
     expect(other.count('/x')).toBe(0);
   });
 
+  it('a page whose main thread gets no idle period is answered at the plain early window, not at the end of the in-page wait', async () => {
+    const ctx = await contextFor('/a');
+    await run(ctx, [gotoStage('load')]);
+    const report = await ctx.page.evaluate(async (req) => {
+      const s = (window as unknown as { __spacrawl: { onIdle: unknown; awaitQuiet: (r: typeof req) => Promise<{ contentQuietForMs: number; idleSinceChange: boolean }> } }).__spacrawl;
+      // A renderer shared with busy tabs: no idle period ever comes, idle callbacks run only at their timeout.
+      s.onIdle = (f: (d: { didTimeout: boolean; timeRemaining: () => number }) => void, timeout: number) => setTimeout(() => f({ didTimeout: true, timeRemaining: () => 0 }), timeout);
+      document.body.append(document.createElement('p'));
+      const t0 = performance.now();
+      const r = await s.awaitQuiet(req);
+      return { ...r, tookMs: performance.now() - t0 };
+    }, { earlyMs: 100, idleEarlyMs: 50, quietMs: 500, minWaitMs: 0, maxMs: 1_000, fastForwards: 0 });
+    // Answered once the content had been quiet for the early window (100 ms), without an idle
+    // period: before, the wait asked for idle until the end of its 1 s and answered then.
+    expect(report.idleSinceChange).toBe(false);
+    expect(report.contentQuietForMs).toBeGreaterThanOrEqual(100);
+    expect(report.tookMs).toBeGreaterThanOrEqual(100);
+    expect(report.tookMs).toBeLessThan(700);
+  });
+
   it('gives up at the cap on a page that polls for ever: settled false', async () => {
     const settleTimeoutMs = 1_500;
     const ctx = await contextFor('/poll', { settleTimeoutMs });
