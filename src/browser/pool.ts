@@ -5,6 +5,7 @@ import { installScheduleWatch } from './schedule-scripts.js';
 import { installMutationClock, installSettleProbe } from './settle-scripts.js';
 import { installStreamWatch } from './stream-scripts.js';
 import type { AssetLoading } from './asset-placeholders.js';
+import { RendererHeaps } from './renderer-heap.js';
 import { openTab, stopScripts, type RequestGuard, type VisitTab } from './tab.js';
 import { withTimeout } from './timeout.js';
 
@@ -81,6 +82,8 @@ interface Slot {
  */
 export class ContextPool {
   private readonly free: Slot[] = [];
+  /** The heap watches of the browser's renderers, shared by every tab (see `renderer-heap.ts`). */
+  private readonly heaps = new RendererHeaps();
   private readonly all = new Set<Slot>();
   private readonly recycleAfter: number;
   private readonly shareContext: boolean;
@@ -215,7 +218,7 @@ export class ContextPool {
     const slot = (at >= 0 ? this.free.splice(at, 1)[0] : this.free.pop()) ?? (await this.create());
     try {
       await this.cookies.apply(slot.context, slot.ctx.jar);
-      if (!slot.tab) slot.tab = await openTab(slot.context, this.opts.guard ?? null, this.opts.assets ?? 'load');
+      if (!slot.tab) slot.tab = await openTab(slot.context, this.opts.guard ?? null, this.opts.assets ?? 'load', this.heaps);
       // The garbage collection the tab's last visit started (see `renderer-heap.ts`) ends first.
       if (slot.tab.tidying) {
         await slot.tab.tidying;
@@ -240,7 +243,7 @@ export class ContextPool {
     const one = async (): Promise<void> => {
       const slot = await this.create();
       try {
-        slot.tab = await openTab(slot.context, this.opts.guard ?? null, this.opts.assets ?? 'load');
+        slot.tab = await openTab(slot.context, this.opts.guard ?? null, this.opts.assets ?? 'load', this.heaps);
       } catch {
         this.release(slot, true);
         return;

@@ -5,7 +5,7 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright';
 import type { ShownDocument } from './shown-document.js';
 import { answerAsset, ASSET_PATTERNS, isAssetResponse, isUnreadRequest, UNREAD_PATTERNS, type AssetLoading } from './asset-placeholders.js';
-import type { HeapWatch } from './renderer-heap.js';
+import { RendererHeaps } from './renderer-heap.js';
 import { withTimeout } from './timeout.js';
 import { PageEvents } from './page-events.js';
 
@@ -30,8 +30,8 @@ export interface VisitTab {
   shown: ShownDocument | null;
   /** The tab has a {@link RequestGuard}: requests it picks are paused before they are sent (and decided by the guard, not by a visit). */
   guarded?: boolean;
-  /** The renderer's heap between visits (see `renderer-heap.ts`). */
-  heap: HeapWatch;
+  /** The heap watches of the browser's renderers, shared by the pool's tabs (see `renderer-heap.ts`). */
+  heaps: RendererHeaps;
   /** A garbage collection the last visit started on leaving, which the next visit waits for; `null` when none runs. */
   tidying: Promise<void> | null;
 }
@@ -61,10 +61,11 @@ export function isRequestStage(ev: { responseStatusCode?: number; responseErrorR
  * intercepts (`intercepting` is `false`), paused responses are let through at once. With a
  * `guard`, the requests it picks are paused before they are sent and refused when it says so.
  * With `assets: 'placeholder'`, image, media and font responses are paused too and answered
- * with stand-ins (see `answerAsset`), whether or not a visit is under way.
+ * with stand-ins (see `answerAsset`), whether or not a visit is under way. `heaps` are the
+ * renderer heap watches the tab's visits report to (the pool's, shared by its tabs).
  * @throws CallTimeoutError or a Playwright error when the browser does not answer
  */
-export async function openTab(context: BrowserContext, guard: RequestGuard | null = null, assets: AssetLoading = 'load'): Promise<VisitTab> {
+export async function openTab(context: BrowserContext, guard: RequestGuard | null = null, assets: AssetLoading = 'load', heaps: RendererHeaps = new RendererHeaps()): Promise<VisitTab> {
   const page = await withTimeout(context.newPage(), 15_000, 'opening a page');
   const cdp = await withTimeout(context.newCDPSession(page), 10_000, 'opening a CDP session');
   const tree = (await withTimeout(cdp.send('Page.getFrameTree'), 10_000, 'reading the frame tree')) as { frameTree: { frame: { id: string } } };
@@ -80,7 +81,7 @@ export async function openTab(context: BrowserContext, guard: RequestGuard | nul
     'enabling response interception',
   );
   // Fetch pauses every document response; with no visit listening, let them through.
-  const tab: VisitTab = { page, events: new PageEvents(page), cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, shown: null, guarded: guard !== null, heap: { heldAfterCollect: 0, visitsSinceCollect: 0 }, tidying: null };
+  const tab: VisitTab = { page, events: new PageEvents(page), cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, shown: null, guarded: guard !== null, heaps, tidying: null };
   cdp.on('Fetch.requestPaused', (ev) => {
     if (isUnreadRequest(ev)) {
       cdp.send('Fetch.failRequest', { requestId: ev.requestId, errorReason: 'BlockedByClient' }).catch(() => {});

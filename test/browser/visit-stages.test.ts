@@ -12,9 +12,9 @@ import { html, startFixtureServer, type FixtureServer } from '../../fixtures/ser
 import { GARBAGE_MB, LATE_API_MS, NETWORK_CALLS, startStageSite } from '../../fixtures/sites/stages.js';
 import { CLICK_EVERYWHERE } from '../../src/browser/click-memory.js';
 import { sharedBrowser } from '../helpers/browser.js';
-import { HEAP_GROWTH_FLOOR_BYTES, heapBytes, type HeapUsage } from '../../src/browser/renderer-heap.js';
+import { collectIfGrown, HEAP_GROWTH_FLOOR_BYTES, heapBytes, RendererHeaps, type HeapUsage, type HeapWatch } from '../../src/browser/renderer-heap.js';
 import { ContextPool, type PoolSlot } from '../../src/browser/pool.js';
-import type { VisitTab } from '../../src/browser/tab.js';
+import { openTab, type VisitTab } from '../../src/browser/tab.js';
 import { sleep } from '../../src/browser/timeout.js';
 import { visitPage } from '../../src/browser/visit.js';
 import { newVisitContext, type VisitContext } from '../../src/browser/visit/context.js';
@@ -402,6 +402,8 @@ describe('leave', () => {
   });
 
   const held = async (tab: VisitTab): Promise<number> => heapBytes((await tab.cdp.send('Runtime.getHeapUsage')) as HeapUsage);
+  /** The heap watch of the renderer `tab` renders in. */
+  const watchOf = async (tab: VisitTab): Promise<HeapWatch> => tab.heaps.watch((await tab.cdp.send('Runtime.getIsolateId')).id);
 
   it('collects the garbage of a paused tab whose heap grew, and waits for it before the next visit', async () => {
     const ctx = await contextFor('/garbage');
@@ -416,10 +418,12 @@ describe('leave', () => {
     expect(slot.tab).toBe(tab);
     // acquire() waited for the collection: it ended, and V8 gave the space back.
     expect(tab.tidying).toBeNull();
-    expect(tab.heap.visitsSinceCollect).toBe(0);
-    expect(tab.heap.heldAfterCollect).toBeGreaterThan(0);
-    expect(tab.heap.heldAfterCollect).toBeLessThan(HEAP_GROWTH_FLOOR_BYTES);
-    expect(await held(tab)).toBeLessThan(HEAP_GROWTH_FLOOR_BYTES);
+    const watch = await watchOf(tab);
+    expect(watch.collecting).toBeNull();
+    expect(watch.visitsSinceCollect).toBe(0);
+    expect(watch.heldAfterCollect).toBeGreaterThan(0);
+    expect(watch.heldAfterCollect).toBeLessThan(16 * 1024 * 1024);
+    expect(await held(tab)).toBeLessThan(16 * 1024 * 1024);
     expect(GARBAGE_MB * 1024 * 1024).toBeGreaterThan(2 * HEAP_GROWTH_FLOOR_BYTES);
   });
 
@@ -435,7 +439,7 @@ describe('leave', () => {
       if (path === '/big-dom') steps.push(probe(async () => void (blinkBefore = ((await ctx.tab.cdp.send('Runtime.getHeapUsage')) as HeapUsage).embedderHeapUsedSize ?? 0)));
       await run(ctx, steps);
       await ctx.tab.tidying;
-      if (ctx.tab.heap.visitsSinceCollect === 0) collected.push(`${i + 1}${path}`);
+      if ((await watchOf(ctx.tab)).visitsSinceCollect === 0) collected.push(`${i + 1}${path}`);
       // The same tab each time (afterEach discards it after the last visit).
       if (i < visits.length - 1) {
         pool.release(slot!, false);
@@ -445,6 +449,35 @@ describe('leave', () => {
     // The growth was Blink's (V8's heap alone would not have passed the floor).
     expect(blinkBefore).toBeGreaterThan(HEAP_GROWTH_FLOOR_BYTES);
     expect(collected).toEqual(['6/big-dom']);
+  });
+
+  it('the tabs of one renderer share its watch: their visits count together, and one collection runs at a time', async () => {
+    const context = await browser.newContext();
+    try {
+      const heaps = new RendererHeaps();
+      const tabs = [await openTab(context, null, 'load', heaps), await openTab(context, null, 'load', heaps)];
+      for (const t of tabs) await t.page.goto(`${site.origin}/a`);
+      const [a, b] = tabs as [VisitTab, VisitTab];
+      const isolates = await Promise.all(tabs.map(async (t) => (await t.cdp.send('Runtime.getIsolateId')).id));
+      // One renderer, one isolate: one watch, counting both tabs' visits.
+      expect(isolates[0]).toBe(isolates[1]);
+      expect(await collectIfGrown(a.cdp, heaps)).toBe(false);
+      expect(await collectIfGrown(b.cdp, heaps)).toBe(false);
+      expect(heaps.size).toBe(1);
+      expect(heaps.watch(isolates[0]!).visitsSinceCollect).toBe(2);
+      // Grown past the floor: the two tabs ending together start one collection, not two.
+      await a.page.evaluate((mb) => {
+        (window as unknown as { junk: number[][] }).junk = Array.from({ length: mb * 2 }, (_, i) => new Array(65536).fill(i + 0.5));
+      }, (2 * HEAP_GROWTH_FLOOR_BYTES) / (1024 * 1024));
+      await a.page.evaluate(() => void ((window as unknown as { junk: unknown }).junk = null));
+      const ran = await Promise.all([collectIfGrown(a.cdp, heaps), collectIfGrown(b.cdp, heaps)]);
+      expect(ran.filter(Boolean)).toHaveLength(1);
+      const watch = heaps.watch(isolates[0]!);
+      expect(watch.visitsSinceCollect).toBe(0);
+      expect(watch.heldAfterCollect).toBeLessThan(HEAP_GROWTH_FLOOR_BYTES);
+    } finally {
+      await context.close();
+    }
   });
 
   it('leaves a tab whose visit failed as it is (broken, not paused)', async () => {

@@ -4,8 +4,8 @@
  * loads stop. The next visit resumes scripts right before it navigates away (see the navigate
  * stage). Leaving for about:blank instead cost a navigation per page: a third of the CPU per page
  * on the benchmark. A tab that cannot be paused, or whose visit failed, is reported broken
- * (`contextBroken`) for the pool to discard. A paused tab whose heap has grown gets a garbage
- * collection, started here and waited for by the tab's next visit (see `renderer-heap.ts`).
+ * (`contextBroken`) for the pool to discard. A paused tab whose renderer's heaps have grown gets
+ * a garbage collection, started here and waited for by the tab's next visit (see `renderer-heap.ts`).
  * @module
  */
 import { collectIfGrown } from '../renderer-heap.js';
@@ -29,7 +29,7 @@ export function leave(): Stage<VisitContext> {
         );
         tab.paused = true;
         // A failed collection changes nothing: the next visit finds out whether the tab still answers.
-        tab.tidying = collectIfGrown(tab.cdp, tab.heap).then(
+        tab.tidying = collectIfGrown(tab.cdp, tab.heaps).then(
           () => {},
           () => {},
         );
