@@ -85,7 +85,7 @@ describe('usage errors exit 2 with one line on stderr and nothing on stdout', ()
 
   it('an --out that is a folder', async () => {
     tree.server.reset();
-    expectUsageError(await run(['crawl', tree.url('/'), '--out', tmp]), /: it is a folder\n$/);
+    expectUsageError(await run(['crawl', tree.url('/'), '--out', tmp]), new RegExp(`^spacrawl: cannot write ${tmp.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: it is a folder\n$`));
     expect(tree.server.log).toHaveLength(0);
   });
 

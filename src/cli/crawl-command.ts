@@ -6,7 +6,6 @@
  * does not either (`test/unit/startup-imports.test.ts`).
  * @module
  */
-import fs from 'node:fs';
 import path from 'node:path';
 // Only what the usage checks need is imported here: the crawl's machinery (the stores, the
 // crawler and Playwright, the reporters, the metrics, the diff with the baseline) is imported
@@ -50,7 +49,7 @@ import { toLibraryUnit } from '../crawl/option-spec.js';
 import type { AssetLoading } from '../browser/asset-placeholders.js';
 import type { HashRouteMode } from '../url/normalize.js';
 import type { ScopeMode } from '../url/scope.js';
-import { missingFolders, removeEmptyFolders } from '../util/files.js';
+import { checkWritableFile, describeFsError, missingFolders, removeEmptyFolders } from '../util/files.js';
 
 /**
  * Run `spacrawl crawl` with its parsed flags and seed arguments: usage checks first (flags, seeds,
@@ -90,7 +89,13 @@ export async function crawlCommand(cmd: SpacrawlCommand, parsed: { flags: CrawlF
     if (flags.metrics && !metrics) throw new OptionsError(`--metrics ${JSON.stringify(flags.metrics)}: expected PORT or HOST:PORT, e.g. 9464 or 0.0.0.0:9464`);
     const out = flags.out ? path.resolve(flags.out) : outputDir ? path.join(outputDir, 'pages.jsonl') : null;
     // Before the browser launches: the writer would refuse it only once the crawl's machinery is up.
-    if (out && !fs.existsSync(path.dirname(out))) throw new OptionsError(`cannot write ${out}: its folder does not exist`);
+    if (out) {
+      try {
+        checkWritableFile(out);
+      } catch (err) {
+        throw new OptionsError(`cannot write ${out}: ${describeFsError(err)}`);
+      }
+    }
     if (flags['map-origin'] !== undefined && !flags.baseline) throw new OptionsError('--map-origin needs --baseline (it maps the baseline\'s URLs)');
     const baseline = flags.baseline ? await baselineOf(flags, { outputDir, outFile: out, stateFile: flags.state ? path.resolve(flags.state) : null, seeds: options.seeds }) : undefined;
     // The crawler's own checks of the values (ranges, --proxy, --logged-out, --a11y-tags): it
