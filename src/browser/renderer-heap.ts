@@ -23,18 +23,18 @@
  * the site's scripts from scratch. On Elements (a 2 MB bundle) that made the bundle's evaluation
  * ~400 ms of the renderer's main thread instead of ~100 (CPU time, per page, traced), and the
  * pages' functions had to warm up again (V8's tier-up work: 13.7 s of a crawl instead of 0.5 s).
- * The tabs of a shared context render in one renderer, so they share one V8 heap: when each tab
- * watched it on its own, against its own baseline, the shared heap passed one tab's or another's
- * after nearly every page. The watch is therefore kept per renderer (per V8 isolate,
- * `Runtime.getIsolateId`). Elements at concurrency 4 (single bench runs, 2026-12-03, the floor
- * 35-44 s and 887-1361 MB in the same runs):
- * - a watch per tab (before): 61.1 s, 2.00 CPU s a page, peak 846 MB;
- * - a watch per renderer, the rule below: 53.6 s, 1.83 CPU s a page, peak 819 MB;
- * - the same with a 64 MB floor: 43.4 s, 1.45 CPU s a page, but a peak of 989 MB (TypeDoc: 791 MB
- *   against the floor's 723), and with 128 MB 43.2 s and 1143 MB;
- * - no collection at all: 42.3 s, 1.36 CPU s a page, 1457 MB.
+ * The tabs of a shared context render in one renderer, so they share one V8 heap: the watch is
+ * kept per renderer (per V8 isolate, `Runtime.getIsolateId`), with one baseline and one
+ * collection at a time, instead of one per tab. That alone did not make collections rarer: in a
+ * traced Elements crawl at concurrency 4, 45 of the bundle's 56 evaluations were compilations from
+ * scratch, against 47 with a watch per tab. The floor below decides. Elements at concurrency 4
+ * (single bench runs, 2026-12-03; the floor's own runs 35-44 s and 887-1361 MB):
+ * - a 16 MB floor (this rule): 53.6 s, 1.83 CPU s a page, peak 819 MB (TypeDoc 714 MB);
+ * - a 64 MB floor: 43.4 s, 1.45 CPU s a page, peak 989 MB (TypeDoc 791 MB, its floor 723);
+ * - a 128 MB floor: 43.2 s, 1143 MB; no collection at all: 42.3 s, 1.36 CPU s a page, 1457 MB.
  * The floor stays at 16 MB: a crawl's memory must stay under the floor's, and at concurrency 4 the
- * first tabs render in two or three renderers (see `pool.ts`), each with its own heaps.
+ * first tabs render in two or three renderers (see `pool.ts`), each with its own heaps. Fewer
+ * renderers would let the collections be rarer.
  *
  * The collection runs after the visit's record is taken (the leave stage starts it and does not
  * wait), and the tab's next visit waits for it (`ContextPool.acquire`). Collecting garbage
