@@ -296,10 +296,8 @@ export function installSettleProbe(): void {
           return;
         }
         if (quiet || fullWindow || left <= 0) return resolve({ ...st, fastForwarded });
-        // Quiet long enough for an idle page: see whether it is idle (once per change). The idle
-        // period only shortens the wait: it is given until the plain early window would be met.
-        // A renderer shared with busy tabs may have no idle period for a second or more (measured
-        // on Elements at concurrency 4: waits of 0.6-1 s past the early window while idle was asked).
+        // Quiet long enough for an idle page: see whether it is idle (once per change), but only until the
+        // plain early window is met (a renderer shared with busy tabs may have no idle period for 1 s).
         if (calm && !st.idleSinceChange && !idleAsked && st.contentQuietForMs >= req.idleEarlyMs && s.onIdle) {
           idleAsked = true;
           const asked = performance.now();
