@@ -16,6 +16,13 @@ beforeAll(async () => {
     // into the page (the settle state, reading the DOM) get no answer.
     if (url.pathname === '/hang') return { body: html('Hang', '<a href="/never">n</a><script>addEventListener("load", () => setTimeout(() => { for (;;) {} }, 20))</script>') };
     if (url.pathname === '/fine') return { body: html('Fine', '') };
+    // Loops 300 ms after it loaded, while its settle wait watches a 4 s request instead of asking the page: the
+    // sibling below, whose settle reads are under way then, is the first to find the renderer stalled.
+    if (url.pathname === '/busy-home') return { body: html('Busy home', '<a href="/hang-late">h</a> <a href="/changing">c</a>') };
+    if (url.pathname === '/hang-late') return { body: html('Hang late', '<a href="/never">n</a><script>addEventListener("load", () => { fetch("/slow-api"); setTimeout(() => { for (;;) {} }, 300); })</script>') };
+    if (url.pathname === '/slow-api') return { delayMs: 4000, body: '{}' };
+    // Changes its DOM every 50 ms for 2 s.
+    if (url.pathname === '/changing') return { body: html('Changing', '<p id="n">0</p><script>let n = 0; const t = setInterval(() => { document.getElementById("n").textContent = String(++n); if (n >= 40) clearInterval(t); }, 50)</script>') };
     if (url.pathname === '/slow-home') return { body: html('Slow home', '<a href="/silent">s</a>') };
     if (url.pathname === '/silent') return { hang: true };
     return { status: 404, body: html('Not found', '') };
@@ -42,6 +49,24 @@ describe('a page whose main thread hangs after it loaded', () => {
     expect(server.count('/hang')).toBe(2);
     expect(server.count('/never')).toBe(0);
     expect(byPath.get('/fine')).toMatchObject({ status: 200, title: 'Fine', error: null, attempts: 1 });
+  });
+});
+
+describe('a page that hangs the renderer it shares with a sibling', () => {
+  it('is the one recorded unresponsive; the sibling stalled behind it is read once, unharmed', async () => {
+    const recs: PageRecord[] = [];
+    // Concurrency 2: both tabs of one context, one renderer process (see pool.ts), one main thread.
+    for await (const r of crawl({ seeds: [`${server.origin}/busy-home`], browser, concurrency: 2, settleTimeoutMs: 3000, retryBaseMs: 100 })) recs.push(r);
+    const byPath = new Map(recs.map((r) => [new URL(r.url).pathname, r]));
+    expect([...byPath.keys()].sort()).toEqual(['/busy-home', '/changing', '/hang-late']);
+    expect(byPath.get('/changing')).toMatchObject({ status: 200, title: 'Changing', error: null, attempts: 1 });
+    expect(server.count('/changing')).toBe(1);
+    const hang = byPath.get('/hang-late')!;
+    expect(hang.status).toBe(200);
+    expect(hang.error?.code).toBe('unresponsive');
+    expect(hang.attempts).toBe(2);
+    expect(server.count('/hang-late')).toBe(2);
+    expect(server.count('/never')).toBe(0);
   });
 });
 

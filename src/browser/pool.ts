@@ -6,7 +6,8 @@ import { installMutationClock, installSettleProbe } from './settle-scripts.js';
 import { installStreamWatch } from './stream-scripts.js';
 import type { AssetLoading } from './asset-placeholders.js';
 import { RendererHeaps } from './renderer-heap.js';
-import { openTab, stopScripts, type RequestGuard, type VisitTab } from './tab.js';
+import { openTab, type RequestGuard, type VisitTab } from './tab.js';
+import { installLongTaskWatch, stopScripts, type ScriptStops } from './hang-watch.js';
 import { withTimeout } from './timeout.js';
 
 /** Settings shared by every context of a {@link ContextPool}. */
@@ -33,6 +34,12 @@ export interface PoolOptions {
   assets?: AssetLoading;
   /** More init scripts (JavaScript source) for every page of every context, e.g. `vitalsInitScript()` with `--vitals`. */
   initScripts?: readonly string[];
+  /**
+   * Tabs a shared context opens at once, before any of them navigates (with `shareContext`): they
+   * then render in one renderer process. A tab opened in a context whose renderer already shows the
+   * site gets a renderer process of its own. @default 1
+   */
+  tabsPerContext?: number;
 }
 
 /** A browser context of the pool and the slots whose tabs live in it. */
@@ -46,6 +53,8 @@ interface PoolContext {
   slots: number;
   /** `true` once it gets no new tab (a tab of it was recycled or broke, or a session replaced it); closed when its last slot goes. */
   retired: boolean;
+  /** Tabs opened with the context, before any of its tabs navigated, not yet given to a slot (`null`: one failed to open). */
+  spares: Promise<VisitTab | null>[];
 }
 
 interface Slot {
@@ -64,7 +73,10 @@ interface Slot {
  * handed to one visit at a time, and replaced after `recycleAfter` visits or when a visit reports
  * the tab broken (stuck, crashed, unable to navigate). Reusing the tab spares a renderer start per
  * page. Sharing the context, as a person's browser and Crawlee do, lets the tabs of one site share
- * one renderer process (`--renderer-process-limit=1`, see `launch.ts`) and one HTTP cache. Measured
+ * one renderer process (`--renderer-process-limit=1`, see `launch.ts`) and one HTTP cache, when
+ * they are opened together before any of them navigates: a context opens
+ * {@link PoolOptions.tabsPerContext} tabs at once, and a slot beyond those gets a new context.
+ * A page that hangs its renderer is told from the siblings it stalls by `hang-watch.ts`. Measured
  * with plain Playwright loads at 4 tabs (2 cores): the process tree's peak PSS was 25–28 % lower on
  * the shared TypeDoc site and 39 % lower on Elements than with a context per tab, at the same or
  * a shorter wall time. When a tab is recycled or breaks, its context gets no new tabs (it is
@@ -84,11 +96,17 @@ export class ContextPool {
   private readonly free: Slot[] = [];
   /** The heap watches of the browser's renderers, shared by every tab (see `renderer-heap.ts`). */
   private readonly heaps = new RendererHeaps();
+  /** Scripts stopped by the pool's tabs (see `hang-watch.ts`). */
+  private readonly stops: ScriptStops = { count: 0 };
   private readonly all = new Set<Slot>();
   private readonly recycleAfter: number;
   private readonly shareContext: boolean;
   /** The context new tabs open in (with `shareContext`), or `null` before the first. */
   private current: PoolContext | null = null;
+  /** The shared context being opened, which every slot created meanwhile waits for. */
+  private opening: Promise<PoolContext> | null = null;
+  /** Tabs each shared context opens at once (see {@link PoolOptions.tabsPerContext}). */
+  private readonly tabsPerContext: number;
   /** The slots {@link ContextPool.prewarm} is opening, until the last is free (or failed). */
   private warming: Promise<void> | null = null;
   /** Slots {@link ContextPool.prewarm} is still opening. */
@@ -108,6 +126,7 @@ export class ContextPool {
   ) {
     this.recycleAfter = opts.recycleAfter;
     this.shareContext = opts.shareContext ?? true;
+    this.tabsPerContext = this.shareContext ? Math.max(1, opts.tabsPerContext ?? 1) : 1;
   }
 
   /** The session (login) new contexts get: 0 before any login, then 1, 2 … */
@@ -147,8 +166,8 @@ export class ContextPool {
     return context;
   }
 
-  /** A new context with the visit scripts, its starting cookies taken into the jar. */
-  private async openPoolContext(): Promise<PoolContext> {
+  /** A new context with the visit scripts and `tabs` tabs opened in it, its starting cookies taken into the jar. */
+  private async openPoolContext(tabs: number): Promise<PoolContext> {
     const session = this.sessionNo;
     const context = await this.openContext('login');
     // In this order: the schedule watch adds its counters to the clock's state, and the probe reads them all.
@@ -156,33 +175,56 @@ export class ContextPool {
     await context.addInitScript(installScheduleWatch);
     await context.addInitScript(installStreamWatch);
     await context.addInitScript(installSettleProbe);
+    await context.addInitScript(installLongTaskWatch);
     for (const content of this.opts.initScripts ?? []) await context.addInitScript({ content });
-    const ctx: PoolContext = { context, jar: { version: -1, baseline: new Map() }, session, slots: 0, retired: false };
+    const ctx: PoolContext = { context, jar: { version: -1, baseline: new Map() }, session, slots: 0, retired: false, spares: [] };
+    ctx.spares = Array.from({ length: tabs }, () => this.openTab(context).catch(() => null));
     // Cookies the context starts with (a --storage-state) join the jar.
     await this.cookies.collect(context, ctx.jar);
     return ctx;
   }
 
+  /** A visit tab in `context`, with the pool's settings. */
+  private openTab(context: BrowserContext): Promise<VisitTab> {
+    return openTab(context, this.opts.guard ?? null, this.opts.assets ?? 'load', this.heaps, this.stops);
+  }
+
   /**
-   * A new slot, in the current shared context while it takes tabs. Slots created while no context
-   * is open each open one (the last becomes the current one, the others are retired and serve only
-   * their slot): the first visits of a crawl then render in two or more renderer processes. That
-   * is kept on purpose: the tabs of one context share one renderer's main thread, so a page that
-   * hangs it stalls its siblings (`test/unresponsive.test.ts`), and in a full test run on a busy
-   * machine, 16 first tabs in one renderer missed pages (`test/crawl-tree.test.ts`, "high concurrency").
+   * A new slot, with one of the tabs its context opened at its start. With `shareContext`, the
+   * current context is used while it has such a tab left; then a new one is opened (once, however
+   * many slots ask meanwhile) with {@link PoolOptions.tabsPerContext} tabs, and the old one gets no
+   * more. So the tabs of a context render in one renderer process, and no more than
+   * `tabsPerContext` share it: a page that hangs its renderer's main thread stalls only those.
    */
   private async create(): Promise<Slot> {
-    let ctx = this.shareContext ? this.current : null;
-    if (!ctx || ctx.retired || ctx.session !== this.sessionNo) {
-      ctx = await this.openPoolContext();
-      if (this.shareContext) {
-        if (this.current) this.retire(this.current);
-        this.current = ctx;
+    let ctx: PoolContext;
+    if (!this.shareContext) ctx = await this.openPoolContext(1);
+    else {
+      for (;;) {
+        const cur = this.current;
+        if (cur && !cur.retired && cur.session === this.sessionNo && cur.spares.length) {
+          ctx = cur;
+          break;
+        }
+        if (!this.opening) {
+          this.opening = this.openPoolContext(this.tabsPerContext)
+            .then((opened) => {
+              if (this.current) this.retire(this.current);
+              this.current = opened;
+              return opened;
+            })
+            .finally(() => {
+              this.opening = null;
+            });
+        }
+        await this.opening;
       }
     }
     ctx.slots++;
+    const spare = ctx.spares.shift() ?? Promise.resolve(null);
     const slot: Slot = { context: ctx.context, ctx, tab: null, uses: 0, session: ctx.session };
     this.all.add(slot);
+    slot.tab = await spare;
     return slot;
   }
 
@@ -218,7 +260,7 @@ export class ContextPool {
     const slot = (at >= 0 ? this.free.splice(at, 1)[0] : this.free.pop()) ?? (await this.create());
     try {
       await this.cookies.apply(slot.context, slot.ctx.jar);
-      if (!slot.tab) slot.tab = await openTab(slot.context, this.opts.guard ?? null, this.opts.assets ?? 'load', this.heaps);
+      if (!slot.tab) slot.tab = await this.openTab(slot.context);
       // The garbage collection the tab's last visit started (see `renderer-heap.ts`) ends first.
       if (slot.tab.tidying) {
         await slot.tab.tidying;
@@ -243,7 +285,7 @@ export class ContextPool {
     const one = async (): Promise<void> => {
       const slot = await this.create();
       try {
-        slot.tab = await openTab(slot.context, this.opts.guard ?? null, this.opts.assets ?? 'load', this.heaps);
+        slot.tab ??= await this.openTab(slot.context);
       } catch {
         this.release(slot, true);
         return;

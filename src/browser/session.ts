@@ -14,8 +14,22 @@ export const OPEN_ATTEMPTS = 3;
 /** A borrowed context with its tab, as the pool hands it out. */
 export type SessionSlot = Awaited<ReturnType<ContextPool['acquire']>>;
 
+/**
+ * Most tabs that share one context, and so one renderer process and its one main thread (see
+ * `ContextPool`); more concurrency opens more contexts. Each renderer costs ~100 MB before any
+ * page, and one main thread is one core. Elements at concurrency 4 (2 cores; V8's collection, a
+ * 2 MB young generation), single runs against the floor of the same run: all four tabs in one
+ * renderer 31.7 s and 939 MB (the floor 23.7 s, 988 MB); two renderers of two tabs 26.3 s and
+ * 1070 MB (23.7 s, 938 MB); the earlier layout, three renderers as tabs happened to open, 27.1 s
+ * and 1138 MB (22.9 s, 1060 MB). With V8 sized for memory too (see `launch.ts`), two of two:
+ * 38.4 s and 721 MB against 33.8 s and 901 MB on a slower hour.
+ */
+export const TABS_PER_RENDERER = 2;
+
 /** The browser settings of a crawl (a subset of the crawl's resolved options). */
 export interface SessionOptions {
+  /** Pages visited at once (`--concurrency`): the shared contexts open that many tabs at once, at most {@link TABS_PER_RENDERER}. */
+  concurrency: number;
   /** `--browser-path`, or `null` to locate one (see `locateBrowser`). */
   browserPath: string | null;
   /** Proxy for the browser and the HTTP client, e.g. `http://127.0.0.1:8080`, or `null`. */
@@ -145,6 +159,7 @@ export class BrowserSession {
       // (a filter, a theme, a dismissed banner) cannot change how a later page renders.
       recycleAfter: o.screenshotsDir ? 1 : o.recycleAfter,
       shareContext: !o.screenshotsDir,
+      tabsPerContext: Math.min(o.concurrency, TABS_PER_RENDERER),
       contextOptions: contextOptionsOf(o),
       headers: o.headers,
       headerScope: this.hooks.headerScope,

@@ -5,6 +5,7 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright';
 import type { ShownDocument } from './shown-document.js';
 import { answerAsset, ASSET_PATTERNS, isAssetResponse, isUnreadRequest, UNREAD_PATTERNS, type AssetLoading } from './asset-placeholders.js';
+import type { ScriptStops } from './hang-watch.js';
 import { RendererHeaps } from './renderer-heap.js';
 import { withTimeout } from './timeout.js';
 import { PageEvents } from './page-events.js';
@@ -34,6 +35,8 @@ export interface VisitTab {
   heaps: RendererHeaps;
   /** A garbage collection the last visit started on leaving, which the next visit waits for; `null` when none runs. */
   tidying: Promise<void> | null;
+  /** Scripts stopped in the browser so far, shared by the pool's tabs (see `hang-watch.ts`). */
+  stops: ScriptStops;
 }
 
 /**
@@ -62,10 +65,10 @@ export function isRequestStage(ev: { responseStatusCode?: number; responseErrorR
  * `guard`, the requests it picks are paused before they are sent and refused when it says so.
  * With `assets: 'placeholder'`, image, media and font responses are paused too and answered
  * with stand-ins (see `answerAsset`), whether or not a visit is under way. `heaps` are the
- * renderer heap watches the tab's visits report to (the pool's, shared by its tabs).
+ * renderer heap watches the tab's visits report to, and `stops` the count of stopped scripts (both the pool's, shared by its tabs).
  * @throws CallTimeoutError or a Playwright error when the browser does not answer
  */
-export async function openTab(context: BrowserContext, guard: RequestGuard | null = null, assets: AssetLoading = 'load', heaps: RendererHeaps = new RendererHeaps()): Promise<VisitTab> {
+export async function openTab(context: BrowserContext, guard: RequestGuard | null = null, assets: AssetLoading = 'load', heaps: RendererHeaps = new RendererHeaps(), stops: ScriptStops = { count: 0 }): Promise<VisitTab> {
   const page = await withTimeout(context.newPage(), 15_000, 'opening a page');
   const cdp = await withTimeout(context.newCDPSession(page), 10_000, 'opening a CDP session');
   const tree = (await withTimeout(cdp.send('Page.getFrameTree'), 10_000, 'reading the frame tree')) as { frameTree: { frame: { id: string } } };
@@ -81,7 +84,7 @@ export async function openTab(context: BrowserContext, guard: RequestGuard | nul
     'enabling response interception',
   );
   // Fetch pauses every document response; with no visit listening, let them through.
-  const tab: VisitTab = { page, events: new PageEvents(page), cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, shown: null, guarded: guard !== null, heaps, tidying: null };
+  const tab: VisitTab = { page, events: new PageEvents(page), cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, shown: null, guarded: guard !== null, heaps, tidying: null, stops };
   cdp.on('Fetch.requestPaused', (ev) => {
     if (isUnreadRequest(ev)) {
       cdp.send('Fetch.failRequest', { requestId: ev.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
@@ -98,13 +101,4 @@ export async function openTab(context: BrowserContext, guard: RequestGuard | nul
     if (!tab.intercepting) cdp.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
   });
   return tab;
-}
-
-/**
- * Stop the script running in `tab` now (CDP `Runtime.terminateExecution`, which Chromium carries
- * out even while that script holds the main thread: an endless loop, `for (;;) alert()`). The
- * tabs of a context share a renderer process, so such a script would stall them all. Never throws.
- */
-export function stopScripts(tab: VisitTab): void {
-  tab.cdp.send('Runtime.terminateExecution').catch(() => {});
 }

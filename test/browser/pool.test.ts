@@ -1,13 +1,14 @@
 /**
  * The context pool's start (src/browser/pool.ts) and the crawl command's early launch
  * (src/cli/early-launch.ts), on real Chromium: how many contexts and tabs the first visits
- * open, and who closes a browser launched before the crawl.
+ * open, which renderer they share, and who closes a browser launched before the crawl.
  */
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContextPool } from '../../src/browser/pool.js';
 import { BrowserNotFoundError } from '../../src/browser/locate.js';
 import { startEarlyLaunch } from '../../src/cli/early-launch.js';
+import { html, startFixtureServer } from '../../fixtures/server.js';
 import { sharedBrowser } from '../helpers/browser.js';
 
 let browser: Browser;
@@ -28,33 +29,58 @@ describe('ContextPool', () => {
     await pool?.close();
   });
 
-  it('slots asked for at once on a new pool each open a context (the first visits render in separate renderers); a later slot joins the current one', async () => {
+  it('opens a context with tabsPerContext tabs at once, before any navigates: they share one renderer; a slot beyond them opens the next context', async () => {
+    const server = await startFixtureServer(() => ({ body: html('Page', '') }));
     const before = open();
-    pool = new ContextPool(browser, { userAgent: 'spacrawl-pool-test', recycleAfter: 100 });
+    pool = new ContextPool(browser, { userAgent: 'spacrawl-pool-test', recycleAfter: 100, tabsPerContext: 2 });
+    // Asked for at once: one context is opened, not two.
     const slots = await Promise.all([1, 2].map(() => pool!.acquire()));
-    expect(new Set(slots.map((s) => s.context)).size).toBe(2);
+    expect(new Set(slots.map((s) => s.context)).size).toBe(1);
+    expect(open()).toEqual({ contexts: before.contexts + 1, pages: before.pages + 2 });
     const later = await pool.acquire();
-    expect(slots.map((s) => s.context)).toContain(later.context);
-    expect(open()).toEqual({ contexts: before.contexts + 2, pages: before.pages + 3 });
+    expect(slots.map((s) => s.context)).not.toContain(later.context);
+    // The next context opened two tabs too: one for this slot, one for the next.
+    expect(open()).toEqual({ contexts: before.contexts + 2, pages: before.pages + 4 });
+    const isolates: string[] = [];
+    for (const s of [...slots, later]) {
+      await s.tab.page.goto(`${server.origin}/`);
+      isolates.push((await s.tab.cdp.send('Runtime.getIsolateId')).id);
+    }
+    // One renderer process (one V8 isolate) for the two tabs of a context, another for the next.
+    expect(isolates[0]).toBe(isolates[1]);
+    expect(isolates[2]).not.toBe(isolates[0]);
     for (const s of [...slots, later]) pool.release(s, false);
+    await pool.close();
+    pool = null;
+    await server.close();
+    expect(open()).toEqual(before);
+  });
+
+  it('prewarm(2) opens the tabs of one context before any visit; the first two visits take them, a third opens the next context', async () => {
+    const before = open();
+    pool = new ContextPool(browser, { userAgent: 'spacrawl-pool-test', recycleAfter: 100, tabsPerContext: 2 });
+    pool.prewarm(2);
+    pool.prewarm(2); // once: a second call while warming does nothing
+    const first = await pool.acquire(); // waits for the first warming slot to be ready
+    const second = await pool.acquire(); // and this one for the other
+    expect(open()).toEqual({ contexts: before.contexts + 1, pages: before.pages + 2 });
+    const third = await pool.acquire();
+    expect(open()).toEqual({ contexts: before.contexts + 2, pages: before.pages + 4 });
+    expect(new Set([first.tab.page, second.tab.page, third.tab.page]).size).toBe(3);
+    for (const s of [first, second, third]) pool.release(s, false);
+    pool.prewarm(2); // the pool has slots: nothing more
     await pool.close();
     pool = null;
     expect(open()).toEqual(before);
   });
 
-  it('prewarm(2) opens two tabs before any visit (each in its own context, as two first visits would); the first two visits take them, a third opens a tab', async () => {
+  it('without tabsPerContext, slots asked for at once each get a context of their own', async () => {
     const before = open();
     pool = new ContextPool(browser, { userAgent: 'spacrawl-pool-test', recycleAfter: 100 });
-    pool.prewarm(2);
-    pool.prewarm(2); // once: a second call while warming does nothing
-    const first = await pool.acquire(); // waits for the first warming slot to be ready
-    const second = await pool.acquire(); // and this one for the other
+    const slots = await Promise.all([1, 2].map(() => pool!.acquire()));
+    expect(new Set(slots.map((s) => s.context)).size).toBe(2);
     expect(open()).toEqual({ contexts: before.contexts + 2, pages: before.pages + 2 });
-    const third = await pool.acquire();
-    expect(open()).toEqual({ contexts: before.contexts + 2, pages: before.pages + 3 });
-    expect(new Set([first.tab.page, second.tab.page, third.tab.page]).size).toBe(3);
-    for (const s of [first, second, third]) pool.release(s, false);
-    pool.prewarm(2); // the pool has slots: nothing more
+    for (const s of slots) pool.release(s, false);
     await pool.close();
     pool = null;
     expect(open()).toEqual(before);

@@ -23,6 +23,8 @@ export interface VisitContext {
   readonly opts: VisitOptions;
   /** When the visit started (ms since epoch). */
   readonly startedAt: number;
+  /** `tab.stops.count` when the visit started: a script stopped since may have been this page's (see `hang-watch.ts`). */
+  readonly stopsAtStart: number;
   /** The result, filled stage by stage. */
   readonly result: VisitResult;
   /** What the page does (the observe stage fills it). */
@@ -63,6 +65,7 @@ export function newVisitContext(tab: VisitTab, requestedUrl: string, opts: Visit
     requestedUrl,
     opts,
     startedAt: Date.now(),
+    stopsAtStart: tab.stops.count,
     result: blankVisitResult(),
     activity: new PageActivity(),
     document: new MainDocument(),

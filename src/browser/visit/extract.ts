@@ -12,7 +12,8 @@ import type { FoundLink } from '../discovery.js';
 import { clickExcludePattern } from '../explore.js';
 import { readFrames } from '../frames.js';
 import { readAnchors, type RawLink } from '../page-scripts.js';
-import { withTimeout } from '../timeout.js';
+import { CallTimeoutError, withTimeout } from '../timeout.js';
+import { answerOrStopHang, hungItself } from '../hang-watch.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import { readSettledPage } from './settled-read.js';
@@ -49,7 +50,9 @@ async function readDom(ctx: VisitContext): Promise<void> {
   const { page: p, result, opts } = ctx;
   // A visit that clicks scans its clickables in the same call (click discovery's first scan).
   const exclude = opts.click ? clickExcludePattern(opts.click.exclude) : null;
-  const { main, lastChange, spa, clickables } = await ctx.step(withTimeout(readSettledPage(p, exclude), 10_000, 'reading the DOM'));
+  const { main, lastChange, spa, clickables, longestTask } = await ctx.step(answerOrStopHang(ctx.tab, readSettledPage(p, exclude), 10_000, 'reading the DOM'));
+  // A sibling's call stopped this page's script, which held the renderer: the page hung (see `hang-watch.ts`).
+  if (hungItself(ctx.tab, ctx.stopsAtStart, longestTask)) throw new CallTimeoutError('a script of the page', longestTask ?? 0);
   // A visit the settle stage ended (a stopped client-side navigation) is not read here.
   result.timings.lastChangeMs = lastChange === null ? null : Math.max(0, Math.round(lastChange - ctx.startedAt));
   ctx.spa = spa;

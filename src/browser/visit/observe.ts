@@ -9,7 +9,7 @@ import type { Page, Request } from 'playwright';
 import type { DialogRecord } from '../../model/record.js';
 import type { PageEventMap, PageEventName } from '../page-events.js';
 import { hydrationEntry, MAX_HYDRATION_MESSAGES } from '../hydration.js';
-import { stopScripts } from '../tab.js';
+import { stopScripts } from '../hang-watch.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import { isImplicitFavicon } from './urls.js';

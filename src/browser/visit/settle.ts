@@ -20,6 +20,7 @@
  */
 import { awaitQuiet, fastForwardTimers, type QuietReport, type QuietRequest } from '../settle-scripts.js';
 import { CallTimeoutError, sleep, withTimeout } from '../timeout.js';
+import { answerOrStopHang } from '../hang-watch.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import { judgeSettle } from './settle-rule.js';
@@ -135,7 +136,7 @@ export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTi
       // tells a hung page from a starved browser). Other failures (a navigation replaced the
       // document) leave the state unknown and the loop goes on.
       const state = await ctx.step(
-        withTimeout(p.evaluate(awaitQuiet, req), req.maxMs + STARVED_ANSWER_MS, 'reading the settle state').catch((err: unknown): QuietReport => {
+        answerOrStopHang(ctx.tab, p.evaluate(awaitQuiet, req), req.maxMs + STARVED_ANSWER_MS, 'reading the settle state').catch((err: unknown): QuietReport => {
           if (err instanceof CallTimeoutError) throw err;
           return UNKNOWN_STATE;
         }),

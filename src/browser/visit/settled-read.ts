@@ -1,7 +1,7 @@
 /**
  * The read of a settled page in one call into it: the link clock (`lastLinkChangeAt`), the DOM
- * (`extractPage`), the SPA signals (`readSpaSignals`) and, when the visit clicks, the clickables
- * (`scanClickables`, click discovery's first scan). Each call into a page waits for the
+ * (`extractPage`), the SPA signals (`readSpaSignals`), the page's longest task (`longestTaskOf`)
+ * and, when the visit clicks, the clickables (`scanClickables`, click discovery's first scan). Each call into a page waits for the
  * renderer's main thread, which on a busy machine is most of its cost (75-115 ms median on
  * TypeDoc at concurrency 4 on 2 cores); three reads made one after the other paid it three times.
  * @module
@@ -10,6 +10,7 @@ import type { Page } from 'playwright';
 import { extractPage, type ExtractResult } from '../page-scripts.js';
 import { scanClickables, type ClickCandidate } from '../click-scripts.js';
 import { lastLinkChangeAt } from '../settle-scripts.js';
+import { longestTaskOf } from '../hang-watch.js';
 import { readSpaSignals, type SpaReading } from '../spa-scripts.js';
 
 /** What {@link readSettledPage} returns. */
@@ -22,6 +23,8 @@ export interface SettledReading {
   spa: SpaReading | null;
   /** The clickables (see `scanClickables`), or `null` when not asked for or they could not be read. */
   clickables: ClickCandidate[] | null;
+  /** The page's longest task so far (ms, see `hang-watch.ts`), or `null` without the watch. */
+  longestTask: number | null;
 }
 
 /**
@@ -36,7 +39,7 @@ function expression(clickExclude: string | null): string {
   const orNull = (f) => { try { return f(); } catch { return null; } };
   const lastChange = orNull(${lastLinkChangeAt.toString()});
   const main = (${extractPage.toString()})();
-  return { lastChange, main, spa: orNull(${readSpaSignals.toString()}), clickables: ${scan} };
+  return { lastChange, main, spa: orNull(${readSpaSignals.toString()}), clickables: ${scan}, longestTask: orNull(${longestTaskOf.toString()}) };
 })()`;
 }
 

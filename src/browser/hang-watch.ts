@@ -1,0 +1,111 @@
+/**
+ * Telling a page that hangs its renderer from the pages it stalls. The tabs of a context render
+ * in one renderer process (see `pool.ts`), and so run on one main thread: a page whose script
+ * never returns (an endless loop) stalls every call into every tab of that renderer, not only
+ * its own. Whichever visit's call goes unanswered first stops the script that holds the main
+ * thread (CDP `Runtime.terminateExecution` acts on the renderer's V8 isolate, whatever page the
+ * script belongs to), and only the page whose own task held the thread is recorded
+ * `unresponsive`; the others carry on.
+ *
+ * Which page held it: each page keeps its longest task (the Long Tasks API, `longtask` entries
+ * of the W3C Long Tasks spec; Chromium reports a task to the page whose script ran it, also when
+ * the task was terminated, and to no other page). Measured: a page looping in a timer callback,
+ * terminated through its sibling's session after 2.5 s, had one `longtask` entry of 2,773 ms; the
+ * sibling, in the same renderer, had none.
+ * @module
+ */
+import type { VisitTab } from './tab.js';
+import { CallTimeoutError, withTimeout } from './timeout.js';
+
+/**
+ * A page whose longest task (ms) reached this, in a visit during which a script was stopped,
+ * is the one that hung its renderer. A page's own script tasks, even on a starved machine, stay
+ * under it (the Elements site's 2 MB bundle: ~350 ms of CPU); a hang is stopped only after a call
+ * waited over 10 s (see `settle.ts`), which a looping page's task spans.
+ */
+export const HUNG_TASK_MS = 5_000;
+
+/** Longest wait (ms) for a page to say its longest task once the script holding its renderer was stopped. */
+const ASK_AFTER_STOP_MS = 5_000;
+
+/** How many times a browser's scripts were stopped (see {@link stopScripts}); shared by the tabs of a pool. */
+export interface ScriptStops {
+  count: number;
+}
+
+/**
+ * Init script (top frame): records on `window.__spacrawl.longestTask()` the longest task (ms) of
+ * the document so far (a `longtask` observer; a task that is still running has no entry yet).
+ * Needs `installMutationClock` first (it creates `window.__spacrawl`).
+ */
+export function installLongTaskWatch(): void {
+  const state = (window as unknown as { __spacrawl?: Record<string, unknown> }).__spacrawl;
+  if (!state || state.longestTask || window !== window.top || typeof PerformanceObserver !== 'function') return;
+  let longest = 0;
+  const take = (entries: PerformanceEntryList): void => {
+    for (const e of entries) if (e.duration > longest) longest = e.duration;
+  };
+  try {
+    const observer = new PerformanceObserver((list) => take(list.getEntries()));
+    observer.observe({ type: 'longtask' });
+    // The entry of a task that just ended may still wait for the observer's callback.
+    state.longestTask = () => {
+      take(observer.takeRecords());
+      return Math.round(longest);
+    };
+  } catch {
+    // No Long Tasks API: a stalled call is then always the page's own.
+  }
+}
+
+/** Runs in the page: its longest task so far (ms), or `null` without the watch. */
+export function longestTaskOf(): number | null {
+  const f = (window as unknown as { __spacrawl?: { longestTask?: () => number } }).__spacrawl?.longestTask;
+  return typeof f === 'function' ? f() : null;
+}
+
+/**
+ * Stop the script running in `tab`'s renderer now (CDP `Runtime.terminateExecution`, which
+ * Chromium carries out even while that script holds the main thread: an endless loop,
+ * `for (;;) alert()`), and count it in `tab.stops`. The script may be another tab's: the tabs of
+ * a context share a renderer process. Never throws.
+ */
+export function stopScripts(tab: VisitTab): void {
+  tab.stops.count++;
+  tab.cdp.send('Runtime.terminateExecution').catch(() => {});
+}
+
+/**
+ * `true` when `longestTask` (ms, from {@link longestTaskOf}) says the page itself hung its
+ * renderer: a script was stopped since the visit began (`stopsAtStart` is `tab.stops.count` then)
+ * and one of the page's tasks lasted {@link HUNG_TASK_MS} or more.
+ */
+export function hungItself(tab: VisitTab, stopsAtStart: number, longestTask: number | null): boolean {
+  return tab.stops.count !== stopsAtStart && longestTask !== null && longestTask >= HUNG_TASK_MS;
+}
+
+/**
+ * Wait up to `ms` for `call`, a call into `tab`'s page. When it does not answer: stop the script
+ * that holds the renderer ({@link stopScripts}) and ask the page for its longest task. The page
+ * that held the thread itself (a task of {@link HUNG_TASK_MS} or more), or that still does not
+ * answer, fails the call; a page that was only stalled by another tab's script is waited for
+ * again, up to `ms` more.
+ * @throws CallTimeoutError as `withTimeout(call, ms, what)` when the page hung (or never answers);
+ * what `call` throws
+ */
+export async function answerOrStopHang<T>(tab: VisitTab, call: Promise<T>, ms: number, what: string): Promise<T> {
+  try {
+    return await withTimeout(call, ms, what);
+  } catch (err) {
+    if (!(err instanceof CallTimeoutError)) throw err;
+    stopScripts(tab);
+    const asked = tab.cdp.send('Runtime.evaluate', { expression: `(${longestTaskOf.toString()})()`, returnByValue: true }) as Promise<{ result: { value?: unknown } }>;
+    const longest = await withTimeout(asked, ASK_AFTER_STOP_MS, 'asking for the longest task').then(
+      (r) => (typeof r.result.value === 'number' ? r.result.value : null),
+      () => undefined,
+    );
+    // No answer even now, or the page's own task: it is the one that hung.
+    if (longest === undefined || (longest !== null && longest >= HUNG_TASK_MS)) throw err;
+    return withTimeout(call, ms, what);
+  }
+}
