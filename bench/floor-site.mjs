@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The floor of the real-site bench (`node bench/sites.mjs --floor`): what the browser itself needs
 // to load a site's pages here. Plain Playwright (spacrawl's own dependency, the same Chromium and
-// switches as a crawl) loads every page of the site's list in <concurrency> tabs of one context,
+// switches as a crawl, except spacrawl's V8 heap flags: the floor's V8 is Chromium's own) loads every page of the site's list in <concurrency> tabs of one context,
 // waits for the `load` event and reads the anchors: no settle wait, no extraction, no discovery.
 // No crawler that renders the pages can be faster on this machine.
 //   node bench/floor-site.mjs <origin> <concurrency> <out.jsonl> <pages.txt>
@@ -12,7 +12,7 @@ import { locateBrowser } from '../dist/src/browser/locate.js';
 
 const [origin, concurrency, out, list] = process.argv.slice(2);
 const paths = fs.readFileSync(list, 'utf8').split('\n').filter(Boolean);
-const browser = await chromium.launch({ executablePath: locateBrowser(null).executablePath, args: [...CHROMIUM_ARGS] });
+const browser = await chromium.launch({ executablePath: locateBrowser(null).executablePath, args: CHROMIUM_ARGS.filter((a) => !a.startsWith('--js-flags')) });
 const context = await browser.newContext();
 const rows = [];
 let next = 0;

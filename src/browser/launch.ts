@@ -1,3 +1,4 @@
+import { GC_FUNCTION } from './renderer-heap.js';
 import { chromium, type Browser } from 'playwright';
 import { locateBrowser, type LocatedBrowser } from './locate.js';
 
@@ -86,6 +87,13 @@ export const CHROMIUM_ARGS: readonly string[] = [
   // `pool.ts`) render one site in one process. Processes are never shared across contexts, and
   // site isolation still gives other sites their own process.
   '--renderer-process-limit=1',
+  // V8 (see `renderer-heap.ts`): the garbage collection a renderer gets between visits is V8's own
+  // full collection, called in the page as `__spacrawlGc()`, which keeps the compilation cache
+  // (CDP's collection empties it); with a heap sized for memory rather than speed (young
+  // generation at most 2 MB a semi-space, the memory-saving mode Chromium uses on small devices),
+  // what that collection frees is given back. Elements at concurrency 4, against CDP's collection:
+  // 0.87 CPU s a page instead of 1.35, peak memory 721 MB against the floor's 901.
+  `--js-flags=--expose-gc-as=${GC_FUNCTION} --max-semi-space-size=2 --optimize-for-size`,
   `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...SPACRAWL_DISABLED_FEATURES].join(',')}`,
 ];
 

@@ -14,31 +14,26 @@
  *
  * What grows is in the two heaps CDP `Runtime.getHeapUsage` reports: V8's (`totalSize`) and
  * Blink's (`embedderHeapUsedSize`, the DOM and its garbage). One tab over 24 TypeDoc pages, no
- * collections: V8 held 3–13 MB, Blink's heap grew 5 → 56 MB, ~3.5 MB a page, and the renderer's
- * private memory with it (19 → 104 MB); a collection took both back to ~5 MB. On Elements, V8
- * held 30 → 206 MB and Blink 3 → 53 MB over 22 pages.
+ * collections: V8 held 3–13 MB, Blink's heap grew 5 → 56 MB, ~3.5 MB a page; a collection took
+ * both back to ~5 MB.
  *
- * **A collection is dear.** `HeapProfiler.collectGarbage` is Chromium's low-memory collection,
+ * **Which collection.** CDP's `HeapProfiler.collectGarbage` is Chromium's low-memory collection,
  * which also empties V8's compilation cache: the next page of every tab of that renderer compiles
- * the site's scripts from scratch. On Elements (a 2 MB bundle) that made the bundle's evaluation
- * ~400 ms of the renderer's main thread instead of ~100 (CPU time, per page, traced), and the
- * pages' functions had to warm up again (V8's tier-up work: 13.7 s of a crawl instead of 0.5 s).
+ * the site's scripts from scratch. On Elements (a 2 MB bundle) the bundle's evaluation then took
+ * ~400 ms of the renderer's main thread instead of ~100, and V8's tier-up work was 13.7 s of a
+ * crawl instead of 0.5 (traced). So the collection is V8's own full collection of both heaps,
+ * exposed to pages by the launch (`--expose-gc-as`, {@link GC_FUNCTION}) and called in the page:
+ * it keeps the compilation cache. What it frees, V8 gives back because the launch also sizes the
+ * heap for memory (`--optimize-for-size`, a 2 MB young generation; see `launch.ts`). One tab, 12
+ * Elements pages, renderer CPU and memory (PSS) after the last: no collection 9.3 s, 219 MB;
+ * CDP's collection 13.5 s, 140 MB; this one 10.6 s, 143 MB. CDP's collection stays the backstop
+ * ({@link COLLECT_EVERY_VISITS}) and the fallback for a browser launched without the flag.
+ *
  * The tabs of a shared context render in one renderer, so they share one V8 heap: the watch is
  * kept per renderer (per V8 isolate, `Runtime.getIsolateId`), with one baseline and one
- * collection at a time, instead of one per tab. That alone did not make collections rarer: in a
- * traced Elements crawl at concurrency 4, 45 of the bundle's 56 evaluations were compilations from
- * scratch, against 47 with a watch per tab. The floor below decides. Elements at concurrency 4
- * (single bench runs, 2026-12-03; the floor's own runs 35-44 s and 887-1361 MB):
- * - a 16 MB floor (this rule): 53.6 s, 1.83 CPU s a page, peak 819 MB (TypeDoc 714 MB);
- * - a 64 MB floor: 43.4 s, 1.45 CPU s a page, peak 989 MB (TypeDoc 791 MB, its floor 723);
- * - a 128 MB floor: 43.2 s, 1143 MB; no collection at all: 42.3 s, 1.36 CPU s a page, 1457 MB.
- * The floor stays at 16 MB: a crawl's memory must stay under the floor's, and at concurrency 4 the
- * first tabs render in two or three renderers (see `pool.ts`), each with its own heaps. Fewer
- * renderers would let the collections be rarer.
- *
- * The collection runs after the visit's record is taken (the leave stage starts it and does not
- * wait), and the tab's next visit waits for it (`ContextPool.acquire`). Collecting garbage
- * changes nothing a page can observe.
+ * collection at a time. The collection runs after the visit's record is taken (the leave stage
+ * starts it and does not wait), and the tab's next visit waits for it (`ContextPool.acquire`).
+ * Collecting garbage changes nothing a page can observe.
  * @module
  */
 import type { CDPSession } from 'playwright';
@@ -47,7 +42,13 @@ import { withTimeout } from './timeout.js';
 /** Growth (bytes, of V8's and Blink's heaps together) since the last collection below which a renderer is never collected early. */
 export const HEAP_GROWTH_FLOOR_BYTES = 16 * 1024 * 1024;
 
-/** Visits (of all the renderer's tabs) after which a renderer is collected whatever its heaps say: memory that neither heap shows. */
+/**
+ * The name under which the launch exposes V8's garbage collection to pages (`--expose-gc-as`,
+ * see `CHROMIUM_ARGS`). A page can see it, as it can see `window.__spacrawl`.
+ */
+export const GC_FUNCTION = '__spacrawlGc';
+
+/** Visits (of all the renderer's tabs) after which a renderer gets CDP's low-memory collection whatever its heaps say: memory that neither heap shows. */
 export const COLLECT_EVERY_VISITS = 64;
 
 /** What is remembered of one renderer's heaps between visits. */
@@ -116,9 +117,9 @@ export function shouldCollect(heldBytes: number, watch: Pick<HeapWatch, 'heldAft
 /**
  * Count the visit that ends now in its renderer's watch, read the renderer's heaps (CDP
  * `Runtime.getHeapUsage`) and, when {@link shouldCollect} says so and no other tab of the renderer
- * is collecting, run a full collection (`HeapProfiler.collectGarbage`: Chromium's low-memory
- * collection of the V8 and Blink heaps, which also gives the freed space back) and note what it
- * left in the watch.
+ * is collecting, run a full collection of the V8 and Blink heaps (V8's own, in the page; CDP's
+ * low-memory one every {@link COLLECT_EVERY_VISITS} visits, see the module comment) and note what
+ * it left in the watch.
  * @param heaps - the watches of the browser's renderers (one per pool)
  * @returns whether this call ran a collection
  * @throws CallTimeoutError when the renderer does not answer within `timeoutMs` (ms), or a
@@ -130,7 +131,8 @@ export async function collectIfGrown(cdp: CDPSession, heaps: RendererHeaps, time
   const watch = heaps.watch(id);
   watch.visitsSinceCollect++;
   if (watch.collecting || !shouldCollect(bytes, watch)) return false;
-  const collecting = withTimeout(cdp.send('HeapProfiler.collectGarbage'), timeoutMs, 'collecting garbage').then(async () => {
+  const lowMemory = watch.visitsSinceCollect >= COLLECT_EVERY_VISITS;
+  const collecting = withTimeout(collect(cdp, lowMemory), timeoutMs, 'collecting garbage').then(async () => {
     watch.visitsSinceCollect = 0;
     watch.heldAfterCollect = await held();
   });
@@ -144,4 +146,20 @@ export async function collectIfGrown(cdp: CDPSession, heaps: RendererHeaps, time
     watch.collecting = null;
   }
   return true;
+}
+
+/** The page's call of V8's full collection: `true` when it ran, `false` when the function is not there. */
+const CALL_GC = `typeof ${GC_FUNCTION} === 'function' ? (${GC_FUNCTION}(), true) : false`;
+
+/**
+ * Collect the renderer's garbage: V8's full collection called in the page (keeps the compilation
+ * cache), or, with `lowMemory` or when the page has no {@link GC_FUNCTION}, CDP's low-memory one.
+ * @throws a Playwright error when the tab is gone
+ */
+async function collect(cdp: CDPSession, lowMemory: boolean): Promise<void> {
+  if (!lowMemory) {
+    const ran = (await cdp.send('Runtime.evaluate', { expression: CALL_GC, returnByValue: true })) as { result: { value?: unknown } };
+    if (ran.result.value === true) return;
+  }
+  await cdp.send('HeapProfiler.collectGarbage');
 }

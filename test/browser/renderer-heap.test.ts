@@ -1,0 +1,93 @@
+// Which garbage collection a renderer gets: V8's own, called in the page (it keeps the compilation
+// cache), with CDP's low-memory collection as the every-N-visits backstop and as the fallback for
+// a browser launched without spacrawl's V8 flags.
+import { chromium, type Browser, type CDPSession } from 'playwright';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { html, startFixtureServer, type FixtureServer } from '../../fixtures/server.js';
+import { CHROMIUM_ARGS } from '../../src/browser/launch.js';
+import { locateBrowser } from '../../src/browser/locate.js';
+import { collectIfGrown, COLLECT_EVERY_VISITS, GC_FUNCTION, HEAP_GROWTH_FLOOR_BYTES, heapBytes, RendererHeaps, type HeapUsage } from '../../src/browser/renderer-heap.js';
+import { openTab, type VisitTab } from '../../src/browser/tab.js';
+import { sharedBrowser } from '../helpers/browser.js';
+
+let server: FixtureServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  server = await startFixtureServer(() => ({ body: html('Page', '<p>page</p>') }));
+  browser = await sharedBrowser();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+/** The CDP methods `cdp` is asked for from now on (the session itself is real). */
+function methodsOf(cdp: CDPSession): string[] {
+  const sent: string[] = [];
+  const send = cdp.send.bind(cdp);
+  (cdp as { send: (method: string, params?: object) => Promise<unknown> }).send = (method: string, params?: object) => {
+    sent.push(method);
+    return send(method as never, params as never);
+  };
+  return sent;
+}
+
+/** Leave garbage of twice the growth floor in `tab`'s page. */
+async function makeGarbage(tab: VisitTab): Promise<void> {
+  await tab.page.evaluate((mb) => {
+    const w = window as unknown as { junk: number[][] | null };
+    w.junk = Array.from({ length: mb * 2 }, (_, i) => new Array(65536).fill(i + 0.5));
+    w.junk = null;
+  }, (2 * HEAP_GROWTH_FLOOR_BYTES) / (1024 * 1024));
+}
+
+const held = async (tab: VisitTab): Promise<number> => heapBytes((await tab.cdp.send('Runtime.getHeapUsage')) as HeapUsage);
+
+describe("a renderer's garbage collection", () => {
+  it("is V8's own, in the page, and CDP's low-memory one only every COLLECT_EVERY_VISITS visits", async () => {
+    const context = await browser.newContext();
+    try {
+      const heaps = new RendererHeaps();
+      const tab = await openTab(context, null, 'load', heaps);
+      await tab.page.goto(`${server.origin}/`);
+      // The launch exposes the collection to pages under its own name, not as `gc`.
+      expect(await tab.page.evaluate((name) => typeof (window as unknown as Record<string, unknown>)[name], GC_FUNCTION)).toBe('function');
+      expect(await tab.page.evaluate(() => typeof (window as unknown as { gc?: unknown }).gc)).toBe('undefined');
+      const sent = methodsOf(tab.cdp);
+      await makeGarbage(tab);
+      expect(await collectIfGrown(tab.cdp, heaps)).toBe(true);
+      expect(sent).toContain('Runtime.evaluate');
+      expect(sent).not.toContain('HeapProfiler.collectGarbage');
+      // It freed the garbage, and V8 gave the space back.
+      expect(await held(tab)).toBeLessThan(HEAP_GROWTH_FLOOR_BYTES);
+      // The backstop: at COLLECT_EVERY_VISITS visits, whatever the heaps say, CDP's collection.
+      const watch = heaps.watch((await tab.cdp.send('Runtime.getIsolateId')).id);
+      watch.visitsSinceCollect = COLLECT_EVERY_VISITS - 2;
+      sent.length = 0;
+      expect(await collectIfGrown(tab.cdp, heaps)).toBe(false);
+      expect(sent).not.toContain('HeapProfiler.collectGarbage');
+      expect(await collectIfGrown(tab.cdp, heaps)).toBe(true);
+      expect(sent).toContain('HeapProfiler.collectGarbage');
+      expect(watch.visitsSinceCollect).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it("falls back to CDP's collection in a browser launched without spacrawl's V8 flags", async () => {
+    const plain = await chromium.launch({ executablePath: locateBrowser(null).executablePath, args: CHROMIUM_ARGS.filter((a) => !a.startsWith('--js-flags')) });
+    try {
+      const heaps = new RendererHeaps();
+      const tab = await openTab(await plain.newContext(), null, 'load', heaps);
+      await tab.page.goto(`${server.origin}/`);
+      expect(await tab.page.evaluate((name) => typeof (window as unknown as Record<string, unknown>)[name], GC_FUNCTION)).toBe('undefined');
+      const sent = methodsOf(tab.cdp);
+      await makeGarbage(tab);
+      expect(await collectIfGrown(tab.cdp, heaps)).toBe(true);
+      expect(sent).toContain('HeapProfiler.collectGarbage');
+      expect(await held(tab)).toBeLessThan(HEAP_GROWTH_FLOOR_BYTES);
+    } finally {
+      await plain.close();
+    }
+  });
+});
