@@ -68,7 +68,14 @@ export class CookieJar {
     if (view.version !== this.version) {
       const all = [...this.cookies.values()];
       const version = this.version;
-      await withTimeout(context.clearCookies(), 10_000, 'clearing cookies');
+      // Cookies are overwritten in place and only those the jar lacks are removed, never all of them
+      // first: the context's other tabs may be mid-visit, and a request sent between a clear and
+      // an add would go out without the session (a logged-in crawl then saw a page logged out).
+      const held = await withTimeout(context.cookies(), 10_000, 'reading cookies');
+      const wanted = new Set(all.map(key));
+      for (const c of held) {
+        if (!wanted.has(key(c))) await withTimeout(context.clearCookies({ name: c.name, domain: c.domain, path: c.path }), 10_000, 'clearing cookies');
+      }
       if (all.length) await withTimeout(context.addCookies(all), 10_000, 'adding cookies');
       view.version = version;
       view.baseline = new Map(all.map((c) => [key(c), c]));
