@@ -179,8 +179,9 @@ export class ContextPool {
     for (const content of this.opts.initScripts ?? []) await context.addInitScript({ content });
     const ctx: PoolContext = { context, jar: { version: -1, baseline: new Map() }, session, slots: 0, retired: false, spares: [] };
     ctx.spares = Array.from({ length: tabs }, () => this.openTab(context).catch(() => null));
-    // Cookies the context starts with (a --storage-state) join the jar.
-    await this.cookies.collect(context, ctx.jar);
+    // Cookies the context starts with (a --storage-state) join the jar; not those of a session
+    // that a login replaced while the context opened (they would overwrite the new session's).
+    if (session === this.sessionNo) await this.cookies.collect(context, ctx.jar);
     return ctx;
   }
 
