@@ -14,7 +14,7 @@
  * sibling, in the same renderer, had none.
  * @module
  */
-import type { VisitTab } from './tab.js';
+import type { CDPSession } from 'playwright';
 import { CallTimeoutError, withTimeout } from './timeout.js';
 
 /**
@@ -31,6 +31,12 @@ const ASK_AFTER_STOP_MS = 5_000;
 /** How many times a browser's scripts were stopped (see {@link stopScripts}); shared by the tabs of a pool. */
 export interface ScriptStops {
   count: number;
+}
+
+/** What of a visit tab (`tab.ts`) the watch uses: its CDP session and the pool's count of stopped scripts. */
+export interface WatchedTab {
+  cdp: CDPSession;
+  stops: ScriptStops;
 }
 
 /**
@@ -70,7 +76,7 @@ export function longestTaskOf(): number | null {
  * `for (;;) alert()`), and count it in `tab.stops`. The script may be another tab's: the tabs of
  * a context share a renderer process. Never throws.
  */
-export function stopScripts(tab: VisitTab): void {
+export function stopScripts(tab: WatchedTab): void {
   tab.stops.count++;
   tab.cdp.send('Runtime.terminateExecution').catch(() => {});
 }
@@ -80,7 +86,7 @@ export function stopScripts(tab: VisitTab): void {
  * renderer: a script was stopped since the visit began (`stopsAtStart` is `tab.stops.count` then)
  * and one of the page's tasks lasted {@link HUNG_TASK_MS} or more.
  */
-export function hungItself(tab: VisitTab, stopsAtStart: number, longestTask: number | null): boolean {
+export function hungItself(tab: WatchedTab, stopsAtStart: number, longestTask: number | null): boolean {
   return tab.stops.count !== stopsAtStart && longestTask !== null && longestTask >= HUNG_TASK_MS;
 }
 
@@ -93,7 +99,7 @@ export function hungItself(tab: VisitTab, stopsAtStart: number, longestTask: num
  * @throws CallTimeoutError as `withTimeout(call, ms, what)` when the page hung (or never answers);
  * what `call` throws
  */
-export async function answerOrStopHang<T>(tab: VisitTab, call: Promise<T>, ms: number, what: string): Promise<T> {
+export async function answerOrStopHang<T>(tab: WatchedTab, call: Promise<T>, ms: number, what: string): Promise<T> {
   try {
     return await withTimeout(call, ms, what);
   } catch (err) {
