@@ -91,8 +91,9 @@ export const CHROMIUM_ARGS: readonly string[] = [
   // full collection, called in the page as `__spacrawlGc()`, which keeps the compilation cache
   // (CDP's collection empties it); with a heap sized for memory rather than speed (young
   // generation at most 2 MB a semi-space, the memory-saving mode Chromium uses on small devices),
-  // what that collection frees is given back. Elements at concurrency 4, against CDP's collection:
-  // 0.87 CPU s a page instead of 1.35, peak memory 721 MB against the floor's 901.
+  // what that collection frees is given back. One tab over 12 Elements pages: renderer CPU 10.6 s
+  // and 143 MB after, against 13.5 s and 140 MB with CDP's collection (measurements in
+  // docs/bench.md, "What moved it").
   `--js-flags=--expose-gc-as=${GC_FUNCTION} --max-semi-space-size=2 --optimize-for-size`,
   `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...SPACRAWL_DISABLED_FEATURES].join(',')}`,
 ];
