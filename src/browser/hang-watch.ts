@@ -37,6 +37,8 @@ export interface ScriptStops {
 export interface WatchedTab {
   cdp: CDPSession;
   stops: ScriptStops;
+  /** `stops.count` right after this tab's last stop, or `undefined` before any. */
+  stoppedAt?: number;
 }
 
 /**
@@ -77,7 +79,7 @@ export function longestTaskOf(): number | null {
  * a context share a renderer process. Never throws.
  */
 export function stopScripts(tab: WatchedTab): void {
-  tab.stops.count++;
+  tab.stoppedAt = ++tab.stops.count;
   tab.cdp.send('Runtime.terminateExecution').catch(() => {});
 }
 
@@ -91,19 +93,39 @@ export function hungItself(tab: WatchedTab, stopsAtStart: number, longestTask: n
 }
 
 /**
- * Wait up to `ms` for `call`, a call into `tab`'s page. When it does not answer: stop the script
+ * Stop the script holding `tab`'s renderer ({@link stopScripts}) only if the page does not answer
+ * a trivial call within `ms`, and not when this tab made the last stop (its hang was stopped
+ * already): a stop acts on whatever script runs in the renderer at that moment, which, once the
+ * renderer is free again, may be a sibling's (its call fails, or the page's own script ends).
+ * Never throws.
+ */
+export function stopIfStalled(tab: WatchedTab, ms = 5_000): void {
+  if (tab.stoppedAt === tab.stops.count) return;
+  withTimeout(tab.cdp.send('Runtime.evaluate', { expression: '0' }), ms, 'a trivial call').catch((err: unknown) => {
+    if (err instanceof CallTimeoutError) stopScripts(tab);
+  });
+}
+
+/**
+ * Wait up to `ms` for `ask()`, a call into `tab`'s page. When it does not answer: stop the script
  * that holds the renderer ({@link stopScripts}) and ask the page for its longest task. The page
  * that held the thread itself (a task of {@link HUNG_TASK_MS} or more), or that still does not
  * answer, fails the call; a page that was only stalled by another tab's script is waited for
- * again, up to `ms` more.
- * @throws CallTimeoutError as `withTimeout(call, ms, what)` when the page hung (or never answers);
- * what `call` throws
+ * again, up to `ms` more. A call that fails while a stop (this tab's or a sibling's) was made is
+ * asked once more: the stop may have ended the call's own script.
+ * @throws CallTimeoutError as `withTimeout(ask(), ms, what)` when the page hung (or never answers);
+ * what `ask()` throws
  */
-export async function answerOrStopHang<T>(tab: WatchedTab, call: Promise<T>, ms: number, what: string): Promise<T> {
+export async function answerOrStopHang<T>(tab: WatchedTab, ask: () => Promise<T>, ms: number, what: string): Promise<T> {
+  const stops = tab.stops.count;
+  const call = ask();
   try {
     return await withTimeout(call, ms, what);
   } catch (err) {
-    if (!(err instanceof CallTimeoutError)) throw err;
+    if (!(err instanceof CallTimeoutError)) {
+      if (tab.stops.count === stops) throw err;
+      return withTimeout(ask(), ms, what);
+    }
     stopScripts(tab);
     const asked = tab.cdp.send('Runtime.evaluate', { expression: `(${longestTaskOf.toString()})()`, returnByValue: true }) as Promise<{ result: { value?: unknown } }>;
     const longest = await withTimeout(asked, ASK_AFTER_STOP_MS, 'asking for the longest task').then(
@@ -112,6 +134,10 @@ export async function answerOrStopHang<T>(tab: WatchedTab, call: Promise<T>, ms:
     );
     // No answer even now, or the page's own task: it is the one that hung.
     if (longest === undefined || (longest !== null && longest >= HUNG_TASK_MS)) throw err;
-    return withTimeout(call, ms, what);
+    // A sibling's script held the renderer: the call answers now, or, if the stop ended it, once more.
+    return withTimeout(call, ms, what).catch((again: unknown) => {
+      if (again instanceof CallTimeoutError) throw again;
+      return withTimeout(ask(), ms, what);
+    });
   }
 }

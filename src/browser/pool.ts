@@ -7,7 +7,7 @@ import { installStreamWatch } from './stream-scripts.js';
 import type { AssetLoading } from './asset-placeholders.js';
 import { RendererHeaps } from './renderer-heap.js';
 import { openTab, type RequestGuard, type VisitTab } from './tab.js';
-import { installLongTaskWatch, stopScripts, type ScriptStops } from './hang-watch.js';
+import { installLongTaskWatch, stopIfStalled, type ScriptStops } from './hang-watch.js';
 import { withTimeout } from './timeout.js';
 
 /** Settings shared by every context of a {@link ContextPool}. */
@@ -321,8 +321,9 @@ export class ContextPool {
     if (broken || stale || slot.uses >= this.recycleAfter) {
       this.all.delete(slot);
       // A broken tab may still be running a script that holds its renderer's main thread (an
-      // endless loop), which the context's other tabs share: stop it now, not when it closes.
-      if (broken && slot.tab) stopScripts(slot.tab);
+      // endless loop), which the context's other tabs share: stop it now, not when it closes (if
+      // it is still stalled: a stop would end a sibling's call as well).
+      if (broken && slot.tab) stopIfStalled(slot.tab);
       // A broken tab may have broken its context; a recycled one means the context has had its share of pages.
       if (!slot.ctx.retired) this.retire(slot.ctx);
       this.drop(slot, sync);

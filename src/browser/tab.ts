@@ -37,6 +37,8 @@ export interface VisitTab {
   tidying: Promise<void> | null;
   /** Scripts stopped in the browser so far, shared by the pool's tabs (see `hang-watch.ts`). */
   stops: ScriptStops;
+  /** `stops.count` right after this tab's last stop of its renderer's script (see `hang-watch.ts`), or `undefined`. */
+  stoppedAt?: number;
 }
 
 /**

@@ -136,7 +136,7 @@ export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTi
       // tells a hung page from a starved browser). Other failures (a navigation replaced the
       // document) leave the state unknown and the loop goes on.
       const state = await ctx.step(
-        answerOrStopHang(ctx.tab, p.evaluate(awaitQuiet, req), req.maxMs + STARVED_ANSWER_MS, 'reading the settle state').catch((err: unknown): QuietReport => {
+        answerOrStopHang(ctx.tab, () => p.evaluate(awaitQuiet, req), req.maxMs + STARVED_ANSWER_MS, 'reading the settle state').catch((err: unknown): QuietReport => {
           if (err instanceof CallTimeoutError) throw err;
           return UNKNOWN_STATE;
         }),
