@@ -25,6 +25,13 @@ import { CallTimeoutError, withTimeout } from './timeout.js';
  */
 export const HUNG_TASK_MS = 5_000;
 
+/**
+ * Least wait (ms) for a call into a page before the script holding its renderer is stopped
+ * (see {@link answerOrStopHang}): a sibling's hang is stopped by whichever call of the renderer's
+ * tabs waits this long first, so a shorter wait of another call would fail that visit instead.
+ */
+export const STOP_AFTER_MS = 10_000;
+
 /** Longest wait (ms) for a page to say its longest task once the script holding its renderer was stopped. */
 const ASK_AFTER_STOP_MS = 5_000;
 
@@ -107,24 +114,46 @@ export function stopIfStalled(tab: WatchedTab, ms = 5_000): void {
 }
 
 /**
- * Wait up to `ms` for `ask()`, a call into `tab`'s page. When it does not answer: stop the script
- * that holds the renderer ({@link stopScripts}) and ask the page for its longest task. The page
- * that held the thread itself (a task of {@link HUNG_TASK_MS} or more), or that still does not
- * answer, fails the call; a page that was only stalled by another tab's script is waited for
- * again, up to `ms` more. A call that fails while a stop (this tab's or a sibling's) was made is
- * asked once more: the stop may have ended the call's own script.
- * @throws CallTimeoutError as `withTimeout(ask(), ms, what)` when the page hung (or never answers);
- * what `ask()` throws
+ * Wait up to `ms` (at least {@link STOP_AFTER_MS}) for `ask()`, a call into `tab`'s page. When it
+ * does not answer: stop the script that holds the renderer ({@link stopScripts}) and ask the page
+ * for its longest task. The page that held the thread itself (a task of {@link HUNG_TASK_MS} or
+ * more), or that still does not answer, fails the call; a page that was only stalled by another
+ * tab's script is waited for again, as long once more. A call during whose wait another tab
+ * already stopped the renderer's script is first waited for once more (a second stop at once
+ * would end whatever the renderer runs next). A call that fails while a stop (this tab's or a
+ * sibling's) was made is asked once more: the stop may have ended the call's own script.
+ * Every call of a visit that can fail it goes through here (see `VisitContext.call`): a call with
+ * a shorter timeout of its own would fail a visit that a sibling's hang only stalled.
+ * @throws CallTimeoutError as `withTimeout(ask(), max(ms, STOP_AFTER_MS), what)` when the page hung
+ * (or never answers); what `ask()` throws
  */
 export async function answerOrStopHang<T>(tab: WatchedTab, ask: () => Promise<T>, ms: number, what: string): Promise<T> {
+  const wait = Math.max(ms, STOP_AFTER_MS);
   const stops = tab.stops.count;
   const call = ask();
+  // The call answers, or, when it failed while a stop was made (the stop may have ended it), once more.
+  const answered = (p: Promise<T>, since: number): Promise<T> =>
+    withTimeout(p, wait, what).catch((err: unknown) => {
+      if (err instanceof CallTimeoutError || tab.stops.count === since) throw err;
+      return withTimeout(ask(), wait, what);
+    });
   try {
-    return await withTimeout(call, ms, what);
+    return await answered(call, stops);
   } catch (err) {
-    if (!(err instanceof CallTimeoutError)) {
-      if (tab.stops.count === stops) throw err;
-      return withTimeout(ask(), ms, what);
+    if (!(err instanceof CallTimeoutError)) throw err;
+    // Another tab of the renderer stopped its script while this call waited: the call answers
+    // now, unless the renderer hangs again. A second stop at once would end whatever runs next
+    // in the renderer: a sibling's call as likely as the hang.
+    if (tab.stops.count !== stops) {
+      const again = tab.stops.count;
+      const late = await answered(call, again).then(
+        (value) => ({ value }),
+        (e: unknown) => {
+          if (!(e instanceof CallTimeoutError)) throw e;
+          return null;
+        },
+      );
+      if (late) return late.value;
     }
     stopScripts(tab);
     const asked = tab.cdp.send('Runtime.evaluate', { expression: `(${longestTaskOf.toString()})()`, returnByValue: true }) as Promise<{ result: { value?: unknown } }>;
@@ -135,9 +164,6 @@ export async function answerOrStopHang<T>(tab: WatchedTab, ask: () => Promise<T>
     // No answer even now, or the page's own task: it is the one that hung.
     if (longest === undefined || (longest !== null && longest >= HUNG_TASK_MS)) throw err;
     // A sibling's script held the renderer: the call answers now, or, if the stop ended it, once more.
-    return withTimeout(call, ms, what).catch((again: unknown) => {
-      if (again instanceof CallTimeoutError) throw again;
-      return withTimeout(ask(), ms, what);
-    });
+    return answered(call, stops);
   }
 }

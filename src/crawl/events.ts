@@ -11,8 +11,12 @@ import type { PageRecord } from '../model/record.js';
 export type CrawlEvent =
   /** A URL was decided: its record (also streamed by `records()`). */
   | { type: 'record'; record: PageRecord }
-  /** A page will be visited again: `reason` is `status 503`, `network error`, `browser crash` or `logged out`. */
-  | { type: 'retry'; url: string; attempt: number; reason: string }
+  /**
+   * A page will be visited again: `reason` is `status 503`, `network error`, `browser crash`,
+   * `browser unresponsive` or `logged out`; `message` is the failed attempt's error message (as a
+   * record's `error.message`), `null` when it had none (a retryable status).
+   */
+  | { type: 'retry'; url: string; attempt: number; reason: string; message: string | null }
   /** A login ran: the first (`relogin: false`) or a re-login after the session ended; `ok: false` when it failed (`message` says why). */
   | { type: 'login'; relogin: boolean; ok: boolean; message: string | null }
   /** A visit found the session logged out (by `rule`). */

@@ -130,7 +130,7 @@ export class PageJob {
     if (guard && (await this.loggedOut(guard, e, res, generation, attempt)) === 'retry') return { kind: 'park', readyAt: 0 };
     const retry = await this.retryDecision(res, attempt, host, res.contextBroken && this.p.session.relaunches !== launches);
     if (retry) {
-      this.p.event({ type: 'retry', url: e.url, attempt, reason: !this.p.session.connected ? 'browser crash' : res.error?.code === 'unresponsive' ? 'browser unresponsive' : res.status !== null ? `status ${res.status}` : 'network error' });
+      this.p.event({ type: 'retry', url: e.url, attempt, reason: !this.p.session.connected ? 'browser crash' : res.error?.code === 'unresponsive' ? 'browser unresponsive' : res.status !== null ? `status ${res.status}` : 'network error', message: res.error?.message ?? null });
       return retry;
     }
 
@@ -241,7 +241,7 @@ export class PageJob {
       return 'record';
     }
     const action = await guard.loggedOut(e.url, generation, Date.now(), rule);
-    if (action === 'retry') this.p.event({ type: 'retry', url: e.url, attempt, reason: 'logged out' });
+    if (action === 'retry') this.p.event({ type: 'retry', url: e.url, attempt, reason: 'logged out', message: null });
     return action;
   }
 

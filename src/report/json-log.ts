@@ -43,7 +43,7 @@ export function logObjectOf(e: CrawlEvent, at: Date = new Date()): LogObject | n
       return { time, level: bad ? 'warn' : 'info', event: 'page', ...pageFields(r) };
     }
     case 'retry':
-      return { time, level: 'warn', event: 'retry', url: e.url, attempt: e.attempt, reason: e.reason };
+      return { time, level: 'warn', event: 'retry', url: e.url, attempt: e.attempt, reason: e.reason, message: e.message };
     case 'login':
       return { time, level: e.ok ? 'info' : 'warn', event: 'login', relogin: e.relogin, ok: e.ok, message: e.message };
     case 'logged-out':

@@ -8,6 +8,7 @@ import type { Page } from 'playwright';
 import type { RecordError } from '../../model/record.js';
 import type { ClickCandidate } from '../click-scripts.js';
 import type { SpaReading } from '../spa-scripts.js';
+import { answerOrStopHang, STOP_AFTER_MS } from '../hang-watch.js';
 import type { VisitTab } from '../tab.js';
 import { PageActivity } from './activity.js';
 import { MainDocument } from './main-document.js';
@@ -36,6 +37,15 @@ export interface VisitContext {
    * stage goes through it, so an abort ends the visit whatever stage it is in.
    */
   step<T>(p: Promise<T>): Promise<T>;
+  /**
+   * A call into the page (`ask()`, asked again if a stopped script ended it), as a {@link step}:
+   * waited for up to `ms` (default and least: `STOP_AFTER_MS`, 10 s), then the script holding the
+   * renderer is stopped and the call waited for again unless this page hung it (see
+   * `answerOrStopHang`). Every call that can fail a visit goes through it, so that a sibling tab's
+   * hang, which stalls every tab of the renderer, fails only that sibling.
+   * @throws CallTimeoutError when the page hung or never answers; what `ask()` throws; VisitAbort
+   */
+  call<T>(ask: () => Promise<T>, what: string, ms?: number): Promise<T>;
   /** Abort the visit with `error` (the first abort wins): the pending and every later `step` throws. */
   abort(error: RecordError): void;
   /** `true` once {@link abort} was called. */
@@ -70,6 +80,7 @@ export function newVisitContext(tab: VisitTab, requestedUrl: string, opts: Visit
     activity: new PageActivity(),
     document: new MainDocument(),
     step: <T>(p: Promise<T>): Promise<T> => Promise.race([p, abortion]),
+    call: <T>(ask: () => Promise<T>, what: string, ms = STOP_AFTER_MS): Promise<T> => Promise.race([answerOrStopHang(tab, ask, ms, what), abortion]),
     abort(error: RecordError): void {
       aborted = true;
       reject(new VisitAbort(error));

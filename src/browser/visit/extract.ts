@@ -12,8 +12,8 @@ import type { FoundLink } from '../discovery.js';
 import { clickExcludePattern } from '../explore.js';
 import { readFrames } from '../frames.js';
 import { readAnchors, type RawLink } from '../page-scripts.js';
-import { CallTimeoutError, withTimeout } from '../timeout.js';
-import { answerOrStopHang, hungItself } from '../hang-watch.js';
+import { CallTimeoutError } from '../timeout.js';
+import { hungItself } from '../hang-watch.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import { readSettledPage } from './settled-read.js';
@@ -50,7 +50,7 @@ async function readDom(ctx: VisitContext): Promise<void> {
   const { page: p, result, opts } = ctx;
   // A visit that clicks scans its clickables in the same call (click discovery's first scan).
   const exclude = opts.click ? clickExcludePattern(opts.click.exclude) : null;
-  const { main, lastChange, spa, clickables, longestTask } = await ctx.step(answerOrStopHang(ctx.tab, () => readSettledPage(p, exclude), 10_000, 'reading the DOM'));
+  const { main, lastChange, spa, clickables, longestTask } = await ctx.call(() => readSettledPage(p, exclude), 'reading the DOM');
   // A sibling's call stopped this page's script, which held the renderer: the page hung (see `hang-watch.ts`).
   if (hungItself(ctx.tab, ctx.stopsAtStart, longestTask)) throw new CallTimeoutError('a script of the page', longestTask ?? 0);
   // A visit the settle stage ended (a stopped client-side navigation) is not read here.
@@ -71,10 +71,11 @@ async function readDom(ctx: VisitContext): Promise<void> {
   result.headings = main.headings;
   result.meta = { description: main.description, canonical: main.canonical, h1Count: main.h1Count };
   if (opts.lookFor?.length) {
-    result.selectorsFound = await ctx.step(withTimeout(p.evaluate(findRendered, [...opts.lookFor]), 5_000, 'looking for selectors').catch(() => [] as string[]));
+    const lookFor = [...opts.lookFor];
+    result.selectorsFound = await ctx.call(() => p.evaluate(findRendered, lookFor), 'looking for selectors').catch(() => [] as string[]);
   }
   if (opts.collectAnchors) {
-    result.anchors = await ctx.step(withTimeout(p.evaluate(readAnchors, MAX_ANCHORS), 5_000, 'reading ids and names').catch(() => null));
+    result.anchors = await ctx.call(() => p.evaluate(readAnchors, MAX_ANCHORS), 'reading ids and names').catch(() => null);
   }
   for (const l of main.frameSrcs) result.links.push(found(l, 'frame-src'));
   const framed = await ctx.step(readFrames(p, main.origin));

@@ -17,7 +17,6 @@
  */
 import type { ShownDocument } from '../shown-document.js';
 import type { VisitTab } from '../tab.js';
-import { withTimeout } from '../timeout.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import { sameDocument } from './urls.js';
@@ -131,9 +130,9 @@ export function hashNavigate(shown: ShownDocument, attempt: RouteAttempt, mark: 
       const { tab, page: p, result, activity: act, requestedUrl, opts } = ctx;
       // A route is a page for the politeness gate (--rate, Crawl-delay), though nothing is requested for it.
       if (opts.beforeNavigate) await ctx.step(opts.beforeNavigate());
-      await ctx.step(withTimeout(tab.cdp.send('Emulation.setScriptExecutionDisabled', { value: false }), 5_000, 'resuming scripts'));
+      await ctx.call(() => tab.cdp.send('Emulation.setScriptExecutionDisabled', { value: false }), 'resuming scripts');
       tab.paused = false;
-      if (await ctx.step(withTimeout(hasBeforeUnload(ctx), 5_000, 'looking for beforeunload').catch(() => true))) {
+      if (await ctx.call(() => hasBeforeUnload(ctx), 'looking for beforeunload').catch(() => true)) {
         attempt.fallback = true;
         return 'done';
       }
@@ -148,11 +147,11 @@ export function hashNavigate(shown: ShownDocument, attempt: RouteAttempt, mark: 
       result.retryAfter = shown.retryAfter;
       result.blockedBy = shown.blockedBy;
       result.respondedAt = Date.now();
-      mark.value = await ctx.step(withTimeout(p.evaluate(markRoute), 5_000, 'marking the route'));
+      mark.value = await ctx.call(() => p.evaluate(markRoute), 'marking the route');
       // The document counts its calls from its load on: those of earlier visits count as heard.
       act.callsSeen = mark.value.calls;
       opts.onNavigationSent?.(Date.now());
-      await ctx.step(withTimeout(p.evaluate((u) => void (location.href = u), requestedUrl), 5_000, 'changing the hash'));
+      await ctx.call(() => p.evaluate((u) => void (location.href = u), requestedUrl), 'changing the hash');
     },
   };
 }
@@ -166,7 +165,7 @@ export function routeCheck(attempt: RouteAttempt, mark: { value: RouteMark | nul
     name: 'route-check',
     async action(ctx) {
       const m = mark.value;
-      const changed = m ? await ctx.step(withTimeout(ctx.page.evaluate(routeChanged, m), 5_000, 'reading the route change').catch(() => false)) : false;
+      const changed = m ? await ctx.call(() => ctx.page.evaluate(routeChanged, m), 'reading the route change').catch(() => false) : false;
       if (ctx.activity.mainRequest !== null || !changed) {
         attempt.fallback = true;
         return 'done';

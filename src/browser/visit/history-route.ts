@@ -23,7 +23,6 @@ import { createHash } from 'node:crypto';
 import type { DocumentShells } from '../document-shells.js';
 import type { ShownDocument } from '../shown-document.js';
 import type { VisitTab } from '../tab.js';
-import { withTimeout } from '../timeout.js';
 import type { VisitContext } from './context.js';
 import { markRoute, type RouteAttempt, type RouteMark, windowListeners } from './hash-route.js';
 import type { Stage } from './pipeline.js';
@@ -82,9 +81,9 @@ export function historyNavigate(shown: ShownDocument, shells: DocumentShells, at
       const { tab, page: p, result, activity: act, requestedUrl, opts } = ctx;
       const origin = new URL(requestedUrl).origin;
       // The page first: an app that cannot be routed costs the site no request.
-      await ctx.step(withTimeout(tab.cdp.send('Emulation.setScriptExecutionDisabled', { value: false }), 5_000, 'resuming scripts'));
+      await ctx.call(() => tab.cdp.send('Emulation.setScriptExecutionDisabled', { value: false }), 'resuming scripts');
       tab.paused = false;
-      const listens = await ctx.step(withTimeout(windowListeners(ctx), 5_000, 'looking for popstate').catch(() => null));
+      const listens = await ctx.call(() => windowListeners(ctx), 'looking for popstate').catch(() => null);
       if (!listens || listens.has('beforeunload') || !listens.has('popstate')) {
         if (listens && !listens.has('popstate')) shells.noteNoRouter(origin);
         attempt.fallback = true;
@@ -141,10 +140,10 @@ export function historyNavigate(shown: ShownDocument, shells: DocumentShells, at
       result.respondedAt = at;
       // A 2xx answer: the crawl's politeness hears of it as of any document's (it never asks to end the visit).
       opts.onMainResponse?.(status, headers, at);
-      mark.value = await ctx.step(withTimeout(p.evaluate(markRoute), 5_000, 'marking the route'));
+      mark.value = await ctx.call(() => p.evaluate(markRoute), 'marking the route');
       // The document counts its calls from its load on: those of earlier visits count as heard.
       act.callsSeen = mark.value.calls;
-      await ctx.step(withTimeout(p.evaluate(routeTo, requestedUrl), 5_000, 'routing the app'));
+      await ctx.call(() => p.evaluate(routeTo, requestedUrl), 'routing the app');
     },
   };
 }

@@ -38,7 +38,7 @@ export function inspectStages(): { read: Stage<VisitContext>; compare: Stage<Vis
         const { result, page } = ctx;
         if (result.noContent || result.title === null) return;
         // Read with the DOM by the extract stage, unless a route check read it another way.
-        const spa = ctx.spa !== undefined ? ctx.spa : await ctx.step(withTimeout(page.evaluate(readSpaSignals), 5_000, 'reading SPA signals').catch((): SpaReading | null => null));
+        const spa = ctx.spa !== undefined ? ctx.spa : await ctx.call(() => page.evaluate(readSpaSignals), 'reading SPA signals').catch((): SpaReading | null => null);
         if (spa) {
           result.spa.unrendered = spa.unrendered;
           result.spa.busy = spa.busy;

@@ -8,8 +8,8 @@
  * a garbage collection, started here and waited for by the tab's next visit (see `renderer-heap.ts`).
  * @module
  */
+import { answerOrStopHang, STOP_AFTER_MS } from '../hang-watch.js';
 import { collectIfGrown } from '../renderer-heap.js';
-import { withTimeout } from '../timeout.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 
@@ -22,11 +22,8 @@ export function leave(): Stage<VisitContext> {
       const { tab, result } = ctx;
       if (result.contextBroken) return;
       try {
-        await withTimeout(
-          Promise.all([tab.cdp.send('Emulation.setScriptExecutionDisabled', { value: true }), tab.cdp.send('Page.stopLoading')]),
-          5_000,
-          'pausing the page',
-        );
+        // Not a step (the visit may have been aborted): a stalled renderer is waited for as a step's call is.
+        await answerOrStopHang(tab, () => Promise.all([tab.cdp.send('Emulation.setScriptExecutionDisabled', { value: true }), tab.cdp.send('Page.stopLoading')]), STOP_AFTER_MS, 'pausing the page');
         tab.paused = true;
         // A failed collection changes nothing: the next visit finds out whether the tab still answers.
         tab.tidying = collectIfGrown(tab.cdp, tab.heaps).then(

@@ -50,8 +50,8 @@ export function navigate(): Stage<VisitContext> {
       if (tab.paused) {
         // A URL that differs from the page left behind only in its fragment would be a
         // same-document navigation (no request, no new document): leave that page first.
-        if (sameDocument(p.url(), requestedUrl)) await ctx.step(withTimeout(p.goto('about:blank', { waitUntil: 'commit', timeout: 5_000 }), 6_000, 'leaving the page'));
-        await ctx.step(withTimeout(tab.cdp.send('Emulation.setScriptExecutionDisabled', { value: false }), 5_000, 'resuming scripts'));
+        if (sameDocument(p.url(), requestedUrl)) await ctx.call(() => p.goto('about:blank', { waitUntil: 'commit', timeout: 0 }), 'leaving the page');
+        await ctx.call(() => tab.cdp.send('Emulation.setScriptExecutionDisabled', { value: false }), 'resuming scripts');
         tab.paused = false;
       }
       let navError: RecordError | null = null;

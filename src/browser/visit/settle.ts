@@ -19,8 +19,7 @@
  * @module
  */
 import { awaitQuiet, fastForwardTimers, type QuietReport, type QuietRequest } from '../settle-scripts.js';
-import { CallTimeoutError, sleep, withTimeout } from '../timeout.js';
-import { answerOrStopHang } from '../hang-watch.js';
+import { CallTimeoutError, sleep } from '../timeout.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import { judgeSettle } from './settle-rule.js';
@@ -136,7 +135,7 @@ export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTi
       // tells a hung page from a starved browser). Other failures (a navigation replaced the
       // document) leave the state unknown and the loop goes on.
       const state = await ctx.step(
-        answerOrStopHang(ctx.tab, () => p.evaluate(awaitQuiet, req), req.maxMs + STARVED_ANSWER_MS, 'reading the settle state').catch((err: unknown): QuietReport => {
+        ctx.call(() => p.evaluate(awaitQuiet, req), 'reading the settle state', req.maxMs + STARVED_ANSWER_MS).catch((err: unknown): QuietReport => {
           if (err instanceof CallTimeoutError) throw err;
           return UNKNOWN_STATE;
         }),
@@ -166,7 +165,7 @@ export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTi
       );
       if (verdict.kind === 'settled') return true;
       if (verdict.kind === 'fast-forward') {
-        await ctx.step(withTimeout(p.evaluate(fastForwardTimers), 2_000, 'fast-forwarding timers').catch(() => 0));
+        await ctx.call(() => p.evaluate(fastForwardTimers), 'fast-forwarding timers').catch(() => 0);
         fastForwards++;
         nextRead = 0;
       } else {
