@@ -1,6 +1,7 @@
 /**
  * Click discovery's calls into the page, folded: one call makes the click (with what must be
- * known from before it), one reads what it did once the page settled. Each call into a page
+ * known from before it), one reads what it did once the page settled (its result as JSON text:
+ * see `json-result.ts`). Each call into a page
  * waits for the renderer's main thread, which on a busy machine is most of its cost (75-115 ms
  * median at concurrency 4 on 2 cores); a click used to make seven calls (scan, history length,
  * mutation clock, click, navigations, DOM, scan), it now makes two, plus the settle's own.
@@ -9,6 +10,7 @@
 import type { Page } from 'playwright';
 import { clickCandidate, historyLength, lastMutation, scanClickables, takeNavigations, type ClickCandidate } from './click-scripts.js';
 import { extractPage, type ExtractResult } from './page-scripts.js';
+import { asJsonExpression, evaluateExpressionJson } from './json-result.js';
 import { withTimeout } from './timeout.js';
 
 /** What {@link clickWithContext} returns. */
@@ -56,7 +58,7 @@ export async function clickWithContext(page: Page, index: number, timeoutMs = 5_
  * @param timeoutMs - the call's timeout (ms)
  */
 export async function readAfterClick(page: Page, exclude: string, timeoutMs = 10_000): Promise<AfterClick> {
-  const expression = `(() => {
+  const expression = asJsonExpression(`(() => {
     const navigations = (${takeNavigations.toString()})();
     let page = null;
     try { page = (${extractPage.toString()})(); } catch {}
@@ -65,6 +67,6 @@ export async function readAfterClick(page: Page, exclude: string, timeoutMs = 10
     let clickables = [];
     try { clickables = (${scanClickables.toString()})(${JSON.stringify(exclude)}); } catch {}
     return { navigations, page, changed, clickables };
-  })()`;
-  return withTimeout(page.evaluate(expression) as Promise<AfterClick>, timeoutMs, 'reading the page after a click').catch(() => ({ navigations: [], page: null, changed: 0, clickables: [] }));
+  })()`);
+  return withTimeout(evaluateExpressionJson<AfterClick>(page, expression), timeoutMs, 'reading the page after a click').catch(() => ({ navigations: [], page: null, changed: 0, clickables: [] }));
 }

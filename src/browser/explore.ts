@@ -4,6 +4,7 @@ import { clickWithContext, readAfterClick, type AfterClick } from './click-reads
 import { historyLength, recordNavigations, replaceUrlBack, scanClickables, takeNavigations, type ClickCandidate } from './click-scripts.js';
 import type { ClickOptions, ClickStep, ExploreResult } from './click-options.js';
 import { extractPage, type ExtractResult } from './page-scripts.js';
+import { evaluateJson } from './json-result.js';
 import { sleep, withTimeout } from './timeout.js';
 import type { FoundLink, SettleWait } from './discovery.js';
 
@@ -139,7 +140,7 @@ export async function exploreClicks(
    */
   let lastScan: ClickCandidate[] | null = null;
   const scan = async (): Promise<ClickCandidate[]> =>
-    (lastScan = await withTimeout(page.evaluate(scanClickables, exclude), 5_000, 'scanning clickables').catch(() => []));
+    (lastScan = await withTimeout(evaluateJson(page, scanClickables, exclude), 5_000, 'scanning clickables').catch(() => []));
   const find = (cands: ClickCandidate[], sig: string): ClickCandidate | undefined => cands.find((c) => c.signature === sig);
   const takeNavs = async (): Promise<string[]> => withTimeout(page.evaluate(takeNavigations), 5_000, 'reading navigations').catch(() => [] as string[]);
   // After a click, what it started (a fetch, a render, a timeout due soon) is waited for by the
@@ -168,7 +169,7 @@ export async function exploreClicks(
   };
   /** Read the page's links (see `absorb`). */
   const read = async (): Promise<{ all: Set<string>; fresh: number }> =>
-    absorb(await withTimeout(page.evaluate(extractPage), 10_000, 'reading the DOM').catch(() => null));
+    absorb(await withTimeout(evaluateJson(page, extractPage), 10_000, 'reading the DOM').catch(() => null));
 
   // Most pages have nothing to click, or only what the site memory already knows (site-wide
   // chrome), or what is on already (an open <details>, a selected tab: what it shows has been

@@ -4,6 +4,7 @@
  * and, when the visit clicks, the clickables (`scanClickables`, click discovery's first scan). Each call into a page waits for the
  * renderer's main thread, which on a busy machine is most of its cost (75-115 ms median on
  * TypeDoc at concurrency 4 on 2 cores); three reads made one after the other paid it three times.
+ * The result comes back as JSON text (see `json-result.ts`).
  * @module
  */
 import type { Page } from 'playwright';
@@ -11,6 +12,7 @@ import { extractPage, type ExtractResult } from '../page-scripts.js';
 import { scanClickables, type ClickCandidate } from '../click-scripts.js';
 import { lastLinkChangeAt } from '../settle-scripts.js';
 import { longestTaskOf } from '../hang-watch.js';
+import { asJsonExpression, evaluateExpressionJson } from '../json-result.js';
 import { readSpaSignals, type SpaReading } from '../spa-scripts.js';
 
 /** What {@link readSettledPage} returns. */
@@ -34,6 +36,10 @@ export interface SettledReading {
  * `extractPage` fails the read.
  */
 function expression(clickExclude: string | null): string {
+  return asJsonExpression(reading(clickExclude));
+}
+
+function reading(clickExclude: string | null): string {
   const scan = clickExclude === null ? 'null' : `orNull(() => (${scanClickables.toString()})(${JSON.stringify(clickExclude)}))`;
   return `(() => {
   const orNull = (f) => { try { return f(); } catch { return null; } };
@@ -55,5 +61,5 @@ let withScan: { exclude: string; expression: string } | null = null;
  */
 export async function readSettledPage(page: Page, clickExclude: string | null = null): Promise<SettledReading> {
   if (clickExclude !== null && withScan?.exclude !== clickExclude) withScan = { exclude: clickExclude, expression: expression(clickExclude) };
-  return (await page.evaluate(clickExclude === null ? PLAIN : withScan!.expression)) as SettledReading;
+  return evaluateExpressionJson<SettledReading>(page, clickExclude === null ? PLAIN : withScan!.expression);
 }
