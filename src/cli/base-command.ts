@@ -2,7 +2,7 @@ import { Command, Errors, ux } from '@oclif/core';
 import { failAndExit, oneLine } from './errors.js';
 import { ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { CliExit, processIO, type CliIO } from './io.js';
-import { nearestName, unknownFlagsIn } from './suggest.js';
+import { expansionsOf, nearestName, unknownFlagsIn } from './suggest.js';
 
 /**
  * Base of every spacrawl command: it writes through {@link io} (the process's streams, or a
@@ -51,12 +51,22 @@ export abstract class SpacrawlCommand extends Command {
     this.io.stdout.write(`${ux.colorizeJson(json, { pretty: true, theme: this.config.theme?.json })}\n`);
   }
 
-  /** ` (did you mean --concurrency?)` after oclif's "Nonexistent flag: --concurency", when this command has a flag that near; else empty. */
+  /**
+   * After oclif's "Nonexistent flag: --concurency": ` (did you mean --concurrency?)` when this
+   * command has flags that the unknown ones shorten (`--log` for `--log-format`, see
+   * `expansionsOf`) or are a typo of (`nearestName`); else where the flags are listed. Empty
+   * for other errors.
+   */
   private flagHint(err: Error): string {
+    const unknown = unknownFlagsIn(err.message);
+    if (unknown.length === 0) return '';
     const ctor = this.ctor as { flags?: Record<string, unknown>; enableJsonFlag?: boolean };
     const known = [...Object.keys(ctor.flags ?? {}).map((f) => `--${f}`), '--help', ...(ctor.enableJsonFlag ? ['--json'] : [])];
-    const hints = unknownFlagsIn(err.message).flatMap((f) => nearestName(f, known) ?? []);
-    return hints.length > 0 ? ` (did you mean ${hints.join(', ')}?)` : '';
+    const hints = [...new Set(unknown.flatMap((f) => {
+      const longer = expansionsOf(f, known);
+      return longer.length > 0 ? longer : (nearestName(f, known) ?? []);
+    }))];
+    return hints.length > 0 ? ` (did you mean ${hints.join(', ')}?)` : ` (spacrawl ${this.id ?? ''} --help lists the flags)`.replace('  ', ' ');
   }
 
   protected override async catch(err: Error & { oclif?: { exit?: number } }): Promise<void> {

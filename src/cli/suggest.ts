@@ -3,7 +3,7 @@
  * `util/nearest-name.ts` (re-exported here).
  * @module
  */
-export { nearestName } from '../util/nearest-name.js';
+export { expansionsOf, nearestName } from '../util/nearest-name.js';
 
 /** The flags a oclif "Nonexistent flag(s)" error names, e.g. `['--concurency']`; empty for other errors. */
 export function unknownFlagsIn(message: string): string[] {

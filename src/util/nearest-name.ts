@@ -24,6 +24,42 @@ export function nearestName(input: string, candidates: readonly string[]): strin
   return d > 0 && d <= 2 && d * 2 < input.length ? best : null;
 }
 
+/**
+ * The dash-separated names of which `input` is a short form, at most `max`: each of its words
+ * begins the candidate's word at the same place or abbreviates it (its first letter, and the
+ * rest in order: `fmt` for `format`), e.g. `--log` for `--log-format`, `--out-dir` for
+ * `--output-dir`; of those, only the closest (whole words before beginnings before abbreviations). For flags, where a typo's edit distance suggests the wrong name (`--log` is two
+ * edits from `--slow`).
+ * @param input - what the user typed, e.g. `--log-fmt`
+ * @param candidates - the known names, in the same form (`--log-format`)
+ */
+export function expansionsOf(input: string, candidates: readonly string[], max = 3): string[] {
+  const words = (s: string): string[] => s.replace(/^-+/, '').split('-');
+  const typed = words(input);
+  if (typed.some((w) => w === '')) return [];
+  // How closely `w` stands for `c`: 0 the same word, 1 its beginning, 2 an abbreviation, 3 not at all.
+  const tier = (w: string, c: string): number => {
+    if (w === c) return 0;
+    if (c.startsWith(w)) return 1;
+    if (w[0] !== c[0]) return 3;
+    let at = 1;
+    for (const ch of w.slice(1)) {
+      at = c.indexOf(ch, at) + 1;
+      if (at === 0) return 3;
+    }
+    return 2;
+  };
+  const ranked = candidates.flatMap((c) => {
+    const cw = words(c);
+    if (c === input || cw.length < typed.length) return [];
+    const t = Math.max(...typed.map((w, i) => tier(w, cw[i]!)));
+    return t < 3 ? [{ c, t }] : [];
+  });
+  // Only the closest: `--log` is `--log-format`, not also `--login`.
+  const best = Math.min(...ranked.map((r) => r.t));
+  return ranked.filter((r) => r.t === best).map((r) => r.c).slice(0, max);
+}
+
 /** `true` when `a` is `b` with two neighbouring characters swapped. */
 function isTransposition(a: string, b: string): boolean {
   if (a.length !== b.length || a === b) return false;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nearestName, unknownFlagsIn } from '../../src/cli/suggest.js';
+import { expansionsOf, nearestName, unknownFlagsIn } from '../../src/cli/suggest.js';
 import { runInProcess } from '../helpers/cli.js';
 
 describe('nearestName: a typo gets the name it is near, anything else gets none', () => {
@@ -31,6 +31,22 @@ describe("unknownFlagsIn: the flags of oclif's error", () => {
   });
 });
 
+describe('expansionsOf: the names a short form stands for', () => {
+  const flags = ['--login', '--logged-out', '--log-format', '--output-dir', '--out', '--slow', '--max-depth', '--max-pages'];
+  it('whole words first, then beginnings, then abbreviations; nothing for another word', () => {
+    expect(expansionsOf('--log', flags)).toEqual(['--log-format']);
+    expect(expansionsOf('--lo', flags)).toEqual(['--login', '--logged-out', '--log-format']);
+    expect(expansionsOf('--out-dir', flags)).toEqual(['--output-dir']);
+    expect(expansionsOf('--log-fmt', flags)).toEqual(['--log-format']);
+    expect(expansionsOf('--max', flags)).toEqual(['--max-depth', '--max-pages']);
+    expect(expansionsOf('--max', flags, 1)).toEqual(['--max-depth']);
+    expect(expansionsOf('--out', flags)).toEqual(['--output-dir']);
+    expect(expansionsOf('--bogus', flags)).toEqual([]);
+    expect(expansionsOf('--fmt', flags)).toEqual([]);
+    expect(expansionsOf('--', flags)).toEqual([]);
+  });
+});
+
 describe('usage errors name what was meant: exit 2, one line, nothing on stdout', () => {
   it.each([
     [['crawll', 'http://127.0.0.1:9/'], 'spacrawl: no command "crawll"; did you mean "crawl"? (spacrawl --help lists the commands)\n'],
@@ -38,7 +54,12 @@ describe('usage errors name what was meant: exit 2, one line, nothing on stdout'
     [['-x'], 'spacrawl: -x before a command: the command comes first, e.g. spacrawl crawl URL -x (spacrawl --help lists the commands)\n'],
     [['crawl', 'http://127.0.0.1:9/', '--concurency', '3'], 'spacrawl: Nonexistent flag: --concurency (did you mean --concurrency?)\n'],
     [['crawl', 'http://127.0.0.1:9/', '--jsn'], 'spacrawl: Nonexistent flag: --jsn (did you mean --json?)\n'],
-    [['crawl', 'http://127.0.0.1:9/', '--zzzzzz'], 'spacrawl: Nonexistent flag: --zzzzzz\n'],
+    [['crawl', 'http://127.0.0.1:9/', '--zzzzzz'], 'spacrawl: Nonexistent flag: --zzzzzz (spacrawl crawl --help lists the flags)\n'],
+    // A shortened flag names the flag it shortens, not the nearest by edits (`--log` is two from `--slow`).
+    [['crawl', 'http://127.0.0.1:9/', '--log', 'json'], 'spacrawl: Nonexistent flag: --log (did you mean --log-format?)\n'],
+    [['crawl', 'http://127.0.0.1:9/', '--out-dir', 'x'], 'spacrawl: Nonexistent flag: --out-dir (did you mean --output-dir?)\n'],
+    [['crawl', 'http://127.0.0.1:9/', '--log-fmt', 'json'], 'spacrawl: Nonexistent flag: --log-fmt (did you mean --log-format?)\n'],
+    [['status', '--bogus'], 'spacrawl: Nonexistent flag: --bogus (spacrawl status --help lists the flags)\n'],
     [['help', 'crawll'], 'spacrawl: no command "crawll"; did you mean "crawl"? (spacrawl --help lists the commands)\n'],
     [['export', '--records', 'x.jsonl'], 'spacrawl: missing required flag --report\n'],
     [['crawl', 'http://127.0.0.1:9/', '--report', 'htm:x.html'], 'spacrawl: unknown report format "htm" (did you mean "html"?) (known: jsonl, json, csv, html, junit, sitemap, markdown)\n'],
