@@ -46,6 +46,11 @@ export interface VisitContext {
    * @throws CallTimeoutError when the page hung or never answers; what `ask()` throws; VisitAbort
    */
   call<T>(ask: () => Promise<T>, what: string, ms?: number): Promise<T>;
+  /**
+   * {@link call}, with `fallback` for any failure of the call (it did not answer, it threw): a
+   * read the visit can do without. An abort of the visit still throws `VisitAbort`.
+   */
+  callOr<T, F>(ask: () => Promise<T>, what: string, fallback: F, ms?: number): Promise<T | F>;
   /** Abort the visit with `error` (the first abort wins): the pending and every later `step` throws. */
   abort(error: RecordError): void;
   /** `true` once {@link abort} was called. */
@@ -81,6 +86,8 @@ export function newVisitContext(tab: VisitTab, requestedUrl: string, opts: Visit
     document: new MainDocument(),
     step: <T>(p: Promise<T>): Promise<T> => Promise.race([p, abortion]),
     call: <T>(ask: () => Promise<T>, what: string, ms = STOP_AFTER_MS): Promise<T> => Promise.race([answerOrStopHang(tab, ask, ms, what), abortion]),
+    callOr: <T, F>(ask: () => Promise<T>, what: string, fallback: F, ms = STOP_AFTER_MS): Promise<T | F> =>
+      Promise.race([answerOrStopHang(tab, ask, ms, what).catch((): F => fallback), abortion]),
     abort(error: RecordError): void {
       aborted = true;
       reject(new VisitAbort(error));

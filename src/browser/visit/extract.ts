@@ -72,10 +72,10 @@ async function readDom(ctx: VisitContext): Promise<void> {
   result.meta = { description: main.description, canonical: main.canonical, h1Count: main.h1Count };
   if (opts.lookFor?.length) {
     const lookFor = [...opts.lookFor];
-    result.selectorsFound = await ctx.call(() => p.evaluate(findRendered, lookFor), 'looking for selectors').catch(() => [] as string[]);
+    result.selectorsFound = await ctx.callOr(() => p.evaluate(findRendered, lookFor), 'looking for selectors', [] as string[]);
   }
   if (opts.collectAnchors) {
-    result.anchors = await ctx.call(() => p.evaluate(readAnchors, MAX_ANCHORS), 'reading ids and names').catch(() => null);
+    result.anchors = await ctx.callOr(() => p.evaluate(readAnchors, MAX_ANCHORS), 'reading ids and names', null);
   }
   for (const l of main.frameSrcs) result.links.push(found(l, 'frame-src'));
   const framed = await ctx.step(readFrames(p, main.origin));

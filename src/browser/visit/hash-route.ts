@@ -132,7 +132,7 @@ export function hashNavigate(shown: ShownDocument, attempt: RouteAttempt, mark: 
       if (opts.beforeNavigate) await ctx.step(opts.beforeNavigate());
       await ctx.call(() => tab.cdp.send('Emulation.setScriptExecutionDisabled', { value: false }), 'resuming scripts');
       tab.paused = false;
-      if (await ctx.call(() => hasBeforeUnload(ctx), 'looking for beforeunload').catch(() => true)) {
+      if (await ctx.callOr(() => hasBeforeUnload(ctx), 'looking for beforeunload', true)) {
         attempt.fallback = true;
         return 'done';
       }
@@ -165,7 +165,7 @@ export function routeCheck(attempt: RouteAttempt, mark: { value: RouteMark | nul
     name: 'route-check',
     async action(ctx) {
       const m = mark.value;
-      const changed = m ? await ctx.call(() => ctx.page.evaluate(routeChanged, m), 'reading the route change').catch(() => false) : false;
+      const changed = m ? await ctx.callOr(() => ctx.page.evaluate(routeChanged, m), 'reading the route change', false) : false;
       if (ctx.activity.mainRequest !== null || !changed) {
         attempt.fallback = true;
         return 'done';

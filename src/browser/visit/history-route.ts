@@ -83,7 +83,7 @@ export function historyNavigate(shown: ShownDocument, shells: DocumentShells, at
       // The page first: an app that cannot be routed costs the site no request.
       await ctx.call(() => tab.cdp.send('Emulation.setScriptExecutionDisabled', { value: false }), 'resuming scripts');
       tab.paused = false;
-      const listens = await ctx.call(() => windowListeners(ctx), 'looking for popstate').catch(() => null);
+      const listens = await ctx.callOr(() => windowListeners(ctx), 'looking for popstate', null);
       if (!listens || listens.has('beforeunload') || !listens.has('popstate')) {
         if (listens && !listens.has('popstate')) shells.noteNoRouter(origin);
         attempt.fallback = true;

@@ -22,6 +22,7 @@ import { awaitQuiet, fastForwardTimers, type QuietReport, type QuietRequest } fr
 import { CallTimeoutError, sleep } from '../timeout.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
+import { VisitAbort } from './types.js';
 import { judgeSettle } from './settle-rule.js';
 import { inheritFragment } from './urls.js';
 
@@ -136,7 +137,7 @@ export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTi
       // document) leave the state unknown and the loop goes on.
       const state = await ctx.step(
         ctx.call(() => p.evaluate(awaitQuiet, req), 'reading the settle state', req.maxMs + STARVED_ANSWER_MS).catch((err: unknown): QuietReport => {
-          if (err instanceof CallTimeoutError) throw err;
+          if (err instanceof CallTimeoutError || err instanceof VisitAbort) throw err;
           return UNKNOWN_STATE;
         }),
       );
@@ -165,7 +166,7 @@ export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTi
       );
       if (verdict.kind === 'settled') return true;
       if (verdict.kind === 'fast-forward') {
-        await ctx.call(() => p.evaluate(fastForwardTimers), 'fast-forwarding timers').catch(() => 0);
+        await ctx.callOr(() => p.evaluate(fastForwardTimers), 'fast-forwarding timers', 0);
         fastForwards++;
         nextRead = 0;
       } else {
