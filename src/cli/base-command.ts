@@ -66,7 +66,8 @@ export abstract class SpacrawlCommand extends Command {
       const longer = expansionsOf(f, known);
       return longer.length > 0 ? longer : (nearestName(f, known) ?? []);
     }))];
-    return hints.length > 0 ? ` (did you mean ${hints.join(', ')}?)` : ` (spacrawl ${this.id ?? ''} --help lists the flags)`.replace('  ', ' ');
+    if (hints.length > 0) return ` (did you mean ${hints.join(', ')}?)`;
+    return this.id ? ` (spacrawl ${this.id} --help lists the flags)` : ' (spacrawl --help lists the commands)';
   }
 
   protected override async catch(err: Error & { oclif?: { exit?: number } }): Promise<void> {

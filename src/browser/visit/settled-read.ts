@@ -33,20 +33,16 @@ export interface SettledReading {
  * The page functions, run in order in one evaluation. Their source is embedded as the compiled
  * functions' text, the way `page.evaluate(fn)` sends a function. A failure of the link clock,
  * the SPA signals or the scan is `null` (as when each was read alone); a failure of
- * `extractPage` fails the read.
+ * `extractPage` fails the read. The result comes back as JSON text (`asJsonExpression`).
  */
 function expression(clickExclude: string | null): string {
-  return asJsonExpression(reading(clickExclude));
-}
-
-function reading(clickExclude: string | null): string {
   const scan = clickExclude === null ? 'null' : `orNull(() => (${scanClickables.toString()})(${JSON.stringify(clickExclude)}))`;
-  return `(() => {
+  return asJsonExpression(`(() => {
   const orNull = (f) => { try { return f(); } catch { return null; } };
   const lastChange = orNull(${lastLinkChangeAt.toString()});
   const main = (${extractPage.toString()})();
   return { lastChange, main, spa: orNull(${readSpaSignals.toString()}), clickables: ${scan}, longestTask: orNull(${longestTaskOf.toString()}) };
-})()`;
+})()`);
 }
 
 /** The expression without a scan, and the last one with (a crawl has one exclude pattern). */
