@@ -20,7 +20,9 @@
 // renderers end without being waited for up the tree), peak memory of
 // that process tree (100 ms samples; PSS every 5 s), median and p95 wasted wait (read time − the
 // last change to the page's links or title, `timings.lastChangeMs`), requests the site served, and
-// spacrawl's time and memory as fractions of Crawlee's. The machine's load average is printed
+// spacrawl's time and memory as fractions of Crawlee's; then a second table: CPU seconds by kind of
+// process (Node, browser, renderers, network service ...) and each crawler's wall time over the
+// floor's of the same run. The machine's load average is printed
 // with every run: the machine may be shared. Writes bench/results/sites-<date>.json.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -104,7 +106,7 @@ async function measured(argv, env = {}) {
   const reapedCpuS = reapedChildrenCpuS() - cpu0;
   const cpuS = Math.max(reapedCpuS, st.cpuS);
   if (code !== 0 && code !== 1) process.stderr.write(`  exit ${code}: ${stderr.slice(-2000)}\n`);
-  return { code, wall, cpuS, reapedCpuS, sampledCpuS: st.cpuS, peakMb: st.peakMb, peakPssMb: st.peakPssMb, load: [load0, os.loadavg()[0]] };
+  return { code, wall, cpuS, reapedCpuS, sampledCpuS: st.cpuS, cpuByKind: st.cpuByKind, peakMb: st.peakMb, peakPssMb: st.peakPssMb, load: [load0, os.loadavg()[0]] };
 }
 
 const pathOf = (u) => {
@@ -204,6 +206,23 @@ for (const r of rows) {
   if (c) lines.push(`| ${r.site} | ${r.run} | Crawlee | ${cells(c, r.pages).join(' | ')} | | |`);
   // The floor's "found" is the listed pages it loaded (it follows no links); its time is the machine's lower bound.
   if (r.floor) lines.push(`| ${r.site} | ${r.run} | floor (plain loads) | ${cells(r.floor, r.pages).join(' | ')} | ${c ? `${((r.floor.wall / c.wall) * 100).toFixed(0)} %` : '–'} | ${c ? `${((r.floor.peakMb / c.peakMb) * 100).toFixed(0)} %` : '–'} |`);
+}
+// Where the CPU went: seconds by kind of process (see `kindOf` in sampling.mjs), and each crawler's
+// wall time against the floor of the same run (the yardstick of the speed issue).
+const KINDS = ['node', 'browser', 'renderer', 'network', 'utility', 'gpu', 'zygote', 'other'];
+const crawlers = (r) => [['spacrawl', r.spacrawl], ['Crawlee', r.crawlee], ['floor (plain loads)', r.floor]].filter(([, x]) => x);
+lines.push(
+  '',
+  'CPU s by process, and wall time against the floor of the same run:',
+  '',
+  `| site | run | crawler | ${KINDS.join(' | ')} | all | wall / floor |`,
+  `|---|---|---|${KINDS.map(() => '---').join('|')}|---|---|`,
+);
+for (const r of rows) {
+  for (const [who, x] of crawlers(r)) {
+    const by = x.cpuByKind ?? {};
+    lines.push(`| ${r.site} | ${r.run} | ${who} | ${KINDS.map((k) => fmt(by[k])).join(' | ')} | ${fmt(x.cpuS)} | ${r.floor ? fmt(x.wall / r.floor.wall, 2) : '–'} |`);
+  }
 }
 process.stdout.write(`${lines.join('\n')}\n`);
 const dir = path.join(HERE, 'results');
