@@ -114,12 +114,13 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     // An SVG's shapes are never clicked (an icon's click is its button's); HTML in a
     // <foreignObject> is searched, with the cursor from above the drawing.
     const svg = el instanceof SVGElement;
-    const cs = svg || ((tag === 'a' || tag === 'area') && hasDestination(el)) ? null : getComputedStyle(el);
+    const link = (tag === 'a' || tag === 'area') && hasDestination(el);
+    const cs = svg || link ? null : getComputedStyle(el);
     if (cs?.display === 'none') return;
     const sr = (el as HTMLElement).shadowRoot;
     if (sr) walkChildren(sr, '');
-    if (svg) return walkChildren(el, parentCursor);
-    if (!cs) return;
+    if (link) return;
+    if (svg || !cs) return walkChildren(el, parentCursor);
     const cursor = cs.cursor;
     walkSelf(el, tag, cs, cursor === 'pointer' && parentCursor !== 'pointer');
     walkChildren(el, cursor);
