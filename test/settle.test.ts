@@ -111,6 +111,15 @@ describe('settle', () => {
     expect(t.settledMs! - t.load!, JSON.stringify(t)).toBeLessThan(1500);
   });
 
+  it('the page\'s own calls hold the settle until its script has had their answers: every link of a chain of calls is found', async () => {
+    // XMLHttpRequest load handler, a body read from its stream, a body read after a timer, a script added from an answer.
+    const { records } = await crawlFrom('/answered-calls', { maxDepth: 0 });
+    const page = records.find((r) => pathOf(r.url) === '/answered-calls')!;
+    expect(page).toMatchObject({ status: 200, settled: true, error: null, title: 'Answered calls' });
+    expect(page.links).toEqual(['xhr', 'stream', 'timer', 'script'].map((k) => `${site.origin}/answered-${k}`));
+    expect(site.log.filter((r) => r.path.startsWith('/api/')).map((r) => r.path)).toEqual(['/api/late', '/api/slow-body', '/api/late', '/api/late']);
+  });
+
   it('does not settle early while the page works in slices chained through a MessageChannel (React\'s scheduler)', async () => {
     const { records } = await crawlFrom('/message-channel', { maxDepth: 0 });
     const page = records.find((r) => pathOf(r.url) === '/message-channel')!;

@@ -186,6 +186,11 @@ export interface SettleState {
   sinceCallMs: number;
   /** fetch() body reads in progress, body streams being read included (1 when unknown). */
   bodyReads: number;
+  /**
+   * fetch() and XMLHttpRequest calls of the document under way (1 when unknown): a fetch() until
+   * its promise settles, an XMLHttpRequest until its `loadend` (see `installScheduleWatch`).
+   */
+  requests: number;
   /** WebSockets and EventSources still awaiting their first message (see `installStreamWatch`; 0 when unknown). */
   awaitingMessages: number;
 }
@@ -261,6 +266,7 @@ export function installSettleProbe(): void {
       callsStarted: s.callsStarted ?? 0,
       sinceCallMs: s.lastCallAt ? now - s.lastCallAt : Infinity,
       bodyReads: s.bodyReads ?? 1,
+      requests: s.requests ?? 1,
       awaitingMessages: w.__spacrawlStreams?.awaiting ?? 0,
     };
   };
@@ -273,10 +279,13 @@ export function installSettleProbe(): void {
       const check = (): void => {
         const st = read();
         const waited = performance.now() - t0;
+        // The network wait owed to the page's own calls is over once its script has had every answer.
+        const answered = st.requests === 0 && st.bodyReads === 0;
+        const minWaitMs = answered ? req.minWaitMs : Math.max(req.minWaitMs, req.callsWaitMs);
         const left = req.maxMs - waited;
         const calm = st.loaded && st.awaitingMessages === 0 && (st.scheduled === 0 || st.scheduled === st.timers);
         const quietFor = st.idleSinceChange ? req.idleEarlyMs : req.earlyMs;
-        const quiet = calm && st.contentQuietForMs >= quietFor && waited >= req.minWaitMs;
+        const quiet = calm && st.contentQuietForMs >= quietFor && waited >= minWaitMs;
         // Idle but for timeouts, and no fetch() or XMLHttpRequest of the page under way (a timeout
         // may be racing one): run them now, then look again once they have run.
         if (quiet && st.timers > 0 && st.painted && fastForwarded < req.fastForwards && (s.requests ?? 1) === 0 && s.fastForward) {
@@ -286,7 +295,7 @@ export function installSettleProbe(): void {
           return;
         }
         // The full window met (the DOM quiet for `quietMs`): the caller decides with the network.
-        const fullWindow = st.quietForMs >= req.quietMs && waited >= req.minWaitMs;
+        const fullWindow = st.quietForMs >= req.quietMs && waited >= minWaitMs;
         // Quiet but for timeouts that may not run early yet, for a reason the page will see pass
         // (no first paint yet, a fetch() or XMLHttpRequest under way): wait for it here rather
         // than answer a state the caller can only wait on (each new question waits its turn on a
@@ -301,7 +310,7 @@ export function installSettleProbe(): void {
         if (calm && !st.idleSinceChange && !idleAsked && st.contentQuietForMs >= req.idleEarlyMs && s.onIdle) {
           idleAsked = true;
           const asked = performance.now();
-          const untilEarly = Math.max(req.earlyMs - st.contentQuietForMs, req.minWaitMs - waited);
+          const untilEarly = Math.max(req.earlyMs - st.contentQuietForMs, minWaitMs - waited);
           s.onIdle((d) => {
             if (!d.didTimeout) s.idleAt = Math.max(asked, performance.now() - 1);
             idleAsked = false;
@@ -310,7 +319,8 @@ export function installSettleProbe(): void {
           return;
         }
         if (idleAsked) return;
-        const due = calm ? Math.max((st.idleSinceChange || !s.onIdle ? quietFor : req.idleEarlyMs) - st.contentQuietForMs, req.minWaitMs - waited) : 20;
+        // While a call is under way, look again soon: its answer may end the wait owed to it.
+        const due = calm ? Math.max((st.idleSinceChange || !s.onIdle ? quietFor : req.idleEarlyMs) - st.contentQuietForMs, answered ? minWaitMs - waited : Math.min(20, minWaitMs - waited)) : 20;
         setTimer(check, Math.min(left, Math.max(5, due)));
       };
       check();
@@ -326,7 +336,7 @@ export function installSettleProbe(): void {
 export function settleState(): SettleState {
   const read = (window as unknown as { __spacrawl?: { read?: () => SettleState } }).__spacrawl?.read;
   if (read) return read();
-  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, awaitingMessages: 0 };
+  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0 };
 }
 
 /** What {@link awaitQuiet} is asked. Times in ms. */
@@ -335,8 +345,16 @@ export interface QuietRequest {
   earlyMs: number;
   /** The same once the page has been idle since its last change (see {@link SettleState.idleSinceChange}). */
   idleEarlyMs: number;
-  /** Wait at least this long (until the network has been quiet for the early window too). */
+  /**
+   * Wait at least this long (until the network has been quiet for the early window too), not
+   * counting the events of the document's own calls (see `PageActivity.earlyNetWaitMs`).
+   */
   minWaitMs: number;
+  /**
+   * The same counting those events: waited for instead of `minWaitMs` while one of the page's
+   * calls is under way or a response body is being read (its script has not had every answer).
+   */
+  callsWaitMs: number;
   /** The full window (see `judgeSettle`): once the DOM has been quiet this long, the state is returned. */
   quietMs: number;
   /** Longest wait inside the page; the state is returned then, whatever it is. */
@@ -354,7 +372,7 @@ export interface QuietReport extends SettleState {
 /**
  * Wait inside the page until it is quiet: calm (loaded, no push connection awaiting its first
  * message, nothing scheduled but timeouts), its content unchanged for `earlyMs`, and `minWaitMs`
- * passed. While it is quiet but for timeouts, and none of its fetch() or XMLHttpRequest calls is
+ * passed (`callsWaitMs` while one of its calls is under way or a body is being read). While it is quiet but for timeouts, and none of its fetch() or XMLHttpRequest calls is
  * under way, the timeouts are fast-forwarded (at most `fastForwards` times) and the wait goes on.
  * Returns the state when quiet, or after `maxMs` whatever it is. The network is the caller's to
  * judge. Without the probe: the unknown state at once.
@@ -362,7 +380,7 @@ export interface QuietReport extends SettleState {
 export function awaitQuiet(req: QuietRequest): Promise<QuietReport> | QuietReport {
   const s = (window as unknown as { __spacrawl?: { awaitQuiet?: (r: QuietRequest) => Promise<QuietReport> } }).__spacrawl;
   if (s?.awaitQuiet) return s.awaitQuiet(req);
-  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, awaitingMessages: 0, fastForwarded: 0 };
+  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0, fastForwarded: 0 };
 }
 
 /**

@@ -55,4 +55,32 @@ describe('PageActivity.earlyNetWaitMs', () => {
     // Nothing in the last second: the window is long met.
     expect(act.earlyNetWaitMs(T + NET_EVENTS_KEPT_MS + 10, T - 8, EARLY)).toBe(EARLY - NET_EVENTS_KEPT_MS);
   });
+
+  it("the page's own calls hold nothing once its script has had every answer, other events still hold", () => {
+    const act = new PageActivity();
+    act.noteNet(request('fetch', T - 50, 40), T, true);
+    act.noteNet(request('xhr', T - 40, 30), T, true);
+    expect(act.earlyNetWaitMs(T + 10, T - 100, EARLY, true)).toBe(EARLY - NET_EVENTS_KEPT_MS);
+    // Not handled yet: the whole window holds.
+    expect(act.earlyNetWaitMs(T + 10, T - 100, EARLY, false)).toBe(90);
+    // A fetch() of another frame, or a script, is not one of the document's calls.
+    act.noteNet(request('fetch', T - 20, 10), T + 5, false);
+    expect(act.earlyNetWaitMs(T + 10, T - 100, EARLY, true)).toBe(95);
+  });
+});
+
+describe('PageActivity.callsHandled', () => {
+  const page = (requests: number, bodyReads: number, callsStarted: number) => ({ requests, bodyReads, callsStarted });
+
+  it('only when no call is under way, no body is being read, and every call heard of was started by then', () => {
+    const act = new PageActivity();
+    act.callsSeen = 2;
+    expect(act.callsHandled(page(0, 0, 2))).toBe(true);
+    expect(act.callsHandled(page(1, 0, 2))).toBe(false);
+    expect(act.callsHandled(page(0, 1, 2))).toBe(false);
+    // A call the crawler heard of after the page answered (it counted 1): its events keep their window.
+    expect(act.callsHandled(page(0, 0, 1))).toBe(false);
+    // A call the page started that the crawler has not heard of yet.
+    expect(act.callsHandled(page(0, 0, 3))).toBe(false);
+  });
 });

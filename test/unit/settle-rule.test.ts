@@ -9,7 +9,7 @@ const WINDOWS = { quietMs: 500, earlyMs: 100, idleEarlyMs: 50 };
 
 /** A loaded page, quiet for `quiet` ms (all of it and its content), nothing scheduled, not idle-checked. */
 function state(quiet: number, over: Partial<SettleState> = {}): SettleState {
-  return { loaded: true, loadAt: 0, painted: true, quietForMs: quiet, contentQuietForMs: quiet, idleSinceChange: false, scheduled: 0, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 0, awaitingMessages: 0, ...over };
+  return { loaded: true, loadAt: 0, painted: true, quietForMs: quiet, contentQuietForMs: quiet, idleSinceChange: false, scheduled: 0, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 0, requests: 0, awaitingMessages: 0, ...over };
 }
 
 function inputs(st: SettleState, over: Partial<Omit<SettleInputs, 'state'>> = {}): SettleInputs {

@@ -98,8 +98,11 @@ export class PageActivity {
   readonly unread = new Map<Request, number | null>();
   /** Last request, response, finish or failure of the page (ms since epoch). */
   lastNet: number = Date.now();
-  /** The page's network events of the last {@link NET_EVENTS_KEPT_MS}: when (ms since epoch), and whose. */
-  private readonly recentNet: { at: number; request: NetRequest }[] = [];
+  /**
+   * The page's network events of the last {@link NET_EVENTS_KEPT_MS}: when (ms since epoch),
+   * whose, and whether the request is one of the document's own calls (see {@link PageActivity.noteNet}).
+   */
+  private readonly recentNet: { at: number; request: NetRequest; call: boolean }[] = [];
   /** The visit's own main-document request (the last hop of its redirects), once sent. */
   mainRequest: Request | null = null;
   /** `true` once the first navigation request went out. */
@@ -120,10 +123,13 @@ export class PageActivity {
   /**
    * Note a network event (sent, answered, finished, failed) of the page's request `r`.
    * @param at - when (ms since epoch; now unless given)
+   * @param call - `r` is a fetch() or XMLHttpRequest of the main frame's document (its redirect
+   *   hops included): one the document's own counters follow until its script has it
+   *   (`SettleState.requests`, `bodyReads`)
    */
-  noteNet(r: NetRequest, at = Date.now()): void {
+  noteNet(r: NetRequest, at = Date.now(), call = false): void {
     this.lastNet = at;
-    this.recentNet.push({ at: this.lastNet, request: r });
+    this.recentNet.push({ at: this.lastNet, request: r, call });
     while (this.recentNet.length && this.recentNet[0]!.at < this.lastNet - NET_EVENTS_KEPT_MS) this.recentNet.shift();
   }
 
@@ -136,19 +142,37 @@ export class PageActivity {
    *   time is the browser's own (`Request.timing()`), not when the event reached this process
    *   (those events often arrive just after the load event);
    * - an event of a {@link HANDLER_ONLY_TYPES} request holds {@link HANDLER_NET_MS};
+   * - with `callsHandled`, an event of one of the document's own calls (see
+   *   {@link PageActivity.noteNet}) holds nothing: the page has said that none of its calls is
+   *   under way and no response body is being read, so its script has had every answer, and what
+   *   it does with one is its own work, which the content window and the page's schedule follow
+   *   (see {@link callsHandled});
    * - any other event holds `earlyMs`.
    * Requests in flight are the caller's to check (`waitedOn`).
    */
-  earlyNetWaitMs(now: number, loadAt: number | null, earlyMs: number): number {
+  earlyNetWaitMs(now: number, loadAt: number | null, earlyMs: number, callsHandled = false): number {
     let wait = -Infinity;
     for (let i = this.recentNet.length - 1; i >= 0; i--) {
-      const { at, request } = this.recentNet[i]!;
+      const { at, request, call } = this.recentNet[i]!;
       if (now - at >= NET_EVENTS_KEPT_MS) break;
+      if (call && callsHandled) continue;
       if (loadAt !== null && finishedBefore(request, loadAt)) continue;
       const window = HANDLER_ONLY_TYPES.has(request.resourceType()) ? Math.min(HANDLER_NET_MS, earlyMs) : earlyMs;
       wait = Math.max(wait, window - (now - at));
     }
     return wait === -Infinity ? earlyMs - NET_EVENTS_KEPT_MS : wait;
+  }
+
+  /**
+   * `true` when the document's script has had the answer to every call it made, by what the page
+   * said (`page`, read at one moment): none of its fetch() or XMLHttpRequest calls is under way (a
+   * fetch() until its promise settles, an XMLHttpRequest until its `loadend`, both after the
+   * page's own handlers of it), no response body is being read, and every call the crawler has
+   * heard of is one the page had started by then (a call it started after answering is not in
+   * its counts: its events keep their window).
+   */
+  callsHandled(page: Pick<SettleState, 'requests' | 'bodyReads' | 'callsStarted'>): boolean {
+    return page.requests === 0 && page.bodyReads === 0 && page.callsStarted === this.callsSeen;
   }
 
   /** Requests in flight the settle waits for at `now` (ms since epoch): all but hanging re-polls. */

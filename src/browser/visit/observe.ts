@@ -111,6 +111,21 @@ function isCallOf(r: Request, page: Page): boolean {
   }
 }
 
+/**
+ * `true` for a fetch() or XMLHttpRequest of `page`'s main frame, redirect hops and any URL
+ * included: a request whose answer the document's own counters follow until its script has it
+ * (`SettleState.requests`, `bodyReads`; see `PageActivity.callsHandled`).
+ */
+function isCallTraffic(r: Request, page: Page): boolean {
+  const type = r.resourceType();
+  if (type !== 'fetch' && type !== 'xhr') return false;
+  try {
+    return r.frame() === page.mainFrame();
+  } catch {
+    return false;
+  }
+}
+
 /** Requests, responses, finished and failed requests: the settle's network state, failed requests, mixed content, server wait. */
 function listenToNetwork(ctx: VisitContext, on: On): void {
   const { result, activity: act, opts } = ctx;
@@ -118,7 +133,7 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
   const isNavOfMain = (r: Request): boolean => r.isNavigationRequest() && r.frame() === p.mainFrame();
   const ended = (r: Request): boolean => {
     if (!act.mine.has(r)) return false;
-    act.noteNet(r);
+    act.noteNet(r, Date.now(), isCallTraffic(r, p));
     act.inflight.delete(r);
     act.unread.delete(r);
     act.repoll.ended(r);
@@ -132,7 +147,7 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
     if (isNavOfMain(r) && (act.mainRequest === null || r.redirectedFrom() === act.mainRequest)) act.mainRequest = r;
     if (!act.current && !isNavOfMain(r)) return;
     act.mine.add(r);
-    act.noteNet(r);
+    act.noteNet(r, Date.now(), isCallTraffic(r, p));
     if (isCallOf(r, p)) act.callsSeen++;
     if (r.url().startsWith('http:') && p.url().startsWith('https:') && !isNavOfMain(r) && result.mixedContent.length < MAX_KEPT) result.mixedContent.push(r.url());
     if (r.resourceType() !== 'eventsource') {
@@ -158,7 +173,7 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
     if (!isImplicitFavicon(r)) act.serverWait.add(r);
     // A request stops counting once its response headers are in: Chromium reports the end
     // of a fetch() body only after the page reads it, and many apps never do.
-    act.noteNet(r);
+    act.noteNet(r, Date.now(), isCallTraffic(r, p));
     act.inflight.delete(r);
     act.repoll.answeredBy(r);
     if (act.unread.has(r)) act.unread.set(r, act.lastNet);

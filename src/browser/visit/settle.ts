@@ -68,7 +68,7 @@ const IN_PAGE_WAIT_MS = 1_000;
  */
 export const MAX_FAST_FORWARDS = 3;
 /** What an unreadable settle state counts as: nothing is known, so nothing is settled. */
-const UNKNOWN_STATE: QuietReport = { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, awaitingMessages: 0, fastForwarded: 0 };
+const UNKNOWN_STATE: QuietReport = { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0, fastForwarded: 0 };
 
 /**
  * The settle stage (one per visit). Sets `settled`, `timings.settledMs`
@@ -125,8 +125,10 @@ export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTi
         quietMs: windows.quietMs,
         // The page waits until the network, too, has been quiet for the early window. Before the
         // page has said when it loaded, load-blocking requests that finished are taken to have
-        // finished before it (checked once it says: see `earlyNetWaitMs`).
-        minWaitMs: Math.max(0, act.earlyNetWaitMs(now, loadAt ?? Infinity, windows.earlyMs)),
+        // finished before it (checked once it says: see `earlyNetWaitMs`). The events of its own
+        // calls count only until its script has had every answer (the page knows when).
+        minWaitMs: Math.max(0, act.earlyNetWaitMs(now, loadAt ?? Infinity, windows.earlyMs, true)),
+        callsWaitMs: Math.max(0, act.earlyNetWaitMs(now, loadAt ?? Infinity, windows.earlyMs)),
         maxMs: Math.min(IN_PAGE_WAIT_MS, left),
         // Not while a response body may still be read (its content is not in the page yet).
         fastForwards: act.heldBodies(now, 1).length === 0 ? MAX_FAST_FORWARDS - fastForwards : 0,
@@ -153,7 +155,7 @@ export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTi
         {
           state,
           netQuietMs: inFlight ? 0 : checkedAt - act.lastNet,
-          earlyNetWaitMs: inFlight ? windows.earlyMs : act.earlyNetWaitMs(checkedAt, loadAt, windows.earlyMs),
+          earlyNetWaitMs: inFlight ? windows.earlyMs : act.earlyNetWaitMs(checkedAt, loadAt, windows.earlyMs, act.callsHandled(state)),
           heldBodies: held.length,
           reading: held.some(([, at]) => at !== null && checkedAt - at < UNREAD_WAIT_MS),
           // A clicked download link is a request the page events do not show until the download
