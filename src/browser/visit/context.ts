@@ -63,6 +63,11 @@ export interface VisitContext {
    * (a screenshot, an accessibility check, scrolling), which makes discovery scan again.
    */
   clickables: ClickCandidate[] | undefined;
+  /**
+   * The main document's body as the server sent it (see `inspect.ts`), asked for by the extract
+   * stage together with the DOM; `undefined` when not asked for, `null` when it could not be read.
+   */
+  serverBody: Promise<Buffer | null> | undefined;
 }
 
 /**
@@ -97,5 +102,6 @@ export function newVisitContext(tab: VisitTab, requestedUrl: string, opts: Visit
     },
     spa: undefined,
     clickables: undefined,
+    serverBody: undefined,
   };
 }

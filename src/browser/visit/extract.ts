@@ -12,7 +12,7 @@ import type { FoundLink } from '../discovery.js';
 import { clickExcludePattern } from '../explore.js';
 import { readFrames } from '../frames.js';
 import { readAnchors, type RawLink } from '../page-scripts.js';
-import { CallTimeoutError } from '../timeout.js';
+import { CallTimeoutError, withTimeout } from '../timeout.js';
 import { hungItself } from '../hang-watch.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
@@ -28,6 +28,9 @@ export function extract(): Stage<VisitContext> {
     name: 'extract',
     async action(ctx) {
       await readLastDocument(ctx);
+      // The server's HTML (for the inspect stage) is asked for beside the DOM: each call waits
+      // its turn on the renderer's main thread, which a sibling tab may hold.
+      ctx.serverBody = readServerBody(ctx);
       await readDom(ctx);
     },
   };
@@ -43,6 +46,17 @@ async function readLastDocument(ctx: VisitContext): Promise<void> {
   result.contentType = headers['content-type'] ?? null;
   result.robotsHeaders = await ctx.step(lastDoc.headerValues('x-robots-tag').catch(() => [] as string[]));
   result.blockedBy = headers['cf-mitigated'] ? `cf-mitigated: ${headers['cf-mitigated']}` : null;
+}
+
+/**
+ * The body of the document the page shows (its last document response) as the server sent it,
+ * which the browser keeps (`Response.body()`: not requested again), or `null` (no document
+ * response: a route of a document shown before; it could not be read within 5 s). Never rejects.
+ */
+function readServerBody(ctx: VisitContext): Promise<Buffer | null> | undefined {
+  const doc = ctx.activity.lastDocument ?? ctx.activity.mainResponse;
+  if (!doc) return undefined;
+  return withTimeout(doc.body(), 5_000, 'reading the server HTML').catch(() => null);
 }
 
 /** Read the page's DOM, anchors and frames into the result. */

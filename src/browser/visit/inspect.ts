@@ -4,7 +4,8 @@
  * - `read` (after extract): the SPA signals of the settled page (`readSpaSignals`: unrendered
  *   template text, busy indicators, an empty app root, the page's text length), and the main
  *   document's HTML as the server sent it, which the browser keeps (`Response.body()`: the
- *   response already intercepted and read by the browser, not requested again), read up to
+ *   response already intercepted and read by the browser, not requested again; asked for by the
+ *   extract stage beside the DOM), read up to
  *   `MAX_SERVER_HTML_BYTES` (see `readServerHtml`);
  * - `compare` (after discover): the rendered page's link targets a person can follow (anchors,
  *   shadow roots, click and scroll discovery) next to the server's.
@@ -45,7 +46,8 @@ export function inspectStages(): { read: Stage<VisitContext>; compare: Stage<Vis
           result.spa.emptyRoot = spa.emptyRoot;
         }
         const doc = ctx.activity.lastDocument ?? ctx.activity.mainResponse;
-        const body = doc ? await ctx.step(withTimeout(doc.body(), 5_000, 'reading the server HTML').catch(() => null)) : null;
+        // Asked for beside the DOM by the extract stage.
+        const body = doc ? await ctx.step(ctx.serverBody ?? withTimeout(doc.body(), 5_000, 'reading the server HTML').catch(() => null)) : null;
         if (!doc || !body) return;
         ctx.document.bodyDigest = bodyDigest(body);
         const truncated = body.length > MAX_SERVER_HTML_BYTES;
