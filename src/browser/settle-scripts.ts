@@ -372,8 +372,9 @@ export interface QuietReport extends SettleState {
 /**
  * Wait inside the page until it is quiet: calm (loaded, no push connection awaiting its first
  * message, nothing scheduled but timeouts), its content unchanged for `earlyMs`, and `minWaitMs`
- * passed (`callsWaitMs` while one of its calls is under way or a body is being read). While it is quiet but for timeouts, and none of its fetch() or XMLHttpRequest calls is
- * under way, the timeouts are fast-forwarded (at most `fastForwards` times) and the wait goes on.
+ * passed (`callsWaitMs` while one of its calls is under way or a body is being read). While it
+ * is quiet but for timeouts, and none of its fetch() or XMLHttpRequest calls is under way, the
+ * timeouts are fast-forwarded (at most `fastForwards` times) and the wait goes on.
  * Returns the state when quiet, or after `maxMs` whatever it is. The network is the caller's to
  * judge. Without the probe: the unknown state at once.
  */

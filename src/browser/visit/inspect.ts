@@ -5,8 +5,7 @@
  *   template text, busy indicators, an empty app root, the page's text length), and the main
  *   document's HTML as the server sent it, which the browser keeps (`Response.body()`: the
  *   response already intercepted and read by the browser, not requested again; asked for by the
- *   extract stage beside the DOM), read up to
- *   `MAX_SERVER_HTML_BYTES` (see `readServerHtml`);
+ *   extract stage beside the DOM), read up to `MAX_SERVER_HTML_BYTES` (see `readServerHtml`);
  * - `compare` (after discover): the rendered page's link targets a person can follow (anchors,
  *   shadow roots, click and scroll discovery) next to the server's.
  *
