@@ -183,8 +183,12 @@ export class SoftNotFound {
     if (page.status !== 200) return null;
     const u = new URL(page.url);
     const st = this.state(u.origin);
-    const mine = shingles(page.text, u.pathname);
-    if (isSeed && !st.seed) st.seed = mine;
+    // The page's shingles, made only when a probe is there to compare them with (most probes are a
+    // plain 404 with too few shingles to be a fingerprint): on a documentation site a page's text
+    // is long, and its shingles were most of the judging's cost.
+    let made: Set<string> | null = null;
+    const mine = (): Set<string> => (made ??= shingles(page.text, u.pathname));
+    if (isSeed && !st.seed) st.seed = mine();
     const here = stripHash(page.url);
     for (const prefix of routePrefixes(u.pathname)) {
       const pending = this.probe(u.origin, prefix, false);
@@ -193,7 +197,7 @@ export class SoftNotFound {
       if (!fp) continue;
       if (fp.status !== 200 && fp.status !== 404 && fp.status !== 410) break;
       this.checkFallback(u.origin, fp, st, mine, u.pathname);
-      if (!fp.fallback && fp.shingles.size >= MIN_FINGERPRINT_SHINGLES && fp.redirectedTo !== here && similarity(mine, fp.shingles) >= SOFT404_SIMILARITY) {
+      if (!fp.fallback && fp.shingles.size >= MIN_FINGERPRINT_SHINGLES && fp.redirectedTo !== here && similarity(mine(), fp.shingles) >= SOFT404_SIMILARITY) {
         return 'fingerprint';
       }
       // A 200 here: this is where the app answers unknown routes; deeper probes learn nothing more.
@@ -203,11 +207,11 @@ export class SoftNotFound {
   }
 
   /** Mark a 200 probe that rendered the seed or its prefix's own index page as a fallback (noted once per origin). */
-  private checkFallback(origin: string, fp: Fingerprint, st: OriginState, mine: Set<string>, path: string): void {
+  private checkFallback(origin: string, fp: Fingerprint, st: OriginState, mine: () => Set<string>, path: string): void {
     if (fp.fallback || fp.status !== 200) return;
     const isIndex = path === fp.prefix;
     const asSeed = st.seed !== null && similarity(st.seed, fp.shingles) >= SOFT404_SIMILARITY;
-    const asIndex = isIndex && similarity(mine, fp.shingles) >= SOFT404_SIMILARITY;
+    const asIndex = isIndex && similarity(mine(), fp.shingles) >= SOFT404_SIMILARITY;
     if (!asSeed && !asIndex) return;
     fp.fallback = true;
     if (this.fallbackOrigins.has(origin)) return;
