@@ -295,11 +295,14 @@ describe.skipIf(skip).concurrent('spacrawl crawl --redis: politeness and failure
         expect(docs.map((d) => d.path).sort()).toEqual(paths(16));
         const workersThatNavigated = [1, 2, 3].filter((n) => readJsonl(path.join(tmp, `${id}-${n}.jsonl`)).length > 0);
         expect(workersThatNavigated.length).toBeGreaterThanOrEqual(2); // the spacing is crawl-wide, not per worker
-        const gaps = docs.slice(1).map((d, i) => d.at - docs[i]!.at);
+        const gaps = docs.slice(1).map((d, i) => d.at - docs[i]!.at).sort((a, b) => a - b);
         // 525 ms apart (the gap and its margin), each worker marking its request sent in Redis once
-        // its browser reports it: a worker slowed by a busy machine marks late, and the server
-        // logs in this process's event loop. Without the shared spacing, gaps of ~0 ms.
-        expect(Math.min(...gaps)).toBeGreaterThanOrEqual(400);
+        // its browser reports it: a worker slowed by a busy machine marks late. The server logs in
+        // this process's event loop, so on a busy machine one arrival logged late shortens the gap
+        // after it (385 ms in a full run beside two CPU hogs): the median holds the spacing, the
+        // shortest gap only the bound a late log can bend. Without the shared spacing, gaps of ~0 ms.
+        expect(gaps[Math.floor(gaps.length / 2)]).toBeGreaterThanOrEqual(500);
+        expect(gaps[0]).toBeGreaterThanOrEqual(250);
       } finally {
         await site.close();
       }
