@@ -26,7 +26,7 @@ process.env.CRAWLEE_LOG_LEVEL ??= 'WARNING';
 const require = createRequire(path.join(HERE, '.crawlee', 'package.json'));
 const { PlaywrightCrawler, Configuration } = await import(pathToFileURL(require.resolve('crawlee')).href);
 const { chromium } = await import(pathToFileURL(require.resolve('playwright')).href);
-const { installMutationClock, lastLinkChangeAt } = await import(pathToFileURL(path.join(HERE, '..', 'dist', 'src', 'browser', 'settle-scripts.js')).href);
+const { installMutationClock, lastLinkChangeAt } = await import(pathToFileURL(path.join(HERE, '..', 'dist', 'src', 'browser', 'clock-scripts.js')).href);
 
 const out = fs.createWriteStream(outFile);
 const concurrency = Number(conc);

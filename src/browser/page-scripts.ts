@@ -3,7 +3,8 @@
  * close over anything outside its own body.
  * @module
  */
-export { installMutationClock, settleState, type SettleState } from './settle-scripts.js';
+export { installMutationClock } from './clock-scripts.js';
+export { settleState, type SettleState } from './settle-scripts.js';
 export { SOON_TIMER_MS } from './schedule-scripts.js';
 
 /** A link as read from the live DOM, before the link pipeline. */

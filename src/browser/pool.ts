@@ -2,7 +2,8 @@ import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright'
 import { CookieJar, type JarView } from './cookie-jar.js';
 import type { StorageState } from './login/perform.js';
 import { installScheduleWatch } from './schedule-scripts.js';
-import { installMutationClock, installSettleProbe } from './settle-scripts.js';
+import { installMutationClock } from './clock-scripts.js';
+import { installSettleProbe } from './settle-scripts.js';
 import { installStreamWatch } from './stream-scripts.js';
 import type { AssetLoading } from './asset-placeholders.js';
 import { RendererHeaps } from './renderer-heap.js';

@@ -10,7 +10,7 @@
 import type { Page } from 'playwright';
 import { extractPage, type ExtractResult } from '../page-scripts.js';
 import { scanClickables, type ClickCandidate } from '../click-scripts.js';
-import { lastLinkChangeAt } from '../settle-scripts.js';
+import { lastLinkChangeAt } from '../clock-scripts.js';
 import { longestTaskOf } from '../hang-watch.js';
 import { asJsonExpression, evaluateExpressionJson } from '../json-result.js';
 import { readSpaSignals, type SpaReading } from '../spa-scripts.js';

@@ -1,0 +1,168 @@
+/**
+ * The page's clock, code that runs inside the page: the time of its last DOM change and of the last
+ * change to its links and title, installed before the page's own scripts, and the reading of the
+ * link clock. The settle rule (`settle-scripts.ts`) and the extract stage read them. Each function
+ * is serialized by Playwright and must not close over anything outside its own body.
+ * @module
+ */
+
+/**
+ * What {@link installMutationClock} keeps on `window.__spacrawl` (with the counters
+ * `installScheduleWatch` adds). Times are `performance.now()` values of the frame.
+ */
+export interface ClockState {
+  /** Last DOM mutation of any kind (shadow roots included). */
+  last: number;
+  /**
+   * Last DOM mutation that is more than a `style` or `class` attribute change: such changes move
+   * pixels (transitions, highlights, visibility), never the links, the title or the text's nodes.
+   */
+  content: number;
+  /**
+   * Last change to what the extract stage reads as links or title: a link (`<a>`, `<area>`,
+   * `<iframe>`, `<frame>`) or an element holding one added or removed, a link's attributes or
+   * text changed, a shadow root holding links attached, `document.title` changed.
+   */
+  linkChange: number;
+  /** URLs passed to `window.open` (not opened). */
+  opened: string[];
+  /**
+   * Clicks on `download` links that start a download (the link's URL is same-origin, `blob:` or
+   * `data:`; HTML "downloading resources"), with their time; the last 20
+   * are kept. The event is kept because a handler may still cancel it after this listener ran:
+   * such a click downloads nothing and is not counted (see `installSettleProbe`).
+   */
+  downloadClicks: Array<{ event: Event; at: number }>;
+  /** Closed shadow roots the page attached, by host (the extract stage reads their links too). */
+  closedRoots: WeakMap<Element, ShadowRoot>;
+}
+
+/**
+ * Init script, run in every frame before the page's own scripts: records on `window.__spacrawl`
+ * the time of the last DOM mutation (including inside shadow roots attached later) and of the
+ * last change to the links and the title (see {@link ClockState.linkChange}); counts clicks on
+ * `download` links (their request is the browser's, not the page's, so the network tracking does
+ * not see it); keeps closed shadow roots for the extraction; and replaces `window.open` so
+ * popups are recorded as links instead of opened.
+ */
+export function installMutationClock(): void {
+  const w = window as unknown as { __spacrawl?: object };
+  if (w.__spacrawl) return;
+  const now = performance.now();
+  const state: ClockState = { last: now, content: now, linkChange: now, opened: [], downloadClicks: [], closedRoots: new WeakMap() };
+  w.__spacrawl = state;
+  window.addEventListener(
+    'click',
+    (e) => {
+      const t = e.target as Element | null;
+      const link = t && typeof t.closest === 'function' ? (t.closest('a[download][href], area[download][href]') as HTMLAnchorElement | HTMLAreaElement | null) : null;
+      if (!link) return;
+      // The `download` attribute is ignored for a URL of another origin (that click navigates,
+      // which the network tracking sees) and for schemes that fetch nothing (javascript:, mailto:).
+      let url: URL;
+      try {
+        url = new URL(link.href);
+      } catch {
+        return;
+      }
+      if (url.origin !== location.origin && url.protocol !== 'blob:' && url.protocol !== 'data:') return;
+      state.downloadClicks.push({ event: e, at: performance.now() });
+      if (state.downloadClicks.length > 20) state.downloadClicks.shift();
+    },
+    true,
+  );
+  // What the extract stage reads as a link: anchors and areas (SVG <a> included), and frames.
+  const LINKS = 'a, area, iframe, frame';
+  const hosts = new Set<Element>();
+  let title = '';
+  const holdsLinks = (n: Node): boolean => {
+    if (n.nodeType !== 1) return false;
+    const el = n as Element;
+    if (el.matches(LINKS) || el.querySelector(LINKS) !== null || el.shadowRoot?.querySelector(LINKS)) return true;
+    // A host whose (possibly closed) shadow root holds links, inside the subtree.
+    if (hosts.size > 500) return el.childElementCount > 0;
+    for (const h of hosts) if (h === el || el.contains(h)) return true;
+    return false;
+  };
+  const inLink = (n: Node | null): boolean => {
+    const el = n && (n.nodeType === 1 ? (n as Element) : n.parentElement);
+    return !!el && typeof el.closest === 'function' && el.closest('a, area') !== null;
+  };
+  const changesLinks = (r: MutationRecord): boolean => {
+    if (r.type === 'attributes') return r.attributeName !== 'style' && r.attributeName !== 'class' && (r.target as Element).matches(LINKS);
+    if (r.type === 'characterData') return inLink(r.target);
+    if (inLink(r.target)) return true;
+    for (const n of Array.from(r.addedNodes)) if (holdsLinks(n)) return true;
+    for (const n of Array.from(r.removedNodes)) if (holdsLinks(n)) return true;
+    return false;
+  };
+  const pixels = (r: MutationRecord): boolean => r.type === 'attributes' && (r.attributeName === 'style' || r.attributeName === 'class');
+  const mark = (records: MutationRecord[]): void => {
+    const t = performance.now();
+    state.last = t;
+    if (!records.every(pixels)) state.content = t;
+    if (document.title !== title) {
+      title = document.title;
+      state.linkChange = t;
+      return;
+    }
+    for (const r of records) {
+      if (changesLinks(r)) {
+        state.linkChange = t;
+        return;
+      }
+    }
+  };
+  const observe = (node: Node): void => {
+    try {
+      new MutationObserver(mark).observe(node, { subtree: true, childList: true, attributes: true, characterData: true });
+    } catch {
+      // nodes that cannot be observed are ignored
+    }
+  };
+  observe(document);
+  // Popups are not opened: their URL is kept as a link of this page instead.
+  window.open = function open(url?: string | URL): null {
+    try {
+      if (url !== undefined && String(url) !== '' && state.opened.length < 100) state.opened.push(new URL(String(url), document.baseURI).href);
+    } catch {
+      // an unparsable URL opens nothing
+    }
+    return null;
+  };
+  const original = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function attachShadow(this: Element, init: ShadowRootInit): ShadowRoot {
+    const root = original.call(this, init);
+    // A closed root is out of the page's reach (`el.shadowRoot` is null) but not of a person's:
+    // kept so that extractPage reads its links too.
+    if (init?.mode === 'closed') state.closedRoots.set(this, root);
+    hosts.add(this);
+    observe(root);
+    state.last = performance.now();
+    return root;
+  };
+}
+
+/**
+ * When the links or the title of the page last changed (see {@link ClockState.linkChange}), in
+ * ms since the epoch (`performance.timeOrigin` based, comparable with `Date.now()`): the latest of
+ * the page's own clock and the clocks of the frames of its origin (their links are the page's
+ * too). `null` when no clock is installed.
+ */
+export function lastLinkChangeAt(): number | null {
+  let latest: number | null = null;
+  const visit = (win: Window, depth: number): void => {
+    try {
+      const s = (win as unknown as { __spacrawl?: { linkChange?: number } }).__spacrawl;
+      if (s && typeof s.linkChange === 'number') {
+        const at = win.performance.timeOrigin + s.linkChange;
+        if (latest === null || at > latest) latest = at;
+      }
+      if (depth < 5) for (let i = 0; i < win.frames.length && i < 100; i++) visit(win.frames[i] as Window, depth + 1);
+    } catch {
+      // a frame of another origin: not read
+    }
+  };
+  visit(window, 0);
+  return latest;
+}
