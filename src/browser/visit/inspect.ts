@@ -18,7 +18,6 @@ import type { Response } from 'playwright';
 import type { LinkSource } from '../../model/record.js';
 import { linkIdentity, MAX_SERVER_HTML_BYTES, readServerHtml } from '../server-html.js';
 import { readSpaSignals } from '../spa-scripts.js';
-import { withTimeout } from '../timeout.js';
 import { bodyDigest } from './history-route.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
@@ -45,8 +44,8 @@ export function inspectStages(): { read: Stage<VisitContext>; compare: Stage<Vis
           result.spa.emptyRoot = spa.emptyRoot;
         }
         const doc = ctx.activity.lastDocument ?? ctx.activity.mainResponse;
-        // Asked for beside the DOM by the extract stage.
-        const body = doc ? await ctx.step(ctx.serverBody ?? withTimeout(doc.body(), 5_000, 'reading the server HTML').catch(() => null)) : null;
+        // Asked for beside the DOM by the extract stage (see `readServerBody`).
+        const body = doc && ctx.serverBody ? await ctx.step(ctx.serverBody) : null;
         if (!doc || !body) return;
         ctx.document.bodyDigest = bodyDigest(body);
         const truncated = body.length > MAX_SERVER_HTML_BYTES;

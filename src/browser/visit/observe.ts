@@ -101,14 +101,7 @@ function listenToPage(ctx: VisitContext, on: On): void {
  * redirect hop: what the document counts as a call it started (`installScheduleWatch`).
  */
 function isCallOf(r: Request, page: Page): boolean {
-  const type = r.resourceType();
-  if ((type !== 'fetch' && type !== 'xhr') || r.redirectedFrom() !== null || !/^https?:/.test(r.url())) return false;
-  try {
-    return r.frame() === page.mainFrame();
-  } catch {
-    // A service worker's own request has no frame.
-    return false;
-  }
+  return r.redirectedFrom() === null && /^https?:/.test(r.url()) && isCallTraffic(r, page);
 }
 
 /**
@@ -122,6 +115,7 @@ function isCallTraffic(r: Request, page: Page): boolean {
   try {
     return r.frame() === page.mainFrame();
   } catch {
+    // A service worker's own request has no frame.
     return false;
   }
 }
