@@ -3,6 +3,7 @@ import type { Browser } from 'playwright';
 import type { FixtureServer } from '../fixtures/server.js';
 import { API_TOGGLES, API_VIEWS, startApiReferenceSite } from '../fixtures/sites/api-reference.js';
 import { PAGER_PAGE_SIZE, startPagerSite } from '../fixtures/sites/explore.js';
+import { GROUP_LINKS, LOAD_MORE_LINKS, LOAD_MORE_STEPS, NAV_GROUPS, startNavGroupsSite } from '../fixtures/sites/nav-groups.js';
 import { sharedBrowser } from './helpers/browser.js';
 import { collect, expectWellFormed, pathOf as pathAndSearch } from './helpers/records.js';
 import { Crawler } from '../src/crawl/crawler.js';
@@ -102,5 +103,21 @@ describe('a chain of clicks that keeps revealing links', () => {
     // budget had run out: not clicked, and counted as skipped for it.
     expect(home.clickDiscovery).toEqual({ made: PAGES - 1, skipped: { chrome: 0, template: 0, budget: 2, limit: 0 } });
     expect([s.count('/api/posts?page=1'), s.count('/api/posts?page=2'), s.count('/api/refresh')]).toEqual([1, 0, 0]);
+  });
+});
+
+describe('disclosures that do not say they are open (a sidebar of groups)', () => {
+  it('a second click that closes the first group again makes the other groups of its template clicked once each; "Load more" still goes to its end', async () => {
+    const s = await startNavGroupsSite();
+    servers.push(s);
+    const recs = await run({ seeds: [`${s.origin}/`], maxDepth: 1 });
+    const home = recs.find((r) => pathOf(r.url) === '/')!;
+    const groupPages = Array.from({ length: NAV_GROUPS }, (_, g) => range(GROUP_LINKS, (p) => `/g${g + 1}/p${p}`)).flat();
+    const items = Array.from({ length: LOAD_MORE_STEPS }, (_, step) => range(LOAD_MORE_LINKS, (i) => `/item/${step + 1}-${i}`)).flat();
+    expect(home.links.map(pathOf).filter((p) => p !== '/').sort()).toEqual([...groupPages, ...items].sort());
+    expect(recs.filter((r) => r.skipped === null).map((r) => pathOf(r.url)).sort()).toEqual(['/', ...groupPages, ...items].sort());
+    // The first group twice (open, then closed again: nothing new), every other group once, and
+    // "Load more" once per step (gone after the last). Before: every group twice (2 x NAV_GROUPS).
+    expect(home.clickDiscovery).toEqual({ made: 2 + (NAV_GROUPS - 1) + LOAD_MORE_STEPS, skipped: { chrome: 0, template: 0, budget: 0, limit: 0 } });
   });
 });

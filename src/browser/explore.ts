@@ -1,3 +1,9 @@
+/**
+ * Click discovery on one page (`exploreClicks`). Over 400 lines: the click loop is one function
+ * whose steps (scan, replay, click, read, restore, learn) share its local state (the queue, the
+ * last scan, the page's links, the site memory's claims); split, each would take all of it.
+ * @module
+ */
 import type { Page, Route } from 'playwright';
 import { toRequestUrl } from '../url/normalize.js';
 import { clickWithContext, readAfterClick, type AfterClick } from './click-reads.js';
@@ -54,6 +60,8 @@ interface Turn {
   /** What its clicks revealed so far (link identities), and every link seen meanwhile. */
   revealed: Set<string>;
   present: Set<string>;
+  /** Link identities its last click added to the page (not there before that click). */
+  lastShown: Set<string>;
   /** `false` once one of its clicks' settle waits ran out (see `ClickObservation.settled`). */
   settled: boolean;
 }
@@ -82,7 +90,10 @@ function identity(u: string): string {
  * - A clickable whose click revealed links not seen before on the page is clicked again (a
  *   pager's "Next", "Load more"), at most `repeat` more times, and not once it is gone, disabled
  *   (`disabled`, `aria-disabled="true"`), says it is on (a selected tab, an expanded
- *   disclosure), or a click revealed nothing new. Revealed clickables go before the repeat.
+ *   disclosure), or a click revealed nothing new. Revealed clickables go before the repeat. Once
+ *   such a click again took away every link the click before it showed (a disclosure that does
+ *   not say it is open: a sidebar group), the other clickables of its template on the page are
+ *   clicked once each.
  * - A click that navigates away (a `pushState`/hash change to another page, a document
  *   navigation) gives the clicked page one link, the target: what the page then shows belongs to
  *   the target, which is crawled as a page of its own. The page is restored with
@@ -215,7 +226,7 @@ export async function exploreClicks(
         if (!steps.has(c.signature)) steps.set(c.signature, { name: c.name, kind: c.kind });
         if (seenSigs.has(c.signature)) continue;
         seenSigs.add(c.signature);
-        out.push({ sig: c.signature, template: c.template, chain: false, depth, state, clicks: 0, waitingSince: null, claimed: false, revealed: new Set(), present: new Set(), settled: true });
+        out.push({ sig: c.signature, template: c.template, chain: false, depth, state, clicks: 0, waitingSince: null, claimed: false, revealed: new Set(), present: new Set(), lastShown: new Set(), settled: true });
       }
       return out;
     };
@@ -228,6 +239,8 @@ export async function exploreClicks(
       else opts.policy.release(t.sig);
     };
     let dom: Set<string> | null = null;
+    /** Templates of clickables found to close again on a second click (see below): clicked once each. */
+    const toggles = new Set<string>();
     /** Bring the page back into `state` by clicking what is not on already; `false` if it went away. */
     const replay = async (state: string[]): Promise<boolean> => {
       for (const sig of state) {
@@ -356,10 +369,19 @@ export async function exploreClicks(
       // (b) links it revealed, and clickables it revealed
       const after = absorb(look.page);
       dom = after.all;
+      const shown = new Set<string>();
       for (const u of after.all) {
         turn.present.add(u);
-        if (!before.has(u)) turn.revealed.add(u);
+        if (!before.has(u)) {
+          turn.revealed.add(u);
+          shown.add(u);
+        }
       }
+      // A click again that took away every link the click before it showed, and showed none, closed
+      // what that click opened: the clickable is a disclosure without `aria-expanded` (a sidebar
+      // group), and so are the other clickables of its template on this page.
+      if (turn.clicks > 1 && after.fresh === 0 && turn.lastShown.size > 0 && [...turn.lastShown].every((u) => !after.all.has(u))) toggles.add(turn.template);
+      turn.lastShown = shown;
       let cands = look.clickables;
       if (changedBefore !== null && opts.onRevealed && Date.now() < deadline) {
         // The first click of this clickable changed the page in place: a state of its own.
@@ -374,7 +396,7 @@ export async function exploreClicks(
       lastScan = cands;
       const revealed = turn.depth < opts.maxRevealDepth ? fresh(cands, turn.depth + 1, [...turn.state, turn.sig]) : [];
       const self = find(cands, turn.sig);
-      if (after.fresh > 0 && turn.clicks <= opts.repeat && self && !self.on) {
+      if (after.fresh > 0 && turn.clicks <= opts.repeat && self && !self.on && !toggles.has(turn.template)) {
         // Again ("Next", "Load more"), after what this click revealed.
         turn.state = [...turn.state, turn.sig];
         turn.chain = true;
