@@ -100,9 +100,9 @@ export const CHROMIUM_ARGS: readonly string[] = [
   // every such collection compacts: Elements at concurrency 4 took 27.4–30.3 s and 49–54 CPU-s.
   // The heap may grow to 2.5 times what a collection left (`--heap-growing-percent=150`; V8's own
   // rule for desktops allows up to 4 times): 25.4–26.3 s and 45–46 CPU-s, 777–781 MB at the peak
-  // against 711–723 (the floor: ~980); TypeDoc within the noise, 644–671 MB against 630–653.
+  // against 699–724 (the floor: ~980); TypeDoc within the noise, 644–671 MB against 630–653.
   // Without the memory-saving mode it was faster still on Elements (24.2–25.4 s) but TypeDoc's peak
-  // rose to 668–715 MB, the floor's (docs/bench.md, "The heap's growth").
+  // rose to 668–712 MB, the floor's (docs/bench.md, "The heap's growth").
   `--js-flags=--expose-gc-as=${GC_FUNCTION} --max-semi-space-size=2 --optimize-for-size --heap-growing-percent=150`,
   `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...SPACRAWL_DISABLED_FEATURES].join(',')}`,
 ];
