@@ -143,6 +143,24 @@ describe('observe', () => {
     expect(r.consoleErrors).toEqual(['boom']);
   });
 
+  it("a call the page stops reading after the server answered is not a failed request; one the server never answered, or answered 404, is", async () => {
+    const ctx = await contextFor('/aborts');
+    const aborted = async (c: VisitContext): Promise<void> => {
+      await c.page.waitForFunction(() => document.title === 'Aborted', undefined, { timeout: 10_000 });
+      await sleep(300); // the failures' events reach the crawler after the page's own promises
+    };
+    const failures = await run(ctx, [observe(), gotoStage('load'), probe(aborted)]);
+    expect(failures).toEqual([]);
+    const byUrl = (a: { url: string }, b: { url: string }): number => a.url.localeCompare(b.url);
+    expect([...ctx.result.failedRequests].sort(byUrl)).toEqual(
+      [
+        { url: `${site.origin}/api/no-answer`, status: null, failure: 'net::ERR_ABORTED', resourceType: 'fetch' },
+        { url: `${site.origin}/missing`, status: 404, failure: null, resourceType: 'fetch' },
+      ].sort(byUrl),
+    );
+    for (const path of ['/api/half-body', '/api/no-answer', '/api/stream', '/missing']) expect([path, site.count(path)]).toEqual([path, 1]);
+  });
+
   it('more dialogs than maxDialogs abort the visit with too-many-dialogs', async () => {
     const ctx = await contextFor('/dialogs', { maxDialogs: 2 });
     const failures = await run(ctx, [observe(), gotoStage('load')]);

@@ -125,6 +125,8 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
   const { result, activity: act, opts } = ctx;
   const p = ctx.page;
   const isNavOfMain = (r: Request): boolean => r.isNavigationRequest() && r.frame() === p.mainFrame();
+  /** Requests the server answered with a status below 400 (their headers are in). */
+  const answered = new WeakSet<Request>();
   const ended = (r: Request): boolean => {
     if (!act.mine.has(r)) return false;
     act.noteNet(r, Date.now(), isCallTraffic(r, p));
@@ -157,7 +159,11 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
     if (!ended(r)) return;
     const failure = r.failure()?.errorText ?? null;
     // ERR_BLOCKED_BY_CLIENT is click discovery's own guard aborting a non-GET request: not the site's failure.
-    if (!isNavOfMain(r) && result.failedRequests.length < MAX_KEPT && !isImplicitFavicon(r) && !failure?.startsWith('net::ERR_BLOCKED_BY_CLIENT')) {
+    // ERR_ABORTED after the server's answer is the reader stopping (the page's AbortController or
+    // cancelled stream, a media element that read enough): the server did its part. A failure of
+    // the transfer itself has its own code (ERR_CONNECTION_RESET, ERR_CONTENT_LENGTH_MISMATCH ...).
+    const stoppedReading = failure === 'net::ERR_ABORTED' && answered.has(r);
+    if (!isNavOfMain(r) && result.failedRequests.length < MAX_KEPT && !isImplicitFavicon(r) && !failure?.startsWith('net::ERR_BLOCKED_BY_CLIENT') && !stoppedReading) {
       result.failedRequests.push({ url: r.url(), status: null, failure, resourceType: r.resourceType() });
     }
   });
@@ -165,6 +171,7 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
     const r = resp.request();
     if (!act.mine.has(r)) return;
     if (!isImplicitFavicon(r)) act.serverWait.add(r);
+    if (resp.status() < 400) answered.add(r);
     // A request stops counting once its response headers are in: Chromium reports the end
     // of a fetch() body only after the page reads it, and many apps never do.
     act.noteNet(r, Date.now(), isCallTraffic(r, p));
