@@ -26,6 +26,7 @@ export function failAndExit(message: string, exit: ExitCodeValue, io: CliIO = pr
 /**
  * One line from an error message: oclif puts a flag error's detail on a second line, so the
  * first two non-empty lines are joined and the "See more help" hint is dropped.
+ * oclif's "Expected --click=maybe to be one of: …" takes the same form as the other flag errors.
  * @example oneLine(new Error('Parsing --concurrency \n\tExpected an integer…')) === '--concurrency: Expected an integer…'
  */
 export function oneLine(err: unknown): string {
@@ -39,5 +40,7 @@ export function oneLine(err: unknown): string {
     .replace(/^Error: /, '')
     .replace(/^The following errors? occurred:\s*/, '')
     .replace(/^Parsing (--\S+)\s+/, '$1: ')
+    // oclif's own wording for a value not among a flag's options, in the form of the others.
+    .replace(/^Expected (--[\w-]+)=(.*) to be one of: (.+)$/, '$1: Expected one of $3 but received: $2')
     .replace(/^Missing required flags? ([\w-]+)$/, 'missing required flag --$1');
 }
