@@ -34,8 +34,10 @@ export function auditSettings(o: ResolvedCrawlOptions, cores = os.availableParal
   const vitals = o.vitals ? { throttle: o.vitalsThrottle } : null;
   const alone = o.vitals && o.vitalsConcurrency !== null;
   let note: string | null = null;
-  if (o.vitals && !alone && o.concurrency > 1) {
-    note = `vitals were measured with up to ${o.concurrency} pages in flight on ${cores} CPU core${cores === 1 ? '' : 's'}: they include the crawler's own load, not only the site's (--vitals-concurrency 1 measures each page alone)`;
+  // No more pages are ever in flight than the crawl may visit.
+  const inFlight = Math.min(o.concurrency, o.maxPages);
+  if (o.vitals && !alone && inFlight > 1) {
+    note = `vitals were measured with up to ${inFlight} pages in flight on ${cores} CPU core${cores === 1 ? '' : 's'}: they include the crawler's own load, not only the site's (--vitals-concurrency 1 measures each page alone)`;
   }
   return {
     a11y: o.a11y ? { tags: o.a11yTags } : null,
