@@ -155,10 +155,10 @@ describe('observe', () => {
     expect([...ctx.result.failedRequests].sort(byUrl)).toEqual(
       [
         { url: `${site.origin}/api/no-answer`, status: null, failure: 'net::ERR_ABORTED', resourceType: 'fetch' },
-        { url: `${site.origin}/missing`, status: 404, failure: null, resourceType: 'fetch' },
+        { url: `${site.origin}/gone`, status: 404, failure: null, resourceType: 'fetch' },
       ].sort(byUrl),
     );
-    for (const path of ['/api/half-body', '/api/no-answer', '/api/stream', '/missing']) expect([path, site.count(path)]).toEqual([path, 1]);
+    for (const path of ['/api/half-body', '/api/no-answer', '/api/stream', '/gone']) expect([path, site.count(path)]).toEqual([path, 1]);
   });
 
   it('more dialogs than maxDialogs abort the visit with too-many-dialogs', async () => {
