@@ -147,7 +147,10 @@ describe('observe', () => {
     const ctx = await contextFor('/aborts');
     const aborted = async (c: VisitContext): Promise<void> => {
       await c.page.waitForFunction(() => document.title === 'Aborted', undefined, { timeout: 10_000 });
-      await sleep(300); // the failures' events reach the crawler after the page's own promises
+      // The failures' events reach the crawler after the page's own promises: wait for the two
+      // expected (the aborts all happened at once), then a while for any other.
+      for (let waited = 0; c.result.failedRequests.length < 2 && waited < 10_000; waited += 50) await sleep(50);
+      await sleep(300);
     };
     const failures = await run(ctx, [observe(), gotoStage('load'), probe(aborted)]);
     expect(failures).toEqual([]);
