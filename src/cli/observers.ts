@@ -8,7 +8,7 @@ import type { CrawlEvent } from '../crawl/events.js';
 import type { CrawlSummary } from '../model/summary.js';
 import type { FrontierCounts } from '../store/frontier.js';
 import { baselineLogObject, errorLogObject, logLine, logObjectOf, summaryLogObject, type BaselineVerdict } from '../report/json-log.js';
-import { CrawlMetrics, type MetricsAddress } from '../report/metrics.js';
+import type { CrawlMetrics, MetricsAddress } from '../report/metrics.js';
 
 /** How the log stream is written: `human` lines (default) or `json` lines. */
 export type LogFormat = 'human' | 'json';
@@ -47,7 +47,8 @@ export async function openObservers(o: {
   labels?: Record<string, string>;
 }): Promise<Observers> {
   const json = o.logFormat === 'json';
-  const metrics = o.metrics ? new CrawlMetrics({ counts: o.counts, ...(o.labels ? { labels: o.labels } : {}) }) : null;
+  // prom-client is loaded only for a crawl that serves metrics.
+  const metrics = o.metrics ? new (await import('../report/metrics.js')).CrawlMetrics({ counts: o.counts, ...(o.labels ? { labels: o.labels } : {}) }) : null;
   const metricsUrl = metrics && o.metrics ? await metrics.listen(o.metrics) : null;
   const write = (line: string): void => {
     o.log.write(line);

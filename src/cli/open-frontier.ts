@@ -6,8 +6,7 @@
  */
 import { applyCrawlKey, crawlKeyOf } from '../crawl/crawl-key.js';
 import { DEFAULT_MAX_PAGES, OptionsError, type CrawlOptions } from '../crawl/options.js';
-import { NoSuchCrawlError, RedisFrontier } from '../store/redis/frontier.js';
-import { SqliteFrontier } from '../store/sqlite/frontier.js';
+import type { SqliteFrontier } from '../store/sqlite/frontier.js';
 import type { PageRecord } from '../model/record.js';
 
 /** Where the frontier lives: the crawl command's store flags, in the library's units. */
@@ -58,12 +57,15 @@ export async function openFrontier(options: CrawlOptions, choice: FrontierChoice
   let durable: SqliteFrontier | null = null;
   let earlier: AsyncIterable<PageRecord> | undefined;
   let worker: OpenedFrontier['worker'];
+  // Each store's module (and its driver: better-sqlite3, ioredis) is loaded only for a crawl that uses it.
   if (choice.state) {
+    const { SqliteFrontier } = await import('../store/sqlite/frontier.js');
     durable = SqliteFrontier.open(choice.state, { crawlKey: crawlKeyOf(opts), force: choice.force });
     opts.frontier = durable;
     earlier = durable.records();
   }
   if (choice.redis) {
+    const { NoSuchCrawlError, RedisFrontier } = await import('../store/redis/frontier.js');
     const store = await RedisFrontier.open(choice.redis, {
       crawlId: choice.crawlId ?? '',
       crawlKey: opts.seeds.length ? crawlKeyOf(opts) : null,

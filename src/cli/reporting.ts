@@ -5,8 +5,8 @@
  */
 import path from 'node:path';
 import { failingIssues, RULES, type AuditIssue } from '../report/audit.js';
-import { writeReport, type ReportInput, type ReportSpec } from '../report/formats.js';
-import { CSV_NOTE } from '../report/formats/csv.js';
+import type { ReportInput, ReportSpec, TextOut } from '../report/formats.js';
+import { CSV_NOTE } from '../report/formats/csv-note.js';
 import type { Reporter } from '../report/reporter.js';
 import type { DataStream } from './io.js';
 import { sameFile } from './records-file.js';
@@ -63,12 +63,15 @@ export class ReportFiles implements Reporter {
    * @param specs - the reports
    * @param recordsFile - the JSON Lines file the records are read back from
    * @param stdout - where a report without a path goes
+   * @param log - told the CSV note (see `onEnd`)
+   * @param writeReport - `writeReport` of `report/formats.ts` (loaded by the caller when `specs` is not empty); `null` only without specs
    */
   constructor(
     private readonly specs: readonly ReportSpec[],
     private readonly recordsFile: string,
     private readonly stdout: DataStream,
     private readonly log: (line: string) => void = () => {},
+    private readonly writeReport: ((spec: ReportSpec, input: ReportInput, stdout: TextOut) => void) | null = null,
   ) {}
 
   /**
@@ -79,7 +82,7 @@ export class ReportFiles implements Reporter {
   onEnd(end: ReportInput): void {
     for (const s of this.specs) {
       if (s.format === 'jsonl' && s.path !== null && sameFile(s.path, this.recordsFile)) continue;
-      writeReport(s, end, this.stdout);
+      this.writeReport!(s, end, this.stdout);
       if (s.format === 'csv' && !s.implied) this.log(`${s.path === null ? 'csv on stdout' : path.basename(s.path)}: ${CSV_NOTE}`);
     }
   }

@@ -23,7 +23,7 @@ import { Writable } from 'node:stream';
 import { openObservers, type LogFormat } from './observers.js';
 import type { MetricsAddress } from '../report/metrics.js';
 import type { FrontierCounts } from '../store/frontier.js';
-import { compareWithBaseline, reportBaseline, type BaselineResult } from '../diff/baseline.js';
+import type { BaselineResult } from '../diff/baseline.js';
 import { skippedLinesNote } from '../diff/source.js';
 import type { RecordSource as DiffRecordSource } from '../diff/source.js';
 
@@ -128,6 +128,8 @@ export async function runCrawl(options: CrawlOptions, io: CliIO, output: CrawlOu
 
 /** {@link runCrawl} with its signal listener. */
 async function runCrawlWith(stop: CrawlStop, options: CrawlOptions, io: CliIO, output: CrawlOutput): Promise<CrawlRun> {
+  /** The baseline comparison's module, once `againstBaseline` has loaded it. */
+  let baselineModule: typeof import('../diff/baseline.js') | null = null;
   // With --log-format json, every line on stderr is a JSON object (from the crawl's events):
   // the human lines go nowhere.
   const json = output.logFormat === 'json';
@@ -264,7 +266,9 @@ async function runCrawlWith(stop: CrawlStop, options: CrawlOptions, io: CliIO, o
   /** This crawl compared with the baseline, or the one-line reason it could not be (a crawl of another site). */
   async function againstBaseline(b: BaselineRun, failOn: readonly string[]): Promise<BaselineResult | { error: string }> {
     try {
-      return await compareWithBaseline(b.source, records.source, {
+      // The comparison (and its image diff: pngjs, pixelmatch) is loaded only with --baseline.
+      baselineModule = await import('../diff/baseline.js');
+      return await baselineModule.compareWithBaseline(b.source, records.source, {
         failOn,
         screenshotsDir: options.screenshotsDir ?? null,
         slowMs: reporting.slowMs,
@@ -290,13 +294,15 @@ async function runCrawlWith(stop: CrawlStop, options: CrawlOptions, io: CliIO, o
     const seeds = new SeedRecords();
     const failOn = reporting.failOnWarnings ? [...reporting.failOn, 'warnings'] : reporting.failOn;
     const stdoutTaken = reporting.json || plan.specs.some((s) => s.path === null);
+    // The report formats (and their writers: csv-stringify, fast-xml-parser) are loaded only when a report is asked for.
+    const writeReport = plan.specs.length ? (await import('../report/formats.js')).writeReport : null;
     const reporters = new Multiplexer([
       ...(writer ? [writer] : []),
       ...(records.spool ? [records.spool] : []),
       terminal,
       { onRecord: (r: PageRecord) => counter.add(r) },
       seeds,
-      new ReportFiles(plan.specs, records.file, io.stdout, say),
+      new ReportFiles(plan.specs, records.file, io.stdout, say, writeReport),
       new IssueTable(say),
       new GithubReporter(io.env, io.stdout, say, plan.specs, stdoutTaken),
     ]);
@@ -341,7 +347,7 @@ async function runCrawlWith(stop: CrawlStop, options: CrawlOptions, io: CliIO, o
     if (base && 'isNew' in base) {
       const skipped = output.baseline ? skippedLinesNote(output.baseline.source) : null;
       if (skipped) say(`${skipped} (--baseline)`);
-      reportBaseline(base, failOn, reporting.outputDir, say);
+      baselineModule?.reportBaseline(base, failOn, reporting.outputDir, say);
     }
     // With a baseline, the new findings that match --fail-on (visual changes included).
     const failing = base && 'isNew' in base ? base.failing : failingIssues(end.audit, failOn);

@@ -28,7 +28,6 @@ import { resolveOptions, type CrawlOptions, type ResolvedCrawlOptions } from './
 import { PageJob } from './page-job.js';
 import { Politeness } from './politeness.js';
 import { DocumentClaims } from './redirects.js';
-import { seedFromSitemaps } from './sitemap-seeds.js';
 import { SoftNotFound } from './soft404.js';
 import { TrapDetector } from './traps.js';
 import { CRAWL_LIMITS } from './option-table.js';
@@ -244,8 +243,9 @@ export class Crawler {
     try {
       await session.start();
       this.guard = await login.start(session, async (url) => (this.job ? this.job.sessionCheck(url) : null));
-      // The first tabs (the seeds', the soft-404 probe's) open while robots.txt is fetched.
-      session.prewarm(Math.min(o.concurrency, o.seeds.length + (this.soft404 ? 1 : 0)));
+      // Every tab the crawl can use opens while robots.txt is fetched: a site's first page gives
+      // links for all of them, and a tab opened when its first URL comes costs that URL ~0.1-0.25 s.
+      session.prewarm(Math.min(o.concurrency, o.maxPages + (this.soft404 ? 1 : 0)));
       if (this.auditing.note) this.signals.remark(this.auditing.note);
       const linkChecker = new LinkChecker(session.http, { timeoutMs: o.timeoutMs });
       if (!o.ignoreRobots) {
@@ -268,7 +268,8 @@ export class Crawler {
       // shared frontier keeps the crawl-wide budget itself).
       if (!this.shared) this.started = (await this.frontier.visited?.()) ?? 0;
       await pipeline.offer(seeds, 0, null);
-      if (o.sitemap) await seedFromSitemaps(session.http, robots, seeds, pipeline, (m) => this.signals.notice(m), this.sitemapUrls);
+      // The sitemap reader (fast-xml-parser) is loaded only with --sitemap.
+      if (o.sitemap) await (await import('./sitemap-seeds.js')).seedFromSitemaps(session.http, robots, seeds, pipeline, (m) => this.signals.notice(m), this.sitemapUrls);
       await this.loop(this.job, emit);
     } finally {
       if (maxTimer) clearTimeout(maxTimer);

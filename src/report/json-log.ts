@@ -9,7 +9,7 @@
 import type { CrawlEvent } from '../crawl/events.js';
 import type { PageRecord } from '../model/record.js';
 import type { CrawlSummary } from '../model/summary.js';
-import { outcomeOf } from './metrics.js';
+import { outcomeOf } from './outcome.js';
 
 /** One structured log line (before `JSON.stringify`). */
 export type LogObject = { time: string; level: 'info' | 'warn' | 'error'; event: string } & Record<string, unknown>;

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Registry } from 'prom-client';
 import type { CrawlEvent } from '../crawl/events.js';
 import { isErrorPage, isPage, type PageRecord } from '../model/record.js';
+import { outcomeOf } from './outcome.js';
 import type { FrontierCounts } from '../store/frontier.js';
 import { UsageError } from '../model/errors.js';
 import type { MetricsAddress } from './metrics-address.js';
@@ -28,15 +29,7 @@ export class MetricsListenError extends UsageError {
 /** Window of `spacrawl_pages_per_second` (ms). */
 export const RATE_WINDOW_MS = 60_000;
 
-/** What a page record counts as in `spacrawl_pages_total{outcome}`. */
-export function outcomeOf(r: PageRecord): 'ok' | 'error_status' | 'network_error' | 'redirect' | 'skipped' | 'other' {
-  if (r.skipped) return 'skipped';
-  if (r.redirect) return 'redirect';
-  if (r.error) return 'network_error';
-  if (isErrorPage(r)) return 'error_status';
-  if (isPage(r) && r.status !== null && r.status >= 200 && r.status < 300) return 'ok';
-  return 'other';
-}
+export { outcomeOf } from './outcome.js';
 
 /**
  * The metrics of one crawl (one worker in a Redis crawl).

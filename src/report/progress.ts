@@ -1,4 +1,4 @@
-import { createLogUpdate } from 'log-update';
+import type { createLogUpdate } from 'log-update';
 import picocolors from 'picocolors';
 import type { PageRecord } from '../model/record.js';
 import { recordLine } from './terminal.js';
@@ -98,17 +98,29 @@ export class TerminalLog {
   /** Colours of this log (no-ops when colour is off). */
   readonly colors: ReturnType<typeof picocolors.createColors>;
   private readonly opts: TerminalLogOptions;
-  private readonly update: ReturnType<typeof createLogUpdate> | null;
+  /** The live line's writer, once `log-update` has loaded (only for a live log: see the constructor). */
+  private update: ReturnType<typeof createLogUpdate> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private current = '';
+  private stopped = false;
 
   constructor(opts: TerminalLogOptions) {
     this.opts = opts;
     const env = opts.env ?? process.env;
     this.live = liveProgressEnabled(opts.stream, env, opts.progress ?? true, opts.quiet ?? false);
     this.colors = picocolors.createColors(colorEnabled(opts.stream, env));
-    // showCursor: hiding it would make log-update install exit handlers of its own.
-    this.update = this.live ? createLogUpdate(opts.stream, { showCursor: true }) : null;
+    // log-update (and the terminal modules it brings, ~50 ms to load) is loaded only for a live
+    // line; until it has loaded the line is not drawn (the first draw waits for it). showCursor:
+    // hiding it would make log-update install exit handlers of its own.
+    if (this.live) {
+      void import('log-update')
+        .then((m) => {
+          if (this.stopped) return;
+          this.update = m.createLogUpdate(opts.stream, { showCursor: true });
+          if (this.current) this.update(this.current);
+        })
+        .catch(() => {});
+    }
   }
 
   /** Write a line that stays (above the live line, if any). */
@@ -137,7 +149,7 @@ export class TerminalLog {
    * @param startedAt - crawl start (ms since epoch), for pages/s and elapsed time
    */
   start(stats: () => ProgressStats | Promise<ProgressStats>, startedAt: number): void {
-    if (!this.update || this.timer) return;
+    if (!this.live || this.timer || this.stopped) return;
     let busy = false;
     const draw = (): void => {
       if (busy) return;
@@ -161,6 +173,7 @@ export class TerminalLog {
 
   /** Stop and erase the live line (the summary follows as plain lines). */
   stop(): void {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     this.current = '';

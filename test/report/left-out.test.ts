@@ -7,7 +7,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { ReportFiles } from '../../src/cli/reporting.js';
 import { audit } from '../../src/report/audit.js';
-import type { ReportInput } from '../../src/report/formats.js';
+import { writeReport, type ReportInput } from '../../src/report/formats.js';
 import { CSV_COLUMNS, CSV_NOTE } from '../../src/report/formats/csv.js';
 import { junitLeftOut, renderJunit } from '../../src/report/formats/junit.js';
 import { renderSitemap, SITEMAP_NOTE } from '../../src/report/formats/sitemap.js';
@@ -62,7 +62,7 @@ describe('what each partial format leaves out', () => {
       const log: string[] = [];
       const out = textSink();
       const csv = path.join(dir, 'pages.csv');
-      new ReportFiles([{ format: 'csv', path: csv }, { format: 'csv', path: null }, { format: 'csv', path: path.join(dir, 'implied.csv'), implied: true }], path.join(dir, 'records.jsonl'), out.stream, (l) => log.push(l)).onEnd(input);
+      new ReportFiles([{ format: 'csv', path: csv }, { format: 'csv', path: null }, { format: 'csv', path: path.join(dir, 'implied.csv'), implied: true }], path.join(dir, 'records.jsonl'), out.stream, (l) => log.push(l), writeReport).onEnd(input);
       expect(log).toEqual([`pages.csv: ${CSV_NOTE}`, `csv on stdout: ${CSV_NOTE}`]);
       expect(CSV_NOTE).toBe(
         "one row per page and redirect record; left out: skipped URLs (robots, budget, trap ...), non-HTML files, each page's links (linkDetails, externalLinks) and issues about URLs without a row (off-site links): pages.jsonl and report.json have them",

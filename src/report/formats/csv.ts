@@ -6,12 +6,7 @@ import { stringSink } from './shared.js';
 /** Column headers of `pages.csv`, in order. */
 export const CSV_COLUMNS = ['url', 'kind', 'status', 'final_url', 'title', 'depth', 'referrer', 'links', 'settled_ms', 'issues', 'ignored_issues'] as const;
 
-/**
- * What `pages.csv` leaves out, said on the log when one is written (a CSV file has no place for
- * a note that every reader skips).
- */
-export const CSV_NOTE =
-  "one row per page and redirect record; left out: skipped URLs (robots, budget, trap ...), non-HTML files, each page's links (linkDetails, externalLinks) and issues about URLs without a row (off-site links): pages.jsonl and report.json have them";
+export { CSV_NOTE } from './csv-note.js';
 
 /** Rows handed to csv-stringify at once. */
 const CHUNK = 256;
