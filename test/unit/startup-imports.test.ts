@@ -107,3 +107,34 @@ describe('startup imports: usage checks load none of the work', () => {
     });
   }
 });
+
+/**
+ * The packages a crawl loads only for the flags that use them (issue #31: "work that a flag turns
+ * on must cost nothing when it is off"): the stores (`--state`, `--redis`), the metrics
+ * (`--metrics`), the report writers (`--report`), the sitemap reader (`--sitemap`), the baseline's
+ * image comparison (`--baseline`), the live progress line (a terminal), axe (`--a11y`).
+ */
+const FLAG_GATED = HEAVY.filter((p) => p !== 'playwright' && p !== 'playwright-core');
+
+/** The modules a crawl with default flags runs: the crawl command's work and its frontier. */
+const CRAWL_PATH = ['src/cli/run-crawl.ts', 'src/cli/open-frontier.ts', 'src/crawl/crawler.ts', 'src/cli/early-launch.ts', 'src/browser/launch.ts'];
+
+describe('crawl imports: a crawl loads the packages of its flags only when they are on', () => {
+  it('the walk sees each of them from the module that loads it on demand', () => {
+    const reached = (entry: string): string[] => [...staticClosure(entry).keys()].filter((k) => k.startsWith('pkg:')).map((k) => k.slice(4));
+    expect(reached('src/store/redis/frontier.ts')).toContain('ioredis');
+    expect(reached('src/store/sqlite/frontier.ts')).toContain('better-sqlite3');
+    expect(reached('src/report/formats.ts')).toEqual(expect.arrayContaining(['csv-stringify', 'fast-xml-parser']));
+    expect(reached('src/crawl/sitemap-seeds.ts')).toContain('fast-xml-parser');
+    expect(reached('src/diff/baseline.ts')).toEqual(expect.arrayContaining(['pngjs', 'pixelmatch']));
+    // and a crawl does reach the browser driver
+    expect(reached('src/cli/run-crawl.ts')).toContain('playwright');
+  });
+
+  for (const entry of CRAWL_PATH) {
+    it(entry, () => {
+      const chains = [...staticClosure(entry)].filter(([t]) => FLAG_GATED.includes(t.replace(/^pkg:/, ''))).map(([, c]) => c.join(' -> '));
+      expect(chains).toEqual([]);
+    });
+  }
+});
