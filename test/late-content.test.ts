@@ -77,3 +77,32 @@ describe('content that arrives over a connection the page keeps open', () => {
     expect(site.log.filter((l) => l.kind === 'websocket' && l.target === '/socket-silent').length).toBeGreaterThanOrEqual(1);
   });
 });
+
+describe('an app that starts after a timeout', () => {
+  const asked = (target: string): number => site.log.filter((l) => l.target === target).length;
+
+  it('a page that has rendered nothing waits for its pending timeout (1.5 s, past the quiet window): its link is read, no empty root', async () => {
+    const before = asked('/api/deferred');
+    const { records } = await crawlFrom('/deferred');
+    const rec = records.find((r) => pathOf(r.url) === '/deferred')!;
+    expect(rec).toMatchObject({ status: 200, settled: true, error: null, title: 'Deferred start', links: [`${site.origin}/from-deferred`] });
+    expect(rec.spa.emptyRoot).toBeNull();
+    expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(['/deferred', '/from-deferred']);
+    // The app's call was made once, after its timeout, and the page read well before the 10 s cap.
+    expect(asked('/api/deferred') - before).toBe(1);
+    expect(rec.timings.settledMs!, JSON.stringify(rec.timings)).toBeGreaterThanOrEqual(1500);
+    expect(rec.timings.settledMs!, JSON.stringify(rec.timings)).toBeLessThan(10_000);
+  });
+
+  it('one whose timeout comes after the settle cap is read at the cap, as it is: settled false, the root empty, its call never made', async () => {
+    const { records } = await crawlFrom('/deferred-late', { maxDepth: 0, settleTimeoutMs: 2000 });
+    expect(records).toHaveLength(1);
+    const rec = records[0]!;
+    expect(rec).toMatchObject({ status: 200, settled: false, error: null, title: 'Deferred start', links: [] });
+    expect(rec.spa.emptyRoot).toBe('#root');
+    expect(rec.timings.settledMs!, JSON.stringify(rec.timings)).toBeGreaterThanOrEqual(2000);
+    // The page is paused once read: its timeout (4.5 s) never runs.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(asked('/api/deferred-late')).toBe(0);
+  });
+});

@@ -12,6 +12,15 @@
 export const SOON_TIMER_MS = 1000;
 
 /**
+ * Timeouts due later than {@link SOON_TIMER_MS} but within this many ms are remembered too (not
+ * as scheduled work): a page that has rendered nothing yet waits for them (see
+ * `SettleState.blank`), as an app that starts rendering after a delay (`setTimeout(start,
+ * 1500)`) would otherwise be read empty. Longer than the default settle cap (5 s), which ends
+ * the wait first.
+ */
+export const LATER_TIMER_MS = 10_000;
+
+/**
  * Init script, run in every frame after `installMutationClock` and before the page's own
  * scripts. Adds to `window.__spacrawl`:
  * - `pending`: the work the page has scheduled soon (`setTimeout` due within
@@ -28,17 +37,22 @@ export const SOON_TIMER_MS = 1000;
  *   end for an XMLHttpRequest)
  * - `callsStarted`, `lastCallAt`: such calls to `http:` or `https:` URLs started so far, and the
  *   `performance.now()` of the last (see `SettleState.callsStarted`)
+ * - `later`: the `setTimeout`s due after {@link SOON_TIMER_MS} and within {@link LATER_TIMER_MS},
+ *   each as `{id, due}` (`due`: `performance.now()` when it comes due), until they run or are cleared
  */
 export function installScheduleWatch(): void {
   type Fn = (...a: unknown[]) => unknown;
   const state = (window as unknown as { __spacrawl?: Record<string, unknown> }).__spacrawl;
   if (!state || state.pending) return;
-  // Same value as SOON_TIMER_MS (an init script cannot refer to module constants).
+  // Same values as SOON_TIMER_MS and LATER_TIMER_MS (an init script cannot refer to module constants).
   const soon = 1000;
+  const laterMs = 10_000;
   const pending = new Set<{ kind: string; id: unknown }>();
+  const later = new Set<{ id: unknown; due: number }>();
   const messages = { posted: 0, handled: 0 };
   const reads = { n: 0 };
   state.pending = pending;
+  state.later = later;
   state.messages = messages;
   Object.defineProperty(state, 'bodyReads', { get: () => reads.n, enumerable: true });
   const win = window as unknown as Record<string, Fn | undefined>;
@@ -49,6 +63,15 @@ export function installScheduleWatch(): void {
   type Timer = { kind: 'timeout'; id: unknown; native: unknown; due: number; run: () => unknown };
   win.setTimeout = function setTimeout(handler: unknown, delay?: unknown, ...args: unknown[]): unknown {
     const ms = Number(delay) || 0;
+    if (typeof handler === 'function' && ms > soon && ms <= laterMs) {
+      const entry = { id: undefined as unknown, due: performance.now() + ms };
+      entry.id = set(() => {
+        later.delete(entry);
+        return (handler as Fn).apply(window, args);
+      }, ms);
+      later.add(entry);
+      return entry.id;
+    }
     if (typeof handler !== 'function' || ms > soon) return (set as Fn)(handler, delay, ...args);
     const key: Timer = { kind: 'timeout', id: undefined, native: undefined, due: performance.now() + ms, run: () => undefined };
     key.run = () => {
@@ -60,6 +83,7 @@ export function installScheduleWatch(): void {
     return key.id;
   };
   win.clearTimeout = function clearTimeout(id: unknown): void {
+    for (const k of later) if (k.id === id) later.delete(k);
     for (const k of pending) {
       if (k.kind === 'timeout' && k.id === id) {
         pending.delete(k);

@@ -56,6 +56,19 @@ export interface SettleState {
   requests: number;
   /** WebSockets and EventSources still awaiting their first message (see `installStreamWatch`; 0 when unknown). */
   awaitingMessages: number;
+  /**
+   * Time until the page's earliest pending `setTimeout` comes due, one due soon or one due later
+   * (within `LATER_TIMER_MS` of being set; see `installScheduleWatch`); `Infinity` for none or when unknown.
+   */
+  timeoutDueInMs: number;
+  /**
+   * The page has rendered nothing yet: its app root (`#root`, `#app`, `#__next` …), or its body
+   * when it has none, holds no text, no link and no media, as the `empty-render` rule reads it
+   * (`readSpaSignals`). Only looked at while a timeout is pending ({@link timeoutDueInMs}
+   * finite); `false` otherwise. Such a page waits for its timeouts: an app that starts after a
+   * delay has not rendered yet, it has not rendered nothing.
+   */
+  blank: boolean;
 }
 
 /**
@@ -69,7 +82,8 @@ export function installSettleProbe(): void {
   type Probe = {
     last: number;
     content?: number;
-    pending?: Set<{ kind: string }>;
+    pending?: Set<{ kind: string; due?: number }>;
+    later?: Set<{ due: number }>;
     downloadClicks?: Array<{ event: Event; at: number }>;
     messages?: { posted: number; handled: number };
     bodyReads?: number;
@@ -102,10 +116,47 @@ export function installSettleProbe(): void {
       return true;
     }
   };
+  // The app roots and what counts as rendered, as `readSpaSignals` reads them for `empty-render`.
+  const ROOTS = ['#root', '#app', '#__next', '#__nuxt', '#___gatsby', '#svelte', 'app-root', '[data-reactroot]', '[ng-version]', '[data-v-app]'];
+  const MEDIA = 'a[href], img, svg, canvas, video, picture, iframe, object, embed, input, select, textarea, button';
+  const SKIP = new Set(['script', 'style', 'noscript', 'template']);
+  const renderedNothing = (el: Element): boolean => {
+    if (el.querySelector(MEDIA)) return false;
+    const tw = document.createTreeWalker(el, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+      acceptNode: (n) => (n.nodeType === 1 && SKIP.has((n as Element).localName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
+    });
+    for (let n = tw.nextNode(); n; n = tw.nextNode()) {
+      if (n.nodeType === 3 && /\S/.test((n as Text).data)) return false;
+      if (n.nodeType === 1 && (n as Element).shadowRoot) return false;
+    }
+    return true;
+  };
+  const blankNow = (): boolean => {
+    try {
+      // A page with a link or an image has rendered something, whatever its root holds.
+      if (!document.body || document.links.length > 0 || document.images.length > 0) return false;
+      for (const sel of ROOTS) {
+        const root = document.querySelector(sel);
+        if (root) return renderedNothing(root);
+      }
+      return renderedNothing(document.body);
+    } catch {
+      return false;
+    }
+  };
   const read = (): SettleState => {
     const now = performance.now();
     let timers = 0;
-    if (s.pending) for (const k of s.pending) if (k.kind === 'timeout') timers++;
+    let nextDue = Infinity;
+    if (s.pending) {
+      for (const k of s.pending) {
+        if (k.kind !== 'timeout') continue;
+        timers++;
+        if (k.due !== undefined && k.due < nextDue) nextDue = k.due;
+      }
+    }
+    if (s.later) for (const k of s.later) if (k.due < nextDue) nextDue = k.due;
+    const timeoutDueInMs = nextDue === Infinity ? Infinity : Math.max(0, nextDue - now);
     // Download clicks a handler did not cancel (read now: the click's dispatch is over).
     let downloadClicks = 0;
     let downloadAt = -Infinity;
@@ -131,6 +182,8 @@ export function installSettleProbe(): void {
       bodyReads: s.bodyReads ?? 1,
       requests: s.requests ?? 1,
       awaitingMessages: w.__spacrawlStreams?.awaiting ?? 0,
+      timeoutDueInMs,
+      blank: timeoutDueInMs !== Infinity && blankNow(),
     };
   };
   s.read = read;
@@ -167,6 +220,12 @@ export function installSettleProbe(): void {
           setTimer(check, Math.min(left, 20));
           return;
         }
+        // A page that has rendered nothing waits here for its timeouts (the first may start the
+        // app); the caller waits on after this wait (see `judgeSettle`), up to its cap.
+        if ((quiet || fullWindow) && st.blank && left > 0) {
+          setTimer(check, Math.min(left, Math.max(5, st.timeoutDueInMs + 5)));
+          return;
+        }
         if (quiet || fullWindow || left <= 0) return resolve({ ...st, fastForwarded });
         // Quiet long enough for an idle page: see whether it is idle (once per change), but only until the
         // plain early window is met (a renderer shared with busy tabs may have no idle period for 1 s).
@@ -199,7 +258,7 @@ export function installSettleProbe(): void {
 export function settleState(): SettleState {
   const read = (window as unknown as { __spacrawl?: { read?: () => SettleState } }).__spacrawl?.read;
   if (read) return read();
-  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0 };
+  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0, timeoutDueInMs: Infinity, blank: false };
 }
 
 /** What {@link awaitQuiet} is asked. Times in ms. */
@@ -244,7 +303,7 @@ export interface QuietReport extends SettleState {
 export function awaitQuiet(req: QuietRequest): Promise<QuietReport> | QuietReport {
   const s = (window as unknown as { __spacrawl?: { awaitQuiet?: (r: QuietRequest) => Promise<QuietReport> } }).__spacrawl;
   if (s?.awaitQuiet) return s.awaitQuiet(req);
-  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0, fastForwarded: 0 };
+  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0, timeoutDueInMs: Infinity, blank: false, fastForwarded: 0 };
 }
 
 /**
