@@ -3,7 +3,7 @@ import { CookieJar, type JarView } from './cookie-jar.js';
 import type { StorageState } from './login/perform.js';
 import { installScheduleWatch } from './schedule-scripts.js';
 import { installMutationClock } from './clock-scripts.js';
-import { installSettleProbe } from './settle-scripts.js';
+import { SETTLE_PROBE_SCRIPT } from './settle-scripts.js';
 import { installStreamWatch } from './stream-scripts.js';
 import type { AssetLoading } from './asset-placeholders.js';
 import { RendererHeaps } from './renderer-heap.js';
@@ -175,7 +175,7 @@ export class ContextPool {
     await context.addInitScript(installMutationClock);
     await context.addInitScript(installScheduleWatch);
     await context.addInitScript(installStreamWatch);
-    await context.addInitScript(installSettleProbe);
+    await context.addInitScript({ content: SETTLE_PROBE_SCRIPT });
     await context.addInitScript(installLongTaskWatch);
     for (const content of this.opts.initScripts ?? []) await context.addInitScript({ content });
     const ctx: PoolContext = { context, jar: { version: -1, baseline: new Map() }, session, slots: 0, retired: false, spares: [] };

@@ -5,6 +5,7 @@
  * over anything outside its own body.
  * @module
  */
+import { emptyRootOf } from './spa-scripts.js';
 
 /** What {@link settleState} reads from a page. Times in ms. */
 export interface SettleState {
@@ -76,9 +77,11 @@ export interface SettleState {
  * `installStreamWatch`: puts on `window.__spacrawl` the reading of the settle state (`read`, see
  * {@link settleState}) and a wait inside the page (`awaitQuiet`, see {@link awaitQuiet}), which
  * checks the page on its own timers (not the page's: they are not counted as its work) instead
- * of being asked again and again across the process boundary.
+ * of being asked again and again across the process boundary. Installed as
+ * {@link SETTLE_PROBE_SCRIPT}, which hands it `emptyRootOf`.
+ * @param emptyRoot - `emptyRootOf` (`spa-scripts.ts`); without it no page counts as blank
  */
-export function installSettleProbe(): void {
+export function installSettleProbe(emptyRoot?: () => string | null): void {
   type Probe = {
     last: number;
     content?: number;
@@ -116,33 +119,22 @@ export function installSettleProbe(): void {
       return true;
     }
   };
-  // The app roots and what counts as rendered, as `readSpaSignals` reads them for `empty-render`.
-  const ROOTS = ['#root', '#app', '#__next', '#__nuxt', '#___gatsby', '#svelte', 'app-root', '[data-reactroot]', '[ng-version]', '[data-v-app]'];
-  const MEDIA = 'a[href], img, svg, canvas, video, picture, iframe, object, embed, input, select, textarea, button';
-  const SKIP = new Set(['script', 'style', 'noscript', 'template']);
-  const renderedNothing = (el: Element): boolean => {
-    if (el.querySelector(MEDIA)) return false;
-    const tw = document.createTreeWalker(el, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
-      acceptNode: (n) => (n.nodeType === 1 && SKIP.has((n as Element).localName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
-    });
-    for (let n = tw.nextNode(); n; n = tw.nextNode()) {
-      if (n.nodeType === 3 && /\S/.test((n as Text).data)) return false;
-      if (n.nodeType === 1 && (n as Element).shadowRoot) return false;
-    }
-    return true;
-  };
+  // Whether the page shows nothing (see `SettleState.blank`): `emptyRoot` (`emptyRootOf`, handed
+  // in by the script that installs the probe) read again only after the content changed.
+  let blankFor = Number.NaN;
+  let blankWas = false;
   const blankNow = (): boolean => {
-    try {
-      // A page with a link or an image has rendered something, whatever its root holds.
-      if (!document.body || document.links.length > 0 || document.images.length > 0) return false;
-      for (const sel of ROOTS) {
-        const root = document.querySelector(sel);
-        if (root) return renderedNothing(root);
+    if (!emptyRoot) return false;
+    const changed = s.content ?? s.last;
+    if (changed !== blankFor) {
+      blankFor = changed;
+      try {
+        blankWas = emptyRoot() !== null;
+      } catch {
+        blankWas = false;
       }
-      return renderedNothing(document.body);
-    } catch {
-      return false;
     }
+    return blankWas;
   };
   const read = (): SettleState => {
     const now = performance.now();
@@ -249,6 +241,12 @@ export function installSettleProbe(): void {
     });
   };
 }
+
+/**
+ * The init script of the settle probe: {@link installSettleProbe} handed `emptyRootOf` (one
+ * in-page function cannot call another of another module: each is sent as its own text).
+ */
+export const SETTLE_PROBE_SCRIPT = `(${installSettleProbe.toString()})(${emptyRootOf.toString()})`;
 
 /**
  * The page's settle state (see {@link SettleState}), from the clock and counters

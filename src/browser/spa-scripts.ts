@@ -36,8 +36,12 @@ export interface SpaReading {
  *   the body when there is none, when it holds no text, no link and no media (image, SVG,
  *   canvas, video, frame, object, form control);
  * - **textLength**: see {@link SpaReading.textLength}.
+ *
+ * Evaluate {@link SPA_SIGNALS_EXPRESSION}, which hands it {@link emptyRootOf} (an in-page
+ * function cannot call another one of this module: each is sent as its own text).
+ * @param emptyRootOf - {@link emptyRootOf}, as the expression hands it
  */
-export function readSpaSignals(): SpaReading {
+export function readSpaSignals(emptyRootOf: () => string | null): SpaReading {
   const SKIP = new Set(['script', 'style', 'noscript', 'template']);
   const CODE = new Set(['textarea', 'pre', 'code', 'kbd', 'samp', 'input', 'select', 'option']);
   const TEMPLATE = /\{\{[^{}]{0,200}\}\}|\$\{[^{}]{0,200}\}|\[object [A-Z][A-Za-z]*\]/;
@@ -118,6 +122,21 @@ export function readSpaSignals(): SpaReading {
       busy.push(`${kind} ${describe(el)}`);
     }
   }
+  const emptyRoot = emptyRootOf();
+  return { unrendered, busy, emptyRoot, textLength: parts.join(' ').replace(/\s+/g, ' ').trim().length };
+}
+
+/**
+ * The app root that rendered nothing, for `empty-render` and for the settle rule (a page that
+ * shows nothing waits for its timeouts, see `SettleState.blank`): the first known app mount
+ * point present (`#root`, `#app`, `#__next`, `#__nuxt`, `#___gatsby`, `#svelte`, `app-root`,
+ * `[data-reactroot]`, `[ng-version]`, `[data-v-app]`) when it holds no text, no link and no media
+ * (image, SVG, canvas, video, frame, object, form control), `'body'` when there is none and the
+ * body holds none of them, else `null`. Text inside scripts, styles, templates and `<noscript>`
+ * does not count; an open shadow root does. In-page code: self-contained.
+ */
+export function emptyRootOf(): string | null {
+  const SKIP = new Set(['script', 'style', 'noscript', 'template']);
   const ROOTS = ['#root', '#app', '#__next', '#__nuxt', '#___gatsby', '#svelte', 'app-root', '[data-reactroot]', '[ng-version]', '[data-v-app]'];
   const MEDIA = 'a[href], img, svg, canvas, video, picture, iframe, object, embed, input, select, textarea, button';
   const renderedNothing = (el: Element): boolean => {
@@ -131,9 +150,12 @@ export function readSpaSignals(): SpaReading {
     }
     return true;
   };
-  let emptyRoot: string | null = null;
-  const root = ROOTS.map((s) => [s, document.querySelector(s)] as const).find(([, el]) => el !== null);
-  if (root) emptyRoot = renderedNothing(root[1]!) ? root[0] : null;
-  else if (document.body && renderedNothing(document.body)) emptyRoot = 'body';
-  return { unrendered, busy, emptyRoot, textLength: parts.join(' ').replace(/\s+/g, ' ').trim().length };
+  for (const sel of ROOTS) {
+    const root = document.querySelector(sel);
+    if (root) return renderedNothing(root) ? sel : null;
+  }
+  return document.body && renderedNothing(document.body) ? 'body' : null;
 }
+
+/** {@link readSpaSignals} with {@link emptyRootOf}, as one expression to evaluate in a page. */
+export const SPA_SIGNALS_EXPRESSION = `(${readSpaSignals.toString()})(${emptyRootOf.toString()})`;

@@ -15,7 +15,7 @@ import { sharedBrowser } from '../helpers/browser.js';
 import { ContextPool } from '../../src/browser/pool.js';
 import { visitPage, type VisitOptions } from '../../src/browser/visit.js';
 import { vitalsInitScript } from '../../src/browser/vitals-script.js';
-import { readSpaSignals } from '../../src/browser/spa-scripts.js';
+import { SPA_SIGNALS_EXPRESSION, type SpaReading } from '../../src/browser/spa-scripts.js';
 import { recordFromVisit } from '../../src/crawl/record-builder.js';
 import type { PageRecord } from '../../src/model/record.js';
 import { groupA11y } from '../../src/report/a11y-groups.js';
@@ -234,7 +234,7 @@ describe('readSpaSignals on a document with hidden text kinds and shadow roots',
           `<script>const r = document.getElementById('host').attachShadow({ mode: 'open' }); r.innerHTML = '<span>four</span><div id="inner"></div><style>div {}</style>';` +
           `r.getElementById('inner').attachShadow({ mode: 'open' }).innerHTML = '<span>Hello {{ user.name }}</span>';</script></body></html>`,
       );
-      const spa = await page.evaluate(readSpaSignals);
+      const spa = await page.evaluate<SpaReading>(SPA_SIGNALS_EXPRESSION);
       expect(spa.textLength).toBe('One two three four Hello {{ user.name }}'.length);
       expect(spa.unrendered).toEqual(['Hello {{ user.name }}']);
       expect(spa.emptyRoot).toBeNull();

@@ -17,7 +17,7 @@
 import type { Response } from 'playwright';
 import type { LinkSource } from '../../model/record.js';
 import { linkIdentity, MAX_SERVER_HTML_BYTES, readServerHtml } from '../server-html.js';
-import { readSpaSignals } from '../spa-scripts.js';
+import { SPA_SIGNALS_EXPRESSION, type SpaReading } from '../spa-scripts.js';
 import { bodyDigest } from './history-route.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
@@ -37,7 +37,7 @@ export function inspectStages(): { read: Stage<VisitContext>; compare: Stage<Vis
         const { result, page } = ctx;
         if (result.noContent || result.title === null) return;
         // Read with the DOM by the extract stage, unless a route check read it another way.
-        const spa = ctx.spa !== undefined ? ctx.spa : await ctx.callOr(() => page.evaluate(readSpaSignals), 'reading SPA signals', null);
+        const spa = ctx.spa !== undefined ? ctx.spa : await ctx.callOr(() => page.evaluate<SpaReading>(SPA_SIGNALS_EXPRESSION), 'reading SPA signals', null);
         if (spa) {
           result.spa.unrendered = spa.unrendered;
           result.spa.busy = spa.busy;

@@ -1,6 +1,6 @@
 /**
  * The read of a settled page in one call into it: the link clock (`lastLinkChangeAt`), the DOM
- * (`extractPage`), the SPA signals (`readSpaSignals`), the page's longest task (`longestTaskOf`)
+ * (`extractPage`), the SPA signals (`SPA_SIGNALS_EXPRESSION`), the page's longest task (`longestTaskOf`)
  * and, when the visit clicks, the clickables (`scanClickables`, click discovery's first scan). Each call into a page waits for the
  * renderer's main thread, which on a busy machine is most of its cost (75-115 ms median on
  * TypeDoc at concurrency 4 on 2 cores); three reads made one after the other paid it three times.
@@ -13,7 +13,7 @@ import { scanClickables, type ClickCandidate } from '../click-scripts.js';
 import { lastLinkChangeAt } from '../clock-scripts.js';
 import { longestTaskOf } from '../hang-watch.js';
 import { asJsonExpression, evaluateExpressionJson } from '../json-result.js';
-import { readSpaSignals, type SpaReading } from '../spa-scripts.js';
+import { SPA_SIGNALS_EXPRESSION, type SpaReading } from '../spa-scripts.js';
 
 /** What {@link readSettledPage} returns. */
 export interface SettledReading {
@@ -41,7 +41,7 @@ function expression(clickExclude: string | null): string {
   const orNull = (f) => { try { return f(); } catch { return null; } };
   const lastChange = orNull(${lastLinkChangeAt.toString()});
   const main = (${extractPage.toString()})();
-  return { lastChange, main, spa: orNull(${readSpaSignals.toString()}), clickables: ${scan}, longestTask: orNull(${longestTaskOf.toString()}) };
+  return { lastChange, main, spa: orNull(() => ${SPA_SIGNALS_EXPRESSION}), clickables: ${scan}, longestTask: orNull(${longestTaskOf.toString()}) };
 })()`);
 }
 
