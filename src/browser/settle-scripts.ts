@@ -65,7 +65,7 @@ export interface SettleState {
   /**
    * The page has rendered nothing yet: its app root (`#root`, `#app`, `#__next` …), or its body
    * when it has none, holds no text, no link and no media, as the `empty-render` rule reads it
-   * (`readSpaSignals`). Only looked at while a timeout is pending ({@link timeoutDueInMs}
+   * (`emptyRootOf`). Only looked at while a timeout is pending ({@link timeoutDueInMs}
    * finite); `false` otherwise. Such a page waits for its timeouts: an app that starts after a
    * delay has not rendered yet, it has not rendered nothing.
    */

@@ -64,14 +64,14 @@ export class ReportFiles implements Reporter {
    * @param recordsFile - the JSON Lines file the records are read back from
    * @param stdout - where a report without a path goes
    * @param log - told the CSV note (see `onEnd`)
-   * @param writeReport - `writeReport` of `report/formats.ts` (loaded by the caller when `specs` is not empty); `null` only without specs
+   * @param writeReport - `writeReport` of `report/formats.ts`, which the caller loads only when `specs` is not empty
    */
   constructor(
     private readonly specs: readonly ReportSpec[],
     private readonly recordsFile: string,
     private readonly stdout: DataStream,
-    private readonly log: (line: string) => void = () => {},
-    private readonly writeReport: ((spec: ReportSpec, input: ReportInput, stdout: TextOut) => void) | null = null,
+    private readonly log: (line: string) => void,
+    private readonly writeReport: (spec: ReportSpec, input: ReportInput, stdout: TextOut) => void,
   ) {}
 
   /**
@@ -82,7 +82,7 @@ export class ReportFiles implements Reporter {
   onEnd(end: ReportInput): void {
     for (const s of this.specs) {
       if (s.format === 'jsonl' && s.path !== null && sameFile(s.path, this.recordsFile)) continue;
-      this.writeReport!(s, end, this.stdout);
+      this.writeReport(s, end, this.stdout);
       if (s.format === 'csv' && !s.implied) this.log(`${s.path === null ? 'csv on stdout' : path.basename(s.path)}: ${CSV_NOTE}`);
     }
   }

@@ -295,7 +295,7 @@ async function runCrawlWith(stop: CrawlStop, options: CrawlOptions, io: CliIO, o
     const failOn = reporting.failOnWarnings ? [...reporting.failOn, 'warnings'] : reporting.failOn;
     const stdoutTaken = reporting.json || plan.specs.some((s) => s.path === null);
     // The report formats (and their writers: csv-stringify, fast-xml-parser) are loaded only when a report is asked for.
-    const writeReport = plan.specs.length ? (await import('../report/formats.js')).writeReport : null;
+    const writeReport = plan.specs.length ? (await import('../report/formats.js')).writeReport : () => {};
     const reporters = new Multiplexer([
       ...(writer ? [writer] : []),
       ...(records.spool ? [records.spool] : []),
