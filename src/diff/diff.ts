@@ -7,7 +7,7 @@ import { compareUrls } from './changes.js';
 import { CHECK_IDS, checkOfFinding, type CheckId, type UncomparedCheck } from './checks.js';
 import { DEFAULT_THRESHOLD_MS, DEFAULT_THRESHOLD_RATIO } from './defaults.js';
 import { DiffInputError } from './errors.js';
-import { auditSource, compareFindings, matchFindings, toFindings } from './findings.js';
+import { auditSource, compareFindings, findingKey, matchFindings, toFindings, type CrawlChecks } from './findings.js';
 import { checkSameOrigins, indexSide, siteOrigins, type SideIndex } from './side.js';
 import { mapOriginHint } from './map-origin.js';
 import type { RecordSource } from './source.js';
@@ -118,6 +118,23 @@ function uncomparedChecks(a: SideIndex, b: SideIndex, notCompared: readonly Find
 
 const ordered = (s: ReadonlySet<CheckId>): CheckId[] => CHECK_IDS.filter((c) => s.has(c));
 
+/**
+ * The note for findings not compared because the other crawl left their page (or link target)
+ * for its page budget, per crawl that has them; `null` for none.
+ * @param oldFindings - the older crawl's findings by key (the others are the newer crawl's)
+ * @param labels - the two crawls' labels, older first
+ */
+function leftForBudgetNote(notCompared: readonly Finding[], oldFindings: ReadonlyMap<string, Finding>, sides: { old: CrawlChecks; new: CrawlChecks }, labels: [string, string]): string | null {
+  const counts = [0, 0];
+  for (const f of notCompared) {
+    const fromOld = oldFindings.has(findingKey(f));
+    const other = fromOld ? sides.new : sides.old;
+    if ((f.page !== null && other.leftForBudget?.(f.page)) || other.leftForBudget?.(f.url)) counts[fromOld ? 0 : 1]!++;
+  }
+  const parts = [0, 1].filter((i) => counts[i]! > 0).map((i) => `${counts[i]} of ${labels[i]}'s (${labels[1 - i]} left their pages for its page budget)`);
+  return parts.length ? `findings not compared, neither new nor fixed: ${parts.join('; ')}` : null;
+}
+
 function side(label: string, idx: SideIndex): DiffSide {
   return { source: label, records: idx.records, pages: idx.pages, seeds: idx.seeds };
 }
@@ -149,9 +166,12 @@ export async function diffCrawls(older: RecordSource, newer: RecordSource, opts:
   const auditOpts = { slowMs: opts.slowMs, ignore: opts.ignore, budget: opts.budget ?? null };
   const oldFindings = toFindings(await auditSource(older, auditOpts));
   const newFindings = toFindings(await auditSource(newer, auditOpts));
-  const sides = { old: { checks: a.checks, hasRecord: (u: string) => a.urls.has(u) }, new: { checks: b.checks, hasRecord: (u: string) => b.urls.has(u) } };
+  const sideChecks = (x: SideIndex): CrawlChecks => ({ checks: x.checks, hasRecord: (u) => x.urls.has(u), leftForBudget: (u) => x.urls.get(u)?.skipped === 'budget' });
+  const sides = { old: sideChecks(a), new: sideChecks(b) };
   const findings = matchFindings(oldFindings, newFindings, sides);
   const notices: string[] = [];
+  const budgetNote = leftForBudgetNote(findings.notCompared, oldFindings, sides, [older.label, newer.label]);
+  if (budgetNote) notices.push(budgetNote);
   const visual = await visualPart(older, newer, opts.visual ?? {}, notices);
   return {
     schemaVersion: DIFF_SCHEMA_VERSION,

@@ -104,12 +104,18 @@ export interface CheckSides {
 export interface CrawlChecks {
   checks: ReadonlySet<CheckId>;
   hasRecord(url: string): boolean;
+  /**
+   * `true` when the crawl recorded `url` as left for its page budget (`skipped: 'budget'`):
+   * nothing of it was checked there. Absent: every URL counts as checked.
+   */
+  leftForBudget?(url: string): boolean;
 }
 
 /**
  * Match the findings of two crawls by identity. A finding in one crawl only whose optional
  * check (`checkOfFinding`) did not run in the other is neither new nor fixed: it is "not
- * compared" (`notCompared`), and counted in no rule's counts.
+ * compared" (`notCompared`), and counted in no rule's counts. So is one whose page, or link
+ * target, the other crawl left for its page budget (`--max-pages`): that crawl did not look.
  * @param sides - the checks of each crawl; without it every check counts as run on both sides
  * @returns new (in `newer` only), fixed (in `older` only), unchanged (in both, with the newer
  *   message), not compared, each sorted by {@link compareFindings}, and counts per rule
@@ -128,7 +134,9 @@ export function matchFindings(older: ReadonlyMap<string, Finding>, newer: Readon
   const uncompared = (f: Finding, own: CrawlChecks | undefined, other: CrawlChecks | undefined): boolean => {
     if (!own || !other) return false;
     const check = checkOfFinding(f, (u) => own.hasRecord(u));
-    return check !== null && !(own.checks.has(check) && other.checks.has(check));
+    if (check !== null && !(own.checks.has(check) && other.checks.has(check))) return true;
+    const unvisited = (u: string | null): boolean => u !== null && other.leftForBudget?.(u) === true;
+    return unvisited(f.page) || unvisited(f.url);
   };
   for (const [key, f] of newer) {
     if (uncompared(f, sides?.new, sides?.old)) {

@@ -4,7 +4,7 @@ import { diffCrawls } from '../../src/diff/diff.js';
 import { failingFindings, parseGateFailOn } from '../../src/diff/findings.js';
 import { memorySource } from '../../src/diff/source.js';
 import { isEmptyDiff } from '../../src/diff/types.js';
-import type { PageRecord } from '../../src/model/record.js';
+import { blankRecord, type PageRecord } from '../../src/model/record.js';
 import type { A11yAudit, PageVitals, ServerHtml } from '../../src/model/observation.js';
 import { parseBudget } from '../../src/report/budget.js';
 import { page, u } from './fixture-records.js';
@@ -154,5 +154,43 @@ describe('optional checks that ran in one crawl only', () => {
     const d = await diff(withChecks(), repaired);
     expect(d.findings.fixed.map(identity).sort()).toEqual(['a11y-serious / → /', 'budget / → /']);
     expect(d.findings.notCompared).toEqual([]);
+  });
+});
+
+describe('pages one crawl left for its page budget', () => {
+  /**
+   * A full crawl: `/a` has no description (a page rule) and links to `/gone` (404, a link rule
+   * from `/a`); `/b` has no description too, in both crawls.
+   */
+  const full = (): PageRecord[] => [
+    page('/', 'Home', [['/a', 'A'], ['/b', 'B']]),
+    page('/a', 'A', [['/gone', 'Gone']], { meta: { description: null, canonical: null, h1Count: 1 } }),
+    page('/b', 'B', [], { meta: { description: null, canonical: null, h1Count: 1 } }),
+    { ...page('/gone', 'Not found'), status: 404, referrer: u('/a') },
+  ];
+  /** The same site with a budget of 2 pages: `/a` was found but not visited (so `/gone` never was). */
+  const budgeted = (): PageRecord[] => {
+    const [home, , b] = full();
+    return [home!, b!, { ...blankRecord(u('/a'), u('/a'), 1, u('/')), skipped: 'budget' }];
+  };
+
+  it('their findings are "not compared", neither fixed nor new, whichever crawl is the baseline; a note says how many and why', async () => {
+    const shrunk = await diffCrawls(memorySource('FULL', full()), memorySource('SMALL', budgeted()));
+    expect(shrunk.findings.fixed).toEqual([]);
+    expect(shrunk.findings.notCompared.map(identity).sort()).toEqual(['broken-link /a → /gone', 'missing-description /a → /a']);
+    expect(shrunk.findings.unchanged.map(identity)).toEqual(['missing-description /b → /b']);
+    expect(shrunk.notices).toContain("findings not compared, neither new nor fixed: 2 of FULL's (SMALL left their pages for its page budget)");
+    const grown = await diffCrawls(memorySource('SMALL', budgeted()), memorySource('FULL', full()));
+    expect(grown.findings.new).toEqual([]);
+    expect(grown.findings.notCompared.map(identity).sort()).toEqual(['broken-link /a → /gone', 'missing-description /a → /a']);
+    expect(failingFindings(grown, parseGateFailOn('new', true).rules)).toEqual([]);
+  });
+
+  it('a page both crawls visited is compared as usual: its finding gone is fixed', async () => {
+    const repaired = full().map((r) => (r.url === u('/b') ? page('/b', 'B') : r));
+    const d = await diffCrawls(memorySource('OLD', full()), memorySource('NEW', repaired));
+    expect(d.findings.fixed.map(identity)).toEqual(['missing-description /b → /b']);
+    expect(d.findings.notCompared).toEqual([]);
+    expect(d.notices.filter((n) => n.includes('page budget'))).toEqual([]);
   });
 });

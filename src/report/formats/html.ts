@@ -45,7 +45,7 @@ function issueItem(i: AuditIssue, failing: boolean, isNew: ((i: AuditIssue) => b
   const refs = i.referrers.slice(0, HTML_MAX_REFERRERS).map((r) => `<li>from ${urlLink(r.url)}${r.text ? ` “<span class="anchor">${esc(r.text)}</span>”` : ' <span class="none">(no anchor text)</span>'}</li>`);
   if (i.referrers.length > HTML_MAX_REFERRERS) refs.push(`<li class="more">and ${i.referrers.length - HTML_MAX_REFERRERS} more (report.json lists them all)</li>`);
   const fresh = notCompared?.(i)
-    ? ' <span class="tag known" title="its check did not run in the --baseline crawl: not compared, never fails">not compared</span>'
+    ? ' <span class="tag known" title="not compared with the --baseline crawl (its check did not run there, or that crawl left the page for its page budget): never fails">not compared</span>'
     : isNew
       ? isNew(i)
         ? ' <span class="tag new" title="not in the --baseline crawl">new</span>'
