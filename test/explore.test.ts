@@ -16,6 +16,7 @@ import {
   startRegistrySite,
   startReplaceStateSite,
 } from '../fixtures/sites/explore.js';
+import { html, startFixtureServer } from '../fixtures/server.js';
 import { sharedBrowser } from './helpers/browser.js';
 import { Crawler } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
@@ -80,6 +81,33 @@ describe('pagination in place', () => {
     expect(s.count('/api/articles?page=4')).toBe(1);
     expect(s.count('/api/articles?page=5')).toBe(0);
     expect(s.count('/api/posts?page=5')).toBe(0);
+  });
+});
+
+describe('toggles whose label flips ("Show details" becomes "Hide details")', () => {
+  it('are one control: a toggle that revealed no link is not clicked again under its new name; one that revealed links is clicked once more, and closes', async () => {
+    const script = `
+      const flip = (id, a, b, open) => {
+        const el = document.getElementById(id);
+        let on = false;
+        el.onclick = () => { on = !on; el.textContent = on ? b : a; open(on); };
+      };
+      flip('details', 'Show details', 'Hide details', (on) => { document.getElementById('text').hidden = !on; });
+      flip('more', 'Show more', 'Show less', (on) => {
+        document.getElementById('list').innerHTML = on ? '<a href="/more/1">One</a> <a href="/more/2">Two</a>' : '';
+      });`;
+    const s = keep(
+      await startFixtureServer((_req, url) =>
+        url.pathname === '/'
+          ? { body: html('Toggles', `<main><button id="details">Show details</button><p id="text" hidden>Details</p><button id="more">Show more</button><div id="list"></div></main><script>${script}</script>`) }
+          : { body: html(url.pathname, `<h1>${url.pathname}</h1>`) },
+      ),
+    );
+    const recs = await run({ seeds: [`${s.origin}/`], maxDepth: 0 });
+    const home = recordOf(recs, s, '/');
+    expect(linksOf(home)).toEqual(['/more/1', '/more/2']);
+    // "Show details" once; "Show more" (links), then "Show less" (takes them away: done).
+    expect(home.clickDiscovery).toEqual({ made: 3, skipped: { chrome: 0, template: 0, budget: 0, limit: 0 } });
   });
 });
 

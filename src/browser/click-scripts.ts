@@ -27,6 +27,13 @@ export interface ClickCandidate {
    * Clicking such a control again does not reveal more (a tab) or hides what it revealed.
    */
   on: boolean;
+  /**
+   * The signature under which this very element was clicked earlier in this document, when its
+   * signature has changed since (a toggle whose label flips: "Expand" becomes "Collapse", "Show
+   * more" becomes "Show less"); absent otherwise. It is that control in its other state, not a
+   * control the click revealed.
+   */
+  clickedAs?: string;
 }
 
 /**
@@ -43,6 +50,9 @@ export interface ClickCandidate {
  */
 export function scanClickables(excludePattern: string): ClickCandidate[] {
   const exclude = new RegExp(excludePattern, 'i');
+  const w = window as unknown as { __spacrawlClickables?: Element[]; __spacrawlClickableSigs?: string[]; __spacrawlClicked?: WeakMap<Element, string> };
+  const clicked = w.__spacrawlClicked;
+  const sigs: string[] = [];
   const ROLES = new Set(['button', 'link', 'tab', 'treeitem', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option']);
   const found: Element[] = [];
   const out: ClickCandidate[] = [];
@@ -145,25 +155,32 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     const on =
       ['aria-selected', 'aria-expanded', 'aria-pressed', 'aria-checked'].some((a) => el.getAttribute(a) === 'true') ||
       (tag === 'summary' && el.parentElement?.localName === 'details' && (el.parentElement as HTMLDetailsElement).open);
-    out.push({ index: found.length, signature: sig, template, name, kind: role ?? tag, on });
+    const was = clicked?.get(el);
+    out.push({ index: found.length, signature: sig, template, name, kind: role ?? tag, on, ...(was !== undefined && was !== sig ? { clickedAs: was } : {}) });
     found.push(el);
+    sigs.push(sig);
   };
   const walk = (root: Document): void => {
     if (root.documentElement) visit(root.documentElement, '');
   };
   walk(document);
-  (window as unknown as { __spacrawlClickables?: Element[] }).__spacrawlClickables = found;
+  w.__spacrawlClickables = found;
+  w.__spacrawlClickableSigs = sigs;
   return out;
 }
 
 /**
  * Click candidate `index` of the last {@link scanClickables} (a real `click()` on the element,
- * after scrolling it into view). Returns `false` when the element is gone.
+ * after scrolling it into view), remembering the element with the signature it had when first
+ * clicked (see `ClickCandidate.clickedAs`). Returns `false` when the element is gone.
  */
 export function clickCandidate(index: number): boolean {
-  const list = (window as unknown as { __spacrawlClickables?: Element[] }).__spacrawlClickables ?? [];
-  const el = list[index] as HTMLElement | undefined;
+  const w = window as unknown as { __spacrawlClickables?: Element[]; __spacrawlClickableSigs?: string[]; __spacrawlClicked?: WeakMap<Element, string> };
+  const el = (w.__spacrawlClickables ?? [])[index] as HTMLElement | undefined;
   if (!el || !el.isConnected) return false;
+  const clicked = (w.__spacrawlClicked ??= new WeakMap());
+  const sig = w.__spacrawlClickableSigs?.[index];
+  if (sig !== undefined && !clicked.has(el)) clicked.set(el, sig);
   el.scrollIntoView({ block: 'center', inline: 'center' });
   el.click();
   return true;

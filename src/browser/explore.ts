@@ -152,7 +152,9 @@ export async function exploreClicks(
   let lastScan: ClickCandidate[] | null = null;
   const scan = async (): Promise<ClickCandidate[]> =>
     (lastScan = await withTimeout(evaluateJson(page, scanClickables, exclude), 5_000, 'scanning clickables').catch(() => []));
-  const find = (cands: ClickCandidate[], sig: string): ClickCandidate | undefined => cands.find((c) => c.signature === sig);
+  // A control is found under the signature it was clicked by, also once its label has flipped
+  // ("Expand" is now "Collapse": `clickedAs`).
+  const find = (cands: ClickCandidate[], sig: string): ClickCandidate | undefined => cands.find((c) => c.signature === sig) ?? cands.find((c) => c.clickedAs === sig);
   const takeNavs = async (): Promise<string[]> => withTimeout(page.evaluate(takeNavigations), 5_000, 'reading navigations').catch(() => [] as string[]);
   // After a click, what it started (a fetch, a render, a timeout due soon) is waited for by the
   // page load's settle rule, at most clickWaitMs (less when the budget ends sooner, except in a
@@ -224,7 +226,9 @@ export async function exploreClicks(
       const out: Turn[] = [];
       for (const c of cands) {
         if (!steps.has(c.signature)) steps.set(c.signature, { name: c.name, kind: c.kind });
-        if (seenSigs.has(c.signature)) continue;
+        // A control clicked already under another name is that control, not a new one: clicking
+        // it as new would only undo its click ("Collapse" after "Expand").
+        if (seenSigs.has(c.signature) || c.clickedAs !== undefined) continue;
         seenSigs.add(c.signature);
         out.push({ sig: c.signature, template: c.template, chain: false, depth, state, clicks: 0, waitingSince: null, claimed: false, revealed: new Set(), present: new Set(), lastShown: new Set(), settled: true });
       }
@@ -247,7 +251,8 @@ export async function exploreClicks(
         if (result.clicks >= opts.limit || Date.now() >= deadline) return true;
         const c = find(await scan(), sig);
         if (!c) return true;
-        if (c.on) continue;
+        // On already, or clicked already and showing its other state: the state is there.
+        if (c.on || c.signature !== sig) continue;
         lastScan = null;
         onClick();
         const made = await clickWithContext(page, c.index);
