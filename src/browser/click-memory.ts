@@ -15,10 +15,12 @@
  * look leaves the signature unknown, so the next page clicks it again; only after
  * {@link UNSETTLED_LOOKS} of them (a site that never goes quiet) does one count.
  *
- * Concurrency: while one page is clicking a signature whose kind is not known yet, it holds a
- * claim on it; another page meeting the same signature is told to wait (it clicks other things
- * first, then waits a bounded time, then clicks anyway). So a chrome control is clicked on
- * exactly two pages of a site whatever the concurrency, unless a wait runs out.
+ * Concurrency: while a page is clicking a signature whose kind is not known yet, it holds a
+ * claim on it. As many pages as looks are still needed (two, or one once a first page has
+ * reported) may hold one at once, so the two looks that decide are taken side by side; a further
+ * page meeting the signature is told to wait (it clicks other things first, then waits a bounded
+ * time, then clicks anyway). So a chrome control is clicked on exactly two pages of a site
+ * whatever the concurrency, unless a wait runs out.
  *
  * Templates: controls made by one piece of a site's code (every "Show example" toggle of an API
  * reference, each named after its own endpoint) have signatures of their own, so the rule above
@@ -96,8 +98,8 @@ interface Entry {
   kind: 'chrome' | 'per-page' | null;
   /** The first page's observation, until a second page decides the kind. */
   first: { page: string; revealed: Set<string> } | null;
-  /** Page holding the claim, or `null`. */
-  busy: string | null;
+  /** Pages holding a claim (at most as many as looks are still needed: see the module comment). */
+  busy: Set<string>;
   /** Unsettled empty looks set aside so far (see {@link UNSETTLED_LOOKS}). */
   unsettled: number;
 }
@@ -118,7 +120,7 @@ export class ClickMemory {
       const key = `${site}|${sig}`;
       let e = this.entries.get(key);
       if (!e) {
-        e = { kind: null, first: null, busy: null, unsettled: 0 };
+        e = { kind: null, first: null, busy: new Set(), unsettled: 0 };
         this.entries.set(key, e);
       }
       return e;
@@ -146,7 +148,8 @@ export class ClickMemory {
     const verdict = (e: Entry, template: string | undefined): ClickVerdict => {
       if (reason(e, template) !== null) return 'skip';
       if (e.kind === 'per-page') return 'click';
-      return e.busy !== null && e.busy !== page ? 'wait' : 'click';
+      // Two looks decide (one once a first page has reported): that many pages may look at once.
+      return e.busy.has(page) || e.busy.size < (e.first ? 1 : 2) ? 'click' : 'wait';
     };
     return {
       peek: (sig, template) => verdict(entry(sig), template),
@@ -155,12 +158,12 @@ export class ClickMemory {
         const e = entry(sig);
         const v = verdict(e, template);
         if (v === 'wait') return force ? 'click' : 'wait';
-        if (v === 'click' && e.kind === null) e.busy = page;
+        if (v === 'click' && e.kind === null) e.busy.add(page);
         return v;
       },
       observe: (sig, seen, template) => {
         const e = entry(sig);
-        if (e.busy === page) e.busy = null;
+        e.busy.delete(page);
         if (template !== undefined) {
           const t = tmpl(template);
           if (seen.revealed.size > 0) t.fruitful = true;
@@ -179,8 +182,7 @@ export class ClickMemory {
         e.first = null;
       },
       release: (sig) => {
-        const e = entry(sig);
-        if (e.busy === page) e.busy = null;
+        entry(sig).busy.delete(page);
       },
     };
   }

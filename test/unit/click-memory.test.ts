@@ -53,22 +53,30 @@ describe('ClickMemory', () => {
     expect(m.kindOf('http://127.0.0.1:2', 'menu')).toBe('unknown');
   });
 
-  it('while one page learns a control, others wait (or click when forced); a release frees it', () => {
+  it('two pages learn a control side by side; a third waits (or clicks when forced) until a look is in; a release frees a claim', () => {
     const m = new ClickMemory();
     const a = m.forPage(SITE, '/a');
     const b = m.forPage(SITE, '/b');
+    const c = m.forPage(SITE, '/c');
     expect(a.take('menu', false)).toBe('click');
-    expect(b.peek('menu')).toBe('wait');
-    expect(b.take('menu', false)).toBe('wait');
-    expect(b.take('menu', true)).toBe('click');
-    a.release('menu');
     expect(b.peek('menu')).toBe('click');
     expect(b.take('menu', false)).toBe('click');
+    expect(c.peek('menu')).toBe('wait');
+    expect(c.take('menu', false)).toBe('wait');
+    expect(c.take('menu', true)).toBe('click');
+    a.release('menu');
+    expect(c.peek('menu')).toBe('click');
+    expect(c.take('menu', false)).toBe('click');
     expect(a.peek('menu')).toBe('wait');
+    // One look in: one more decides, and the page still looking holds that claim.
     b.observe('menu', seen(['/docs']));
+    expect(a.peek('menu')).toBe('wait');
+    c.release('menu');
     expect(a.take('menu', false)).toBe('click');
+    expect(c.peek('menu')).toBe('wait');
     a.observe('menu', seen(['/docs']));
     expect(m.kindOf(SITE, 'menu')).toBe('chrome');
+    expect(c.peek('menu')).toBe('skip');
   });
 
   it('an empty look whose settle wait ran out is no evidence, up to UNSETTLED_LOOKS of them; one that revealed links is', () => {
