@@ -99,23 +99,6 @@ describe('settle', () => {
     expect(t.settledMs! - t.lastChangeMs!, JSON.stringify(t)).toBeLessThan(1500);
   });
 
-  it('an animation-frame loop that changes nothing does not hold the settle: early, not after the full window', async () => {
-    // As in the test above: a 2 s full window, which a pending animation frame used to hold the page for.
-    const { records } = await crawlFrom('/raf-idle', { maxDepth: 0, quietMs: 2000 });
-    const page = records.find((r) => pathOf(r.url) === '/raf-idle')!;
-    expect(page).toMatchObject({ status: 200, settled: true, error: null, title: 'Frame loop' });
-    expect(page.links).toEqual([`${site.origin}/late-target`]);
-    const t = page.timings;
-    expect(t.settledMs! - t.lastChangeMs!, JSON.stringify(t)).toBeLessThan(1500);
-  });
-
-  it('an animation-frame loop that renders a link a few frames after its last change is waited for', async () => {
-    const { records } = await crawlFrom('/raf-wait', { maxDepth: 0 });
-    const page = records.find((r) => pathOf(r.url) === '/raf-wait')!;
-    expect(page).toMatchObject({ status: 200, settled: true, error: null, title: 'Frame wait' });
-    expect(sorted(page.links)).toEqual(sorted([`${site.origin}/late-target`, `${site.origin}/raf-wait-target`]));
-  });
-
   it('a fetch() whose body the page never reads does not hold the settle (it would never finish)', async () => {
     const { records } = await crawlFrom('/ignored-body', { maxDepth: 0 });
     const page = records.find((r) => pathOf(r.url) === '/ignored-body')!;

@@ -21,17 +21,6 @@ export const SOON_TIMER_MS = 1000;
 export const LATER_TIMER_MS = 10_000;
 
 /**
- * Frames in a row that ran `requestAnimationFrame` callbacks since the page's content last
- * changed, after which the page's pending animation frames no longer count as scheduled work: a
- * loop that asks for a frame every frame and changes nothing (a popover keeping its position, a
- * scroll or visibility watcher, a canvas) is background activity, not work on its way to the DOM,
- * and would otherwise hold the page for the full quiet window (500 ms) instead of the early one.
- * Ten frames (~170 ms at 60 frames a second, longer on a busy machine) leave a loop that waits a
- * few frames for layout before it renders its time to render.
- */
-export const RAF_POLL_FRAMES = 10;
-
-/**
  * Init script, run in every frame after `installMutationClock` and before the page's own
  * scripts. Adds to `window.__spacrawl`:
  * - `pending`: the work the page has scheduled soon (`setTimeout` due within
@@ -50,8 +39,6 @@ export const RAF_POLL_FRAMES = 10;
  *   `performance.now()` of the last (see `SettleState.callsStarted`)
  * - `later`: the `setTimeout`s due after {@link SOON_TIMER_MS} and within {@link LATER_TIMER_MS},
  *   each as `{id, due}` (`due`: `performance.now()` when it comes due), until they run or are cleared
- * - `rafRuns`: the frame times (`performance.now()` based) of the last {@link RAF_POLL_FRAMES}
- *   frames that ran animation-frame callbacks, oldest first (see `SettleState.scheduled`)
  */
 export function installScheduleWatch(): void {
   type Fn = (...a: unknown[]) => unknown;
@@ -60,10 +47,6 @@ export function installScheduleWatch(): void {
   // Same values as SOON_TIMER_MS and LATER_TIMER_MS (an init script cannot refer to module constants).
   const soon = 1000;
   const laterMs = 10_000;
-  // Same value as RAF_POLL_FRAMES.
-  const pollFrames = 10;
-  const rafRuns: number[] = [];
-  state.rafRuns = rafRuns;
   const pending = new Set<{ kind: string; id: unknown }>();
   const later = new Set<{ id: unknown; due: number }>();
   const messages = { posted: 0, handled: 0 };
@@ -123,7 +106,7 @@ export function installScheduleWatch(): void {
     }
     return due.length;
   };
-  const track = (kind: string, setName: string, clearName: string, isSoon: (rest: unknown[]) => boolean, once: boolean, onRun?: (args: unknown[]) => void): void => {
+  const track = (kind: string, setName: string, clearName: string, isSoon: (rest: unknown[]) => boolean, once: boolean): void => {
     const setFn = win[setName]?.bind(window);
     const clearFn = win[clearName]?.bind(window);
     if (!setFn || !clearFn) return;
@@ -132,7 +115,6 @@ export function installScheduleWatch(): void {
       const key = { kind, id: undefined as unknown };
       key.id = setFn(function (this: unknown, ...a: unknown[]): unknown {
         if (once) pending.delete(key);
-        onRun?.(a);
         return (handler as Fn).apply(this, a);
       }, ...rest);
       pending.add(key);
@@ -144,13 +126,7 @@ export function installScheduleWatch(): void {
     };
   };
   track('interval', 'setInterval', 'clearInterval', (rest) => (Number(rest[0]) || 0) <= soon, false);
-  // Every callback of one frame gets that frame's time: one entry per frame.
-  track('raf', 'requestAnimationFrame', 'cancelAnimationFrame', () => true, true, (a) => {
-    const frame = typeof a[0] === 'number' ? a[0] : performance.now();
-    if (rafRuns[rafRuns.length - 1] === frame) return;
-    rafRuns.push(frame);
-    if (rafRuns.length > pollFrames) rafRuns.shift();
-  });
+  track('raf', 'requestAnimationFrame', 'cancelAnimationFrame', () => true, true);
   track('idle', 'requestIdleCallback', 'cancelIdleCallback', () => true, true);
   // A message handled elsewhere (a worker, another frame) keeps its count: no early settle then.
   const Port = window.MessagePort?.prototype;

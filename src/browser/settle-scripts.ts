@@ -32,12 +32,7 @@ export interface SettleState {
    * loaded script, an event) is still waiting to be handled.
    */
   idleSinceChange: boolean;
-  /**
-   * Timers, intervals, animation frames, idle callbacks and channel messages scheduled soon (see
-   * `installScheduleWatch`; 1 when unknown). Animation frames do not count once
-   * `RAF_POLL_FRAMES` frames in a row have run them since the content last changed: a loop that
-   * changes nothing is background activity.
-   */
+  /** Timers, intervals, animation frames, idle callbacks and channel messages scheduled soon (see `installScheduleWatch`; 1 when unknown). */
   scheduled: number;
   /** Of {@link scheduled}: one-shot timers only (`setTimeout` due within `SOON_TIMER_MS`). */
   timers: number;
@@ -91,7 +86,6 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
     last: number;
     content?: number;
     pending?: Set<{ kind: string; due?: number }>;
-    rafRuns?: number[];
     later?: Set<{ due: number }>;
     downloadClicks?: Array<{ event: Event; at: number }>;
     messages?: { posted: number; handled: number };
@@ -146,15 +140,8 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
     const now = performance.now();
     let timers = 0;
     let nextDue = Infinity;
-    // Animation frames asked for again and again over RAF_POLL_FRAMES frames since the content
-    // last changed belong to a loop that changes nothing: not counted (see `SettleState.scheduled`).
-    // (10: RAF_POLL_FRAMES, the number of frames the schedule watch keeps.)
-    const runs = s.rafRuns;
-    const polling = runs !== undefined && runs.length >= 10 && runs[0]! > (s.content ?? s.last);
-    let polls = 0;
     if (s.pending) {
       for (const k of s.pending) {
-        if (k.kind === 'raf' && polling) polls++;
         if (k.kind !== 'timeout') continue;
         timers++;
         if (k.due !== undefined && k.due < nextDue) nextDue = k.due;
@@ -178,7 +165,7 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
       contentQuietForMs: now - (s.content ?? s.last),
       idleSinceChange: (s.idleAt ?? -1) > (s.content ?? s.last),
       // Unknown (no watch installed) counts as scheduled work: no early settle.
-      scheduled: s.pending ? s.pending.size - polls + (s.messages ? Math.max(0, s.messages.posted - s.messages.handled) : 0) : 1,
+      scheduled: s.pending ? s.pending.size + (s.messages ? Math.max(0, s.messages.posted - s.messages.handled) : 0) : 1,
       timers,
       downloadClicks,
       sinceDownloadClickMs: now - downloadAt,
