@@ -16,6 +16,16 @@ function sleep(ms: number): Promise<void> {
   return ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve();
 }
 
+/**
+ * Wait until the wall clock reads at least `at` (ms since epoch). A Node timer can fire up to
+ * a millisecond before its delay has passed by `Date.now()` (its clock is the event loop's,
+ * read before the callbacks ran), so a gap kept with one timer can come out a millisecond short;
+ * this waits again for what is left.
+ */
+async function sleepUntil(at: number): Promise<void> {
+  for (let left = at - Date.now(); left > 0; left = at - Date.now()) await sleep(left);
+}
+
 /** How often a navigation waiting for a crawl-wide per-host slot asks again (ms). */
 const SHARED_SLOT_POLL_MS = 50;
 
@@ -168,13 +178,14 @@ export class Politeness {
       // Without a gap to keep, nothing waits on the order: the reservation is not kept open.
       const ticket: NavigationTicket = { key, reservation, closed: gap === 0 };
       try {
-        s.lastNavigation = Date.now() + waitMs;
-        s.nextStart = Math.max(s.nextStart, s.lastNavigation + gap);
-        await sleep(waitMs);
+        const slot = Date.now() + waitMs;
+        s.lastNavigation = slot;
+        s.nextStart = Math.max(s.nextStart, slot + gap);
+        await sleepUntil(slot);
         if (gap > 0) {
           let left: number;
           while ((left = await this.store.recheck(key, gap, reservation)) < 0) await sleep(ORDER_POLL_MS);
-          await sleep(left);
+          await sleepUntil(Date.now() + left);
         }
       } catch (err) {
         this.done(ticket);
@@ -188,14 +199,14 @@ export class Politeness {
     s.nextStart = Math.max(s.nextStart, slot + gap);
     const seq = ++s.reservations;
     if (gap > 0) s.open.set(seq, slot + RESERVATION_OPEN_MS);
-    await sleep(slot - Date.now());
+    await sleepUntil(slot);
     if (gap > 0) {
       const earlierOpen = (): boolean => {
         for (const [n, until] of s.open) if (n < seq && until > Date.now()) return true;
         return false;
       };
       while (earlierOpen()) await sleep(ORDER_POLL_MS);
-      await sleep(s.lastSent + gap - Date.now());
+      await sleepUntil(s.lastSent + gap);
     }
     return { key, reservation: seq, closed: gap === 0 };
   }
