@@ -80,6 +80,12 @@ export interface ClickPolicy {
   observe(signature: string, seen: ClickObservation, template?: string): void;
   /** Give up a claim without an observation (the click failed, the budget ran out). */
   release(signature: string): void;
+  /**
+   * Resolves the next time a claim on this memory ends or anything is learned (by {@link observe}
+   * or {@link release}, on any page), so a page waiting on another page's claim can look again at once. Absent on a
+   * policy that never says `wait`.
+   */
+  claimEnded?(): Promise<void>;
 }
 
 /** `--click all`: every clickable on every page, nothing remembered. */
@@ -109,6 +115,14 @@ export class ClickMemory {
   private readonly entries = new Map<string, Entry>();
   /** Per site and template: whether a control of it ever revealed a link, and the pages where its clicks revealed none. */
   private readonly templates = new Map<string, { fruitful: boolean; barrenOn: Set<string> }>();
+  /** Resolves when the next claim ends; one promise shared by every page waiting now. */
+  private nextClaimEnd: { promise: Promise<void>; resolve: () => void } | null = null;
+
+  /** Wake every page waiting for a claim to end. */
+  private claimEnded(): void {
+    this.nextClaimEnd?.resolve();
+    this.nextClaimEnd = null;
+  }
 
   /**
    * The policy for one page.
@@ -164,6 +178,8 @@ export class ClickMemory {
       observe: (sig, seen, template) => {
         const e = entry(sig);
         e.busy.delete(page);
+        // Waiting pages look again once this call has returned (what it learned may also skip theirs).
+        this.claimEnded();
         if (template !== undefined) {
           const t = tmpl(template);
           if (seen.revealed.size > 0) t.fruitful = true;
@@ -182,7 +198,15 @@ export class ClickMemory {
         e.first = null;
       },
       release: (sig) => {
-        entry(sig).busy.delete(page);
+        if (entry(sig).busy.delete(page)) this.claimEnded();
+      },
+      claimEnded: () => {
+        if (!this.nextClaimEnd) {
+          let resolve = (): void => {};
+          const promise = new Promise<void>((r) => (resolve = r));
+          this.nextClaimEnd = { promise, resolve };
+        }
+        return this.nextClaimEnd.promise;
       },
     };
   }

@@ -29,6 +29,8 @@ export function clickExcludePattern(exclude: readonly string[]): string {
 
 /** Longest wait (ms) for another page that is learning a clickable (see `ClickMemory`) before clicking it anyway. */
 export const CLAIM_WAIT_MS = 5_000;
+/** How often (ms) a page whose every clickable waits on other pages looks again when no claim has ended. */
+const CLAIM_POLL_MS = 100;
 /** Least wait (ms) after a click before its effects are judged: its handler's requests and timers must show first. */
 export const CLICK_REACTION_MS = 50;
 /**
@@ -279,8 +281,12 @@ export async function exploreClicks(
     };
     while (queue.length && result.clicks < opts.limit) {
       tell();
-      // Only clickables that another page is learning are left: give it time.
-      if (queue.every((q) => q.waitingSince !== null)) await sleep(100);
+      // Only clickables that another page is learning are left: look again when a claim ends
+      // (or after CLAIM_POLL_MS, to see when one has waited CLAIM_WAIT_MS).
+      if (queue.every((q) => q.waitingSince !== null)) {
+        const ended = opts.policy.claimEnded?.();
+        await (ended ? Promise.race([ended, sleep(CLAIM_POLL_MS)]) : sleep(CLAIM_POLL_MS));
+      }
       const turn = queue.shift()!;
       // Past the budget, only a chain that keeps revealing links goes on.
       if (Date.now() >= deadline && !turn.chain) {

@@ -79,6 +79,35 @@ describe('ClickMemory', () => {
     expect(c.peek('menu')).toBe('skip');
   });
 
+  it('a page waiting on a claim is woken when a claim ends or a look is in, not before', async () => {
+    const m = new ClickMemory();
+    const a = m.forPage(SITE, '/a');
+    const b = m.forPage(SITE, '/b');
+    const c = m.forPage(SITE, '/c');
+    a.take('menu', false);
+    b.take('menu', false);
+    let woken = 0;
+    const wait = (): Promise<void> => c.claimEnded!().then(() => void woken++);
+    const first = wait();
+    const second = wait();
+    // Nothing ended: nobody is woken, however long the microtask queue runs.
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+    expect(woken).toBe(0);
+    expect(c.take('menu', false)).toBe('wait');
+    a.release('menu');
+    await Promise.all([first, second]);
+    expect(woken).toBe(2);
+    expect(c.take('menu', false)).toBe('click');
+    // A release of a claim not held wakes no one; a look that comes in does.
+    const third = wait();
+    a.release('menu');
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+    expect(woken).toBe(2);
+    b.observe('menu', seen(['/docs']));
+    await third;
+    expect(woken).toBe(3);
+  });
+
   it('an empty look whose settle wait ran out is no evidence, up to UNSETTLED_LOOKS of them; one that revealed links is', () => {
     const m = new ClickMemory();
     // A slow "Versions" tab: the first two pages' clicks ran out of time before it showed.
