@@ -106,4 +106,22 @@ describe('an app that starts after a timeout', () => {
     await new Promise((r) => setTimeout(r, 3000));
     expect(asked('/api/deferred-late')).toBe(0);
   });
+
+  it('one that polls with setInterval until its start (1.5 s) is waited for the same way: its link is read, no empty root', async () => {
+    const { records } = await crawlFrom('/deferred-poll');
+    const rec = records.find((r) => pathOf(r.url) === '/deferred-poll')!;
+    expect(rec).toMatchObject({ status: 200, settled: true, error: null, title: 'Polled start', links: [`${site.origin}/from-header`, `${site.origin}/from-deferred`] });
+    expect(rec.spa.emptyRoot).toBeNull();
+    expect(asked('/api/deferred-poll')).toBe(1);
+    expect(rec.timings.settledMs!, JSON.stringify(rec.timings)).toBeGreaterThanOrEqual(1500);
+    expect(rec.timings.settledMs!, JSON.stringify(rec.timings)).toBeLessThan(10_000);
+  });
+
+  it('one whose interval never renders anything is read at the settle cap: settled false, the root empty', async () => {
+    const { records } = await crawlFrom('/poll-forever', { maxDepth: 0, settleTimeoutMs: 2000 });
+    const rec = records.find((r) => pathOf(r.url) === '/poll-forever')!;
+    expect(rec).toMatchObject({ status: 200, settled: false, error: null, title: 'Polls for ever', links: [`${site.origin}/from-header`] });
+    expect(rec.spa.emptyRoot).toBe('#root');
+    expect(rec.timings.settledMs!, JSON.stringify(rec.timings)).toBeGreaterThanOrEqual(2000);
+  });
 });

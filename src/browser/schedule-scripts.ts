@@ -25,7 +25,8 @@ export const LATER_TIMER_MS = 10_000;
  * scripts. Adds to `window.__spacrawl`:
  * - `pending`: the work the page has scheduled soon (`setTimeout` due within
  *   {@link SOON_TIMER_MS}, `setInterval` of at most that period until cleared,
- *   `requestAnimationFrame`, `requestIdleCallback`), each as `{kind, id}`
+ *   `requestAnimationFrame`, `requestIdleCallback`), each as `{kind, id}`, timeouts and
+ *   intervals with `due` (`performance.now()` of their next run)
  * - `messages`: `MessageChannel` messages posted and handled (schedulers, React's among them,
  *   chain work slices this way, with no timer, request or DOM change in between)
  * - `bodyReads`: reads of response bodies in progress: a body method (`json()`, `text()` …)
@@ -47,7 +48,7 @@ export function installScheduleWatch(): void {
   // Same values as SOON_TIMER_MS and LATER_TIMER_MS (an init script cannot refer to module constants).
   const soon = 1000;
   const laterMs = 10_000;
-  const pending = new Set<{ kind: string; id: unknown }>();
+  const pending = new Set<{ kind: string; id: unknown; due?: number }>();
   const later = new Set<{ id: unknown; due: number }>();
   const messages = { posted: 0, handled: 0 };
   const reads = { n: 0 };
@@ -112,9 +113,13 @@ export function installScheduleWatch(): void {
     if (!setFn || !clearFn) return;
     win[setName] = function (handler: unknown, ...rest: unknown[]): unknown {
       if (typeof handler !== 'function' || !isSoon(rest)) return setFn(handler, ...rest);
-      const key = { kind, id: undefined as unknown };
+      // An interval's next run (`due`, `performance.now()`) moves on each time it runs.
+      const period = once ? null : Math.max(0, Number(rest[0]) || 0);
+      const key: { kind: string; id: unknown; due?: number } = { kind, id: undefined };
+      if (period !== null) key.due = performance.now() + period;
       key.id = setFn(function (this: unknown, ...a: unknown[]): unknown {
         if (once) pending.delete(key);
+        else if (period !== null) key.due = performance.now() + period;
         return (handler as Fn).apply(this, a);
       }, ...rest);
       pending.add(key);

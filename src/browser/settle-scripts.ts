@@ -58,16 +58,18 @@ export interface SettleState {
   /** WebSockets and EventSources still awaiting their first message (see `installStreamWatch`; 0 when unknown). */
   awaitingMessages: number;
   /**
-   * Time until the page's earliest pending `setTimeout` comes due, one due soon or one due later
-   * (within `LATER_TIMER_MS` of being set; see `installScheduleWatch`); `Infinity` for none or when unknown.
+   * Time until the page's earliest pending timer comes due: a `setTimeout` due soon or later
+   * (within `LATER_TIMER_MS` of being set), or the next run of a `setInterval` of at most
+   * `SOON_TIMER_MS` (see `installScheduleWatch`); `Infinity` for none or when unknown.
    */
-  timeoutDueInMs: number;
+  timerDueInMs: number;
   /**
    * The page has rendered nothing yet: its app root (`#root`, `#app`, `#__next` …), or its body
    * when it has none, holds no text, no link and no media, as the `empty-render` rule reads it
-   * (`emptyRootOf`). Only looked at while a timeout is pending ({@link timeoutDueInMs}
-   * finite); `false` otherwise. Such a page waits for its timeouts: an app that starts after a
-   * delay has not rendered yet, it has not rendered nothing.
+   * (`emptyRootOf`). Only looked at while a timer is pending ({@link timerDueInMs}
+   * finite); `false` otherwise. Such a page waits for its timers: an app that starts after a
+   * delay (a timeout, or an interval polling for what it needs) has not rendered yet, it has not
+   * rendered nothing.
    */
   blank: boolean;
 }
@@ -142,13 +144,13 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
     let nextDue = Infinity;
     if (s.pending) {
       for (const k of s.pending) {
-        if (k.kind !== 'timeout') continue;
-        timers++;
+        if (k.kind === 'timeout') timers++;
+        else if (k.kind !== 'interval') continue;
         if (k.due !== undefined && k.due < nextDue) nextDue = k.due;
       }
     }
     if (s.later) for (const k of s.later) if (k.due < nextDue) nextDue = k.due;
-    const timeoutDueInMs = nextDue === Infinity ? Infinity : Math.max(0, nextDue - now);
+    const timerDueInMs = nextDue === Infinity ? Infinity : Math.max(0, nextDue - now);
     // Download clicks a handler did not cancel (read now: the click's dispatch is over).
     let downloadClicks = 0;
     let downloadAt = -Infinity;
@@ -174,8 +176,8 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
       bodyReads: s.bodyReads ?? 1,
       requests: s.requests ?? 1,
       awaitingMessages: w.__spacrawlStreams?.awaiting ?? 0,
-      timeoutDueInMs,
-      blank: timeoutDueInMs !== Infinity && blankNow(),
+      timerDueInMs,
+      blank: timerDueInMs !== Infinity && blankNow(),
     };
   };
   s.read = read;
@@ -212,10 +214,10 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
           setTimer(check, Math.min(left, 20));
           return;
         }
-        // A page that has rendered nothing waits here for its timeouts (the first may start the
+        // A page that has rendered nothing waits here for its timers (the next may start the
         // app); the caller waits on after this wait (see `judgeSettle`), up to its cap.
         if ((quiet || fullWindow) && st.blank && left > 0) {
-          setTimer(check, Math.min(left, Math.max(5, st.timeoutDueInMs + 5)));
+          setTimer(check, Math.min(left, Math.max(5, st.timerDueInMs + 5)));
           return;
         }
         if (quiet || fullWindow || left <= 0) return resolve({ ...st, fastForwarded });
@@ -256,7 +258,7 @@ export const SETTLE_PROBE_SCRIPT = `(${installSettleProbe.toString()})(${emptyRo
 export function settleState(): SettleState {
   const read = (window as unknown as { __spacrawl?: { read?: () => SettleState } }).__spacrawl?.read;
   if (read) return read();
-  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0, timeoutDueInMs: Infinity, blank: false };
+  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0, timerDueInMs: Infinity, blank: false };
 }
 
 /** What {@link awaitQuiet} is asked. Times in ms. */
@@ -301,7 +303,7 @@ export interface QuietReport extends SettleState {
 export function awaitQuiet(req: QuietRequest): Promise<QuietReport> | QuietReport {
   const s = (window as unknown as { __spacrawl?: { awaitQuiet?: (r: QuietRequest) => Promise<QuietReport> } }).__spacrawl;
   if (s?.awaitQuiet) return s.awaitQuiet(req);
-  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0, timeoutDueInMs: Infinity, blank: false, fastForwarded: 0 };
+  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0, timerDueInMs: Infinity, blank: false, fastForwarded: 0 };
 }
 
 /**

@@ -9,7 +9,7 @@ const WINDOWS = { quietMs: 500, earlyMs: 100, idleEarlyMs: 50 };
 
 /** A loaded page, quiet for `quiet` ms (all of it and its content), nothing scheduled, not idle-checked. */
 function state(quiet: number, over: Partial<SettleState> = {}): SettleState {
-  return { loaded: true, loadAt: 0, painted: true, quietForMs: quiet, contentQuietForMs: quiet, idleSinceChange: false, scheduled: 0, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 0, requests: 0, awaitingMessages: 0, timeoutDueInMs: Infinity, blank: false, ...over };
+  return { loaded: true, loadAt: 0, painted: true, quietForMs: quiet, contentQuietForMs: quiet, idleSinceChange: false, scheduled: 0, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 0, requests: 0, awaitingMessages: 0, timerDueInMs: Infinity, blank: false, ...over };
 }
 
 function inputs(st: SettleState, over: Partial<Omit<SettleInputs, 'state'>> = {}): SettleInputs {
@@ -36,10 +36,10 @@ describe('judgeSettle', () => {
 
   it('a page that has rendered nothing waits for a pending timeout, even past the full window; with none pending, or once it has rendered, the windows decide', () => {
     // A timeout due in 1.2 s (an app that starts after a delay): checked again in at most BUSY_CHECK_MS.
-    expect(judgeSettle(inputs(state(9000, { blank: true, timeoutDueInMs: 1200 })), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: BUSY_CHECK_MS });
-    expect(judgeSettle(inputs(state(9000, { blank: true, timeoutDueInMs: 0 })), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: MIN_CHECK_MS });
-    expect(judgeSettle(inputs(state(9000, { blank: true, timeoutDueInMs: Infinity })), WINDOWS)).toEqual({ kind: 'settled', early: false });
-    expect(judgeSettle(inputs(state(100, { blank: false, timeoutDueInMs: 1200 })), WINDOWS)).toEqual({ kind: 'settled', early: true });
+    expect(judgeSettle(inputs(state(9000, { blank: true, timerDueInMs: 1200 })), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: BUSY_CHECK_MS });
+    expect(judgeSettle(inputs(state(9000, { blank: true, timerDueInMs: 0 })), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: MIN_CHECK_MS });
+    expect(judgeSettle(inputs(state(9000, { blank: true, timerDueInMs: Infinity })), WINDOWS)).toEqual({ kind: 'settled', early: false });
+    expect(judgeSettle(inputs(state(100, { blank: false, timerDueInMs: 1200 })), WINDOWS)).toEqual({ kind: 'settled', early: true });
   });
 
   it('fast-forwards when only timeouts are pending, and waits when other work is (or fast-forwards are used up)', () => {

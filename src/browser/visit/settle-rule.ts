@@ -62,8 +62,9 @@ export const BUSY_CHECK_MS = 50;
  *
  * Never settled while a push connection awaits its first message, a clicked download has not
  * begun, a request the page started has not been heard of yet, or before `load`; nor while the
- * page has rendered nothing (`SettleState.blank`) and has a timeout pending, due soon or later
- * (an app that starts after a delay): the settle cap ends that wait.
+ * page has rendered nothing (`SettleState.blank`) and has a timer pending: a timeout due soon or
+ * later, or a short interval (an app that starts after a delay, or once a poll finds what it
+ * waits for): the settle cap ends that wait.
  * - **Full window**: network quiet and no DOM mutation at all for `quietMs`, no body being read.
  *   Holds whatever the page has scheduled.
  * - **Early window**: the page is *idle* (no body held, no download pending, network quiet for
@@ -79,8 +80,8 @@ export function judgeSettle(inp: SettleInputs, win: SettleWindows): SettleVerdic
   const { state } = inp;
   if (state.awaitingMessages > 0 || !state.loaded) return { kind: 'wait', nextCheckMs: BUSY_CHECK_MS };
   if (inp.unheardCall) return { kind: 'wait', nextCheckMs: MIN_CHECK_MS };
-  // Nothing rendered yet, and a timeout pending (an app that starts after a delay): wait for it.
-  if (state.blank && state.timeoutDueInMs !== Infinity) return { kind: 'wait', nextCheckMs: Math.max(MIN_CHECK_MS, Math.min(BUSY_CHECK_MS, state.timeoutDueInMs)) };
+  // Nothing rendered yet, and a timer pending (an app that starts after a delay or a poll): wait for it.
+  if (state.blank && state.timerDueInMs !== Infinity) return { kind: 'wait', nextCheckMs: Math.max(MIN_CHECK_MS, Math.min(BUSY_CHECK_MS, state.timerDueInMs)) };
   if (!inp.reading && !inp.downloadPending && state.quietForMs >= win.quietMs && inp.netQuietMs >= win.quietMs) return { kind: 'settled', early: false };
   // How much longer the network and the content must stay quiet for the early window.
   const contentWindow = state.idleSinceChange ? win.idleEarlyMs : win.earlyMs;
