@@ -82,8 +82,8 @@ export interface ClickPolicy {
   release(signature: string): void;
   /**
    * Resolves the next time a claim on this memory ends or anything is learned (by {@link observe}
-   * or {@link release}, on any page), so a page waiting on another page's claim can look again at once. Absent on a
-   * policy that never says `wait`.
+   * or {@link release}, on any page), so a page waiting on another page's claim can look again
+   * at once. Absent on a policy that never says `wait`.
    */
   claimEnded?(): Promise<void>;
 }
@@ -115,7 +115,7 @@ export class ClickMemory {
   private readonly entries = new Map<string, Entry>();
   /** Per site and template: whether a control of it ever revealed a link, and the pages where its clicks revealed none. */
   private readonly templates = new Map<string, { fruitful: boolean; barrenOn: Set<string> }>();
-  /** Resolves when the next claim ends; one promise shared by every page waiting now. */
+  /** Resolves when the next claim ends (see `ClickPolicy.claimEnded`); one promise shared by every page waiting now. */
   private nextClaimEnd: { promise: Promise<void>; resolve: () => void } | null = null;
 
   /** Wake every page waiting for a claim to end. */
