@@ -117,11 +117,39 @@ describe('an app that starts after a timeout', () => {
     expect(rec.timings.settledMs!, JSON.stringify(rec.timings)).toBeLessThan(10_000);
   });
 
+  it('one that shows a loading placeholder (a spinner and "Loading…") until its poll starts it is waited for too: its link is read', async () => {
+    const { records } = await crawlFrom('/deferred-loading');
+    const rec = records.find((r) => pathOf(r.url) === '/deferred-loading')!;
+    expect(rec).toMatchObject({ status: 200, settled: true, error: null, title: 'Polled start', links: [`${site.origin}/from-header`, `${site.origin}/from-deferred`] });
+    expect(asked('/api/deferred-loading')).toBe(1);
+    expect(rec.timings.settledMs!, JSON.stringify(rec.timings)).toBeGreaterThanOrEqual(1500);
+    expect(rec.timings.settledMs!, JSON.stringify(rec.timings)).toBeLessThan(10_000);
+  });
+
+  it('a started page with little to show and an endless interval that changes nothing is not held for it: settled, well before the cap', async () => {
+    const { records } = await crawlFrom('/heartbeat', { maxDepth: 0, settleTimeoutMs: 10_000 });
+    const rec = records.find((r) => pathOf(r.url) === '/heartbeat')!;
+    expect(rec).toMatchObject({ status: 200, settled: true, error: null, title: 'Heartbeat', links: [`${site.origin}/from-header`] });
+    expect(rec.spa.emptyRoot).toBeNull();
+    // Read by its quiet window (500 ms), not held to the 10 s cap as a page that has not started.
+    expect(rec.timings.settledMs!, JSON.stringify(rec.timings)).toBeLessThan(5_000);
+  });
+
   it('one whose interval never renders anything is read at the settle cap: settled false, the root empty', async () => {
     const { records } = await crawlFrom('/poll-forever', { maxDepth: 0, settleTimeoutMs: 2000 });
     const rec = records.find((r) => pathOf(r.url) === '/poll-forever')!;
     expect(rec).toMatchObject({ status: 200, settled: false, error: null, title: 'Polls for ever', links: [`${site.origin}/from-header`] });
     expect(rec.spa.emptyRoot).toBe('#root');
+    expect(rec.spa.busy).toEqual([]);
+    expect(rec.timings.settledMs!, JSON.stringify(rec.timings)).toBeGreaterThanOrEqual(2000);
+  });
+
+  it('one whose root says "Loading…" for ever is read at the cap with the placeholder as its busy indicator (stuck-loading), not as empty', async () => {
+    const { records } = await crawlFrom('/loading-forever', { maxDepth: 0, settleTimeoutMs: 2000 });
+    const rec = records.find((r) => pathOf(r.url) === '/loading-forever')!;
+    expect(rec).toMatchObject({ status: 200, settled: false, error: null, links: [`${site.origin}/from-header`] });
+    expect(rec.spa.emptyRoot).toBeNull();
+    expect(rec.spa.busy).toEqual(['placeholder #root']);
     expect(rec.timings.settledMs!, JSON.stringify(rec.timings)).toBeGreaterThanOrEqual(2000);
   });
 });

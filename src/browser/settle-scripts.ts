@@ -65,11 +65,12 @@ export interface SettleState {
   timerDueInMs: number;
   /**
    * The page has rendered nothing yet: its app root (`#root`, `#app`, `#__next` …), or its body
-   * when it has none, holds no text, no link and no media, as the `empty-render` rule reads it
-   * (`emptyRootOf`). Only looked at while a timer is pending ({@link timerDueInMs}
-   * finite); `false` otherwise. Such a page waits for its timers: an app that starts after a
-   * delay (a timeout, or an interval polling for what it needs) has not rendered yet, it has not
-   * rendered nothing.
+   * when it has none, holds no text, no link and no media, as the `empty-render` rule reads it,
+   * or only a loading placeholder ("Loading…" beside a spinner; `emptyRootOf` with
+   * `placeholders`). Only looked at while a timer is pending ({@link timerDueInMs} finite);
+   * `false` otherwise. Such a page waits for its timers: an app that starts after a delay (a
+   * timeout, or an interval polling for what it needs) has not rendered yet, it has not rendered
+   * nothing.
    */
   blank: boolean;
 }
@@ -245,10 +246,11 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
 }
 
 /**
- * The init script of the settle probe: {@link installSettleProbe} handed `emptyRootOf` (one
- * in-page function cannot call another of another module: each is sent as its own text).
+ * The init script of the settle probe: {@link installSettleProbe} handed `emptyRootOf` reading
+ * loading placeholders as not rendered (one in-page function cannot call another of another
+ * module: each is sent as its own text).
  */
-export const SETTLE_PROBE_SCRIPT = `(${installSettleProbe.toString()})(${emptyRootOf.toString()})`;
+export const SETTLE_PROBE_SCRIPT = `(${installSettleProbe.toString()})(() => (${emptyRootOf.toString()})(true))`;
 
 /**
  * The page's settle state (see {@link SettleState}), from the clock and counters

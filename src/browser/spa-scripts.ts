@@ -30,7 +30,9 @@ export interface SpaReading {
  *   that is one of them (`Price: NaN`, `Total: $NaN`). A type in API documentation
  *   (`AddressFamily: 4 | 6 | undefined`, each word its own `<span>`) is a line with other words;
  * - **busy**: visible `aria-busy="true"` elements, `role="progressbar"` without `aria-valuenow`,
- *   `<progress>` without `value`, and elements with a class naming a skeleton placeholder;
+ *   `<progress>` without `value`, elements with a class naming a skeleton placeholder, and, when
+ *   none of these shows, an app root that shows only a loading placeholder (`placeholder #root`;
+ *   see {@link emptyRootOf});
  * - **emptyRoot**: the first known app mount point present (`#root`, `#app`, `#__next`, `#__nuxt`,
  *   `#___gatsby`, `#svelte`, `app-root`, `[data-reactroot]`, `[ng-version]`, `[data-v-app]`), or
  *   the body when there is none, when it holds no text, no link and no media (image, SVG,
@@ -41,7 +43,7 @@ export interface SpaReading {
  * function cannot call another one of this module: each is sent as its own text).
  * @param emptyRootOf - {@link emptyRootOf}, as the expression hands it
  */
-export function readSpaSignals(emptyRootOf: () => string | null): SpaReading {
+export function readSpaSignals(emptyRootOf: (placeholders?: boolean) => string | null): SpaReading {
   const SKIP = new Set(['script', 'style', 'noscript', 'template']);
   const CODE = new Set(['textarea', 'pre', 'code', 'kbd', 'samp', 'input', 'select', 'option']);
   const TEMPLATE = /\{\{[^{}]{0,200}\}\}|\$\{[^{}]{0,200}\}|\[object [A-Z][A-Za-z]*\]/;
@@ -123,39 +125,66 @@ export function readSpaSignals(emptyRootOf: () => string | null): SpaReading {
     }
   }
   const emptyRoot = emptyRootOf();
+  // An app root that shows only a loading placeholder ("Loading…") is a busy indicator too
+  // (named only when no other one is: a skeleton beside a title is that skeleton).
+  const placeholder = emptyRoot === null && busy.length === 0 ? emptyRootOf(true) : null;
+  if (placeholder !== null) busy.push(`placeholder ${placeholder}`);
   return { unrendered, busy, emptyRoot, textLength: parts.join(' ').replace(/\s+/g, ' ').trim().length };
 }
 
 /**
  * The app root that rendered nothing, for `empty-render` and for the settle rule (a page that
- * shows nothing waits for its timeouts, see `SettleState.blank`): the first known app mount
+ * shows nothing waits for its timers, see `SettleState.blank`): the first known app mount
  * point present (`#root`, `#app`, `#__next`, `#__nuxt`, `#___gatsby`, `#svelte`, `app-root`,
  * `[data-reactroot]`, `[ng-version]`, `[data-v-app]`) when it holds no text, no link and no media
  * (image, SVG, canvas, video, frame, object, form control), `'body'` when there is none and the
  * body holds none of them, else `null`. Text inside scripts, styles, templates and `<noscript>`
  * does not count; an open shadow root does. In-page code: self-contained.
+ *
+ * With `placeholders` (the settle rule's reading), a root that shows only a loading placeholder
+ * counts as not rendered yet too: no link and no media but SVG (a spinner), and at most
+ * {@link PLACEHOLDER_TEXT_MAX} characters of text that either say so ("Loading…", "Please
+ * wait", any text ending in an ellipsis) or sit beside a busy indicator (`aria-busy="true"`, a
+ * progress bar without a value, an element whose class names a spinner, loader or skeleton).
+ * "Welcome" alone is a page that started. The `empty-render` rule does not use it: a
+ * placeholder is not nothing.
  */
-export function emptyRootOf(): string | null {
+export function emptyRootOf(placeholders = false): string | null {
+  // Same value as PLACEHOLDER_TEXT_MAX (in-page code cannot refer to module constants).
+  const PLACEHOLDER_MAX = 80;
   const SKIP = new Set(['script', 'style', 'noscript', 'template']);
   const ROOTS = ['#root', '#app', '#__next', '#__nuxt', '#___gatsby', '#svelte', 'app-root', '[data-reactroot]', '[ng-version]', '[data-v-app]'];
-  const MEDIA = 'a[href], img, svg, canvas, video, picture, iframe, object, embed, input, select, textarea, button';
-  const renderedNothing = (el: Element): boolean => {
-    if (el.querySelector(MEDIA)) return false;
+  const CONTENT = 'a[href], img, canvas, video, picture, iframe, object, embed, input, select, textarea, button';
+  const LOADING = /\b(?:loading|please wait)\b|(?:…|\.\.\.)$/i;
+  const BUSY = '[aria-busy="true"], [role="progressbar"]:not([aria-valuenow]), progress:not([value]), [class*="spinner" i], [class*="loader" i], [class*="loading" i], [class*="skeleton" i]';
+  /** The text `el` shows (whitespace collapsed, up to a few hundred characters), or `null` when it holds content or a shadow root. */
+  const textOf = (el: Element): string | null => {
+    if (el.querySelector(CONTENT)) return null;
     const tw = document.createTreeWalker(el, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
       acceptNode: (n) => (n.nodeType === 1 && SKIP.has((n as Element).localName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT),
     });
-    for (let n = tw.nextNode(); n; n = tw.nextNode()) {
-      if (n.nodeType === 3 && /\S/.test((n as Text).data)) return false;
-      if (n.nodeType === 1 && (n as Element).shadowRoot) return false;
+    let text = '';
+    for (let n = tw.nextNode(); n && text.length <= 4 * PLACEHOLDER_MAX; n = tw.nextNode()) {
+      if (n.nodeType === 3) text += ` ${(n as Text).data}`;
+      else if ((n as Element).shadowRoot) return null;
     }
-    return true;
+    return text.replace(/\s+/g, ' ').trim();
+  };
+  const notRendered = (el: Element): boolean => {
+    const text = textOf(el);
+    if (text === null) return false;
+    if (!placeholders) return text === '' && !el.querySelector('svg');
+    return text === '' || (text.length <= PLACEHOLDER_MAX && (LOADING.test(text) || el.querySelector(BUSY) !== null));
   };
   for (const sel of ROOTS) {
     const root = document.querySelector(sel);
-    if (root) return renderedNothing(root) ? sel : null;
+    if (root) return notRendered(root) ? sel : null;
   }
-  return document.body && renderedNothing(document.body) ? 'body' : null;
+  return document.body && notRendered(document.body) ? 'body' : null;
 }
+
+/** Most characters of text a loading placeholder shows (see {@link emptyRootOf}). */
+export const PLACEHOLDER_TEXT_MAX = 80;
 
 /** {@link readSpaSignals} with {@link emptyRootOf}, as one expression to evaluate in a page. */
 export const SPA_SIGNALS_EXPRESSION = `(${readSpaSignals.toString()})(${emptyRootOf.toString()})`;

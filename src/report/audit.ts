@@ -45,7 +45,7 @@ export const RULES = {
   budget: { severity: 'warning', description: 'a page is over a --budget (lcp, cls, tbt, fcp, ttfb, bytes, requests; measured with --vitals)' },
   'unrendered-template': { severity: 'warning', description: 'visible text is an unrendered template or a value that never arrived: {{ … }}, ${…}, [object Object], or undefined, NaN, null standing alone' },
   'hydration-error': { severity: 'warning', description: "the framework's hydration-mismatch message (React, Vue, Svelte, Angular) in the console: the server's HTML and the client's render differ" },
-  'stuck-loading': { severity: 'warning', description: 'read at the settle cap with a busy indicator still showing (aria-busy="true", a progressbar without value, a skeleton)' },
+  'stuck-loading': { severity: 'warning', description: 'read at the settle cap with a busy indicator still showing (aria-busy="true", a progressbar without value, a skeleton, an app root showing only "Loading…")' },
   'empty-render': { severity: 'error', description: 'a 200 page whose app root (#root, #app, #__next …, or the body) rendered nothing: no text, no links, no media' },
   'js-only-title': { severity: 'warning', description: "the server's HTML has no title: clients without JavaScript (most AI crawlers, link previews) see none" },
   'js-only-links': { severity: 'notice', description: "links a person can follow on the rendered page that are not in the server's HTML (with their number)" },
