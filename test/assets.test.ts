@@ -61,15 +61,22 @@ describe('--assets placeholder (the default)', () => {
     expect(rec.links.map(pathOf)).toEqual(['/from-stalled']);
   });
 
-  it('makes no beacon request (--assets load makes it), and records nothing failed for it', async () => {
+  it('makes no beacon request and asks for no /favicon.ico (--assets load makes them), and records nothing failed for them', async () => {
     for (const assets of ['placeholder', 'load'] as const) {
       const before = site.count('/beacon');
-      const records = await crawlFrom('/unread', { assets, maxDepth: 0 });
+      const iconsBefore = site.count('/favicon.ico');
+      const records = await crawlFrom('/unread', { assets });
+      expect(sorted(records.map((r) => pathOf(r.url)))).toEqual(['/from-onload', '/unread']);
       const rec = records.find((r) => pathOf(r.url) === '/unread')!;
       expect(rec).toMatchObject({ status: 200, title: 'Unread', failedRequests: [], consoleErrors: [] });
       expect(rec.links.map(pathOf)).toEqual(['/from-onload']);
       const made = assets === 'load' ? 1 : 0;
       expect([assets, site.count('/beacon') - before]).toEqual([assets, made]);
+      // The browser asks for the icon of each page it shows (the answer is no icon, not cached).
+      const icons = site.count('/favicon.ico') - iconsBefore;
+      if (assets === 'load') expect(icons).toBeGreaterThanOrEqual(1);
+      else expect(icons).toBe(0);
+      for (const r of records) expect(r.failedRequests).toEqual([]);
     }
   });
 

@@ -47,14 +47,26 @@ export const ASSET_PATTERNS: readonly { urlPattern: string; resourceType: (typeo
 const UNREAD_KINDS = ['Ping', 'CSPViolationReport'] as const;
 const UNREAD_TYPES: ReadonlySet<string> = new Set(UNREAD_KINDS);
 
-/** The CDP `Fetch.enable` patterns that pause unread requests before they are sent (see `UNREAD_KINDS`). */
-export const UNREAD_PATTERNS: readonly { urlPattern: string; resourceType: (typeof UNREAD_KINDS)[number]; requestStage: 'Request' }[] = UNREAD_KINDS.map(
-  (resourceType) => ({ urlPattern: '*', resourceType, requestStage: 'Request' as const }),
-);
+/**
+ * The browser's own request for a page's icon (`/favicon.ico`, CDP type `Other`), which no page
+ * reads either. On a server that answers every path with its app's HTML (a single-page app's
+ * catch-all route), the answer is no icon and may not be cached, so a browser asks again on every
+ * page: one more document-sized request per page. It is not made with `--assets placeholder`,
+ * like the kinds above.
+ */
+const FAVICON_PATTERN = { urlPattern: '*/favicon.ico', resourceType: 'Other', requestStage: 'Request' } as const;
 
-/** `true` for a paused request, not yet sent, whose answer no page reads (see `UNREAD_KINDS`). */
+/** The CDP `Fetch.enable` patterns that pause unread requests before they are sent (see `UNREAD_KINDS` and `FAVICON_PATTERN`). */
+export const UNREAD_PATTERNS: readonly { urlPattern: string; resourceType: (typeof UNREAD_KINDS)[number] | 'Other'; requestStage: 'Request' }[] = [
+  ...UNREAD_KINDS.map((resourceType) => ({ urlPattern: '*', resourceType, requestStage: 'Request' as const })),
+  FAVICON_PATTERN,
+];
+
+/** `true` for a paused request, not yet sent, whose answer no page reads (see `UNREAD_KINDS` and `FAVICON_PATTERN`). */
 export function isUnreadRequest(ev: PausedAsset): boolean {
-  return ev.resourceType !== undefined && UNREAD_TYPES.has(ev.resourceType) && ev.responseStatusCode === undefined && ev.responseErrorReason === undefined;
+  if (ev.resourceType === undefined || ev.responseStatusCode !== undefined || ev.responseErrorReason !== undefined) return false;
+  if (UNREAD_TYPES.has(ev.resourceType)) return true;
+  return ev.resourceType === 'Other' && ev.request !== undefined && URL.canParse(ev.request.url) && new URL(ev.request.url).pathname.endsWith('/favicon.ico');
 }
 
 /**
@@ -68,6 +80,8 @@ export interface PausedAsset {
   requestId: string;
   /** CDP `Network.ResourceType` of the request. */
   resourceType?: string;
+  /** The request (its URL as sent). */
+  request?: { url: string };
   responseStatusCode?: number;
   responseErrorReason?: string;
   responseHeaders?: { name: string; value: string }[];
