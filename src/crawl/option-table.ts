@@ -162,7 +162,7 @@ export const CRAWL_OPTIONS = {
     choices: ['placeholder', 'load'],
     default: 'placeholder',
     topic: 'pages',
-    help: 'images, media and web fonts: placeholder answers each with a tiny valid stand-in once its server has answered (its body is never downloaded; load events fire; a broken one is still reported), and makes no beacon, ping or CSP report request; load downloads and makes them as a browser does; --screenshots, --vitals and --a11y always load them',
+    help: 'images, media and web fonts: placeholder answers each with a tiny valid stand-in once its server has answered (its body is never downloaded; load events fire; a broken one is still reported), and makes no beacon, ping, CSP report or /favicon.ico request; load downloads and makes them as a browser does; --screenshots, --vitals and --a11y always load them',
     doc: '; see [How a page is visited](how-it-works.md)',
   },
   hashRouteReuse: {
