@@ -25,8 +25,10 @@ export function failingNow(end: ReportInput): AuditIssue[] {
 const MAX_FAILING_LINES = 10;
 
 /**
- * The issue table on the log after the reports: issue counts by rule, how many were ignored,
- * and what fails the build by name (a person at the terminal should not need a report for that).
+ * The issue table on the log after the reports: issue counts by rule, each with the URL of its
+ * first finding unless the failing list below names them (`e.g.` when there are more), how many
+ * were ignored, and what fails the build by name (a person at the terminal should not need a
+ * report to know where to look).
  */
 export class IssueTable implements Reporter {
   constructor(private readonly log: (line: string) => void) {}
@@ -34,11 +36,16 @@ export class IssueTable implements Reporter {
   onEnd(end: ReportInput): void {
     const result = end.audit;
     const failing = failingNow(end);
+    const failingRules = new Set(failing.map((i) => i.rule));
     const rows = Object.entries(result.counts);
     const log = this.log;
     if (rows.length) {
       log('issues:');
-      for (const [rule, n] of rows) log(`  ${RULES[rule as keyof typeof RULES].severity.padEnd(7)} ${rule.padEnd(20)} ${n}`);
+      for (const [rule, n] of rows) {
+        const first = failingRules.has(rule as AuditIssue['rule']) ? undefined : result.issues.find((i) => i.rule === rule && !i.ignored);
+        const where = first ? `  ${n > 1 ? 'e.g. ' : ''}${first.url}` : '';
+        log(`  ${RULES[rule as keyof typeof RULES].severity.padEnd(7)} ${rule.padEnd(20)} ${String(n).padEnd(4)}${where}`.trimEnd());
+      }
     }
     const ignored = result.issues.filter((i) => i.ignored).length;
     if (ignored) log(`  (${ignored} ignored by --ignore-url / .spacrawlignore)`);
