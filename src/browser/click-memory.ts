@@ -118,8 +118,8 @@ export class ClickMemory {
   /** Resolves when the next claim ends (see `ClickPolicy.claimEnded`); one promise shared by every page waiting now. */
   private nextClaimEnd: { promise: Promise<void>; resolve: () => void } | null = null;
 
-  /** Wake every page waiting for a claim to end. */
-  private claimEnded(): void {
+  /** Wake every page waiting for a claim to end (see `ClickPolicy.claimEnded`). */
+  private wakeWaiters(): void {
     this.nextClaimEnd?.resolve();
     this.nextClaimEnd = null;
   }
@@ -179,7 +179,7 @@ export class ClickMemory {
         const e = entry(sig);
         e.busy.delete(page);
         // Waiting pages look again once this call has returned (what it learned may also skip theirs).
-        this.claimEnded();
+        this.wakeWaiters();
         if (template !== undefined) {
           const t = tmpl(template);
           if (seen.revealed.size > 0) t.fruitful = true;
@@ -198,7 +198,7 @@ export class ClickMemory {
         e.first = null;
       },
       release: (sig) => {
-        if (entry(sig).busy.delete(page)) this.claimEnded();
+        if (entry(sig).busy.delete(page)) this.wakeWaiters();
       },
       claimEnded: () => {
         if (!this.nextClaimEnd) {
