@@ -130,7 +130,7 @@ describe.concurrent('kill -9, then resume', () => {
 });
 
 describe.concurrent('Ctrl-C, then resume', () => {
-  it('SIGINT releases in-flight pages after the grace period; the resume requests no page twice', () =>
+  it('SIGINT releases in-flight pages after the grace period; the resume requests again only a page it released', () =>
     twoAtOnce(async () => {
       const site = await newSite();
       const db = path.join(tmp, 'sigint.db');
@@ -149,12 +149,16 @@ describe.concurrent('Ctrl-C, then resume', () => {
         return (JSON.parse(fs.readFileSync(json, 'utf8')) as { summary: { endReason: string } }).summary.endReason;
       };
       expect(await endReason()).toBe('interrupted');
+      // A visit the grace period did not see finish (seconds on a starved machine) is released, not
+      // committed: only such a page may be requested again.
+      await until(() => site.openConnections() === 0, 'the stopped crawl\'s connections to close');
+      const released = [...docCounts(site).keys()].filter((p) => !committed(db).has(p));
       const r2 = await exited(start(site, ['--state', db, '--out', out, '--concurrency', '4']));
       expect(r2.code).toBe(0);
       expect(await endReason()).toBe('done');
       const counts = docCounts(site);
       expect([...counts.keys()].sort()).toEqual(ALL);
-      expect([...counts.values()].every((n) => n === 1)).toBe(true);
+      expect([...counts].filter(([p, n]) => n !== 1 && !(n === 2 && released.includes(p)))).toEqual([]);
       expect(lines(out)).toHaveLength(SIZE);
     }), CASE_MS);
 });

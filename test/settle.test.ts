@@ -39,7 +39,8 @@ describe('settle', () => {
     const settleTimeoutMs = 2000;
     const t0 = Date.now();
     const { records, arrivals } = await crawlFrom('/poll', { settleTimeoutMs, maxDepth: 0 });
-    const wall = Date.now() - t0;
+    const crawlEnded = Date.now();
+    const wall = crawlEnded - t0;
     expect(records).toHaveLength(1);
     const r = records[0]!;
     expect(r).toMatchObject({ status: 200, settled: false, error: null, skipped: null, title: 'Polling' });
@@ -57,14 +58,16 @@ describe('settle', () => {
     expect(arrivals[0]! - docAt, timings).toBeGreaterThanOrEqual(settleTimeoutMs - 100);
     expect(arrivals[0]! - docAt, timings).toBeLessThanOrEqual(settleTimeoutMs + 3000);
     expect(wall).toBeGreaterThanOrEqual(settleTimeoutMs);
-    // It really polled the whole time (every 200 ms over 2 s)…
+    // It really polled the whole time (every 200 ms over 2 s; 5, not 10, for a starved renderer)…
     const ticks = site.log.filter((l) => l.path === '/api/tick');
-    expect(ticks.length).toBeGreaterThanOrEqual(7);
+    expect(ticks.length).toBeGreaterThanOrEqual(5);
     expect(ticks.length).toBeLessThanOrEqual(Math.ceil((settleTimeoutMs + 3000) / 200) + 1);
-    // …and stopped once the page was closed.
-    const before = ticks.length;
+    // …and stopped once the crawl was over: no tick sent after it, by the time the page sent it (a
+    // tick sent just before may reach a busy server after).
     await new Promise((r) => setTimeout(r, 600));
-    expect(site.log.filter((l) => l.path === '/api/tick').length).toBe(before);
+    const sent = site.log.filter((l) => l.path === '/api/tick').map((l) => Number(new URL(l.target, site.origin).searchParams.get('sent')));
+    expect(sent.filter((at) => !(at > 0))).toEqual([]);
+    expect(sent.filter((at) => at > crawlEnded)).toEqual([]);
     expectWellFormed(records);
   });
 
@@ -88,15 +91,15 @@ describe('settle', () => {
   });
 
   it('settles a page with nothing scheduled soon after 100 ms of quiet, not the full 500 ms window', async () => {
-    // A 2 s full window (--quiet): the early settle is told from it with room for a busy machine.
-    const { records } = await crawlFrom('/quick', { maxDepth: 0, quietMs: 2000 });
+    // A 4 s full window (--quiet): the early settle is told from it with room for a busy machine.
+    const { records } = await crawlFrom('/quick', { maxDepth: 0, quietMs: 4000 });
     const page = records.find((r) => pathOf(r.url) === '/quick')!;
     expect(page).toMatchObject({ status: 200, settled: true, error: null, title: 'Quick' });
     expect(page.links).toEqual([`${site.origin}/late-target`]);
     // Measured from the page's last change (its link), so that a busy machine's slow start does not count:
-    // the full quiet window would read the page at least 2 s after it; the early settle after ~100 ms of quiet.
+    // the full quiet window would read the page at least 4 s after it; the early settle after ~100 ms of quiet.
     const t = page.timings;
-    expect(t.settledMs! - t.lastChangeMs!, JSON.stringify(t)).toBeLessThan(1500);
+    expect(t.settledMs! - t.lastChangeMs!, JSON.stringify(t)).toBeLessThan(3000);
   });
 
   it('a fetch() whose body the page never reads does not hold the settle (it would never finish)', async () => {

@@ -97,14 +97,20 @@ describe('limits', () => {
   it('cancellation aborts the stage that is waiting, and the cleanup records the total time', async () => {
     const controller = new AbortController();
     const ctx = await contextFor('/a', { signal: controller.signal });
-    setTimeout(() => controller.abort(), 100);
+    let abortedAt = 0;
+    setTimeout(() => {
+      abortedAt = Date.now();
+      controller.abort();
+    }, 100);
     const failures = await run(ctx, [limits(), { name: 'wait', action: (c) => c.step(sleep(30_000)) }]);
     expect(failures).toHaveLength(1);
     expect(failures[0]).toMatchObject({ stage: 'wait', phase: 'action' });
     expect(failures[0]!.error).toBeInstanceOf(VisitAbort);
     expect((failures[0]!.error as VisitAbort).recordError).toEqual({ code: 'interrupted', message: 'crawl interrupted' });
     expect(ctx.aborted).toBe(true);
-    expect(ctx.result.timings.total).toBeGreaterThanOrEqual(100);
+    // From the visit's start to the abort at least (a Node timer may fire a millisecond before its 100 ms).
+    expect(abortedAt).toBeGreaterThan(0);
+    expect(ctx.result.timings.total).toBeGreaterThanOrEqual(abortedAt - ctx.startedAt);
     expect(ctx.result.timings.total).toBeLessThan(30_000);
   });
 
@@ -319,13 +325,14 @@ describe('settle', () => {
       const t0 = performance.now();
       const r = await s.awaitQuiet(req);
       return { ...r, tookMs: performance.now() - t0 };
-    }, { earlyMs: 100, idleEarlyMs: 50, quietMs: 500, minWaitMs: 0, maxMs: 1_000, fastForwards: 0 });
+    }, { earlyMs: 100, idleEarlyMs: 50, quietMs: 500, minWaitMs: 0, maxMs: 3_000, fastForwards: 0 });
     // Answered once the content had been quiet for the early window (100 ms), without an idle
-    // period: before, the wait asked for idle until the end of its 1 s and answered then.
+    // period: before, the wait asked for idle until the end of its cap (here 3 s) and answered then.
+    // The upper bound leaves a busy renderer 1.9 s to run the page's timers.
     expect(report.idleSinceChange).toBe(false);
     expect(report.contentQuietForMs).toBeGreaterThanOrEqual(100);
     expect(report.tookMs).toBeGreaterThanOrEqual(100);
-    expect(report.tookMs).toBeLessThan(700);
+    expect(report.tookMs).toBeLessThan(2_000);
   });
 
   it('gives up at the cap on a page that polls for ever: settled false', async () => {
