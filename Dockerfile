@@ -1,7 +1,7 @@
 # spacrawl in a container, for CI systems other than GitHub Actions:
 #   docker build -t spacrawl .
 #   docker run --rm -v "$PWD/out:/data" spacrawl crawl https://example.com/ --output-dir /data/report
-# Debian's own chromium (no browser download), a non-root user, the spacrawl CLI as entrypoint.
+# Debian's own Chromium headless shell (no browser download), a non-root user, the spacrawl CLI as entrypoint.
 
 # Build stage: the TypeScript compiler is a dev dependency.
 FROM node:20-bookworm-slim AS build
@@ -21,14 +21,15 @@ COPY assets ./assets
 RUN npx tsc -p tsconfig.json && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
-# chromium: the browser spacrawl drives; fonts so that pages (and screenshots) render text;
+# chromium-headless-shell: the browser spacrawl drives (Chromium's headless build, which Playwright
+# itself runs headless; it brings chromium-common); fonts so that pages (and screenshots) render text;
 # ca-certificates for https; dumb-init reaps Chromium's processes and forwards Ctrl-C/SIGTERM
 # (spacrawl finishes the pages in flight and flushes its output on SIGTERM).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends chromium fonts-liberation fonts-noto-core fonts-noto-color-emoji ca-certificates dumb-init \
+ && apt-get install -y --no-install-recommends chromium-headless-shell fonts-liberation fonts-noto-core fonts-noto-color-emoji ca-certificates dumb-init \
  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
-    SPACRAWL_BROWSER=/usr/bin/chromium \
+    SPACRAWL_BROWSER=/usr/lib/chromium/chromium-headless-shell \
     PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 COPY --from=build /opt/spacrawl/package.json /opt/spacrawl/package.json
 COPY --from=build /opt/spacrawl/node_modules /opt/spacrawl/node_modules

@@ -10,7 +10,7 @@
 //                                         plain Playwright loading pages.txt, bench/floor-site.mjs)
 //
 // Crawlee 3.18.1 and Playwright 1.65.1 are installed on first use into bench/.crawlee/ (npm, with
-// PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1: Crawlee drives the same /usr/bin/chromium); they are never
+// PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1: Crawlee drives the Chromium spacrawl finds); they are never
 // dependencies of spacrawl. Crawlee cannot see links that need clicks, so it is given the site's
 // pages.txt as further start URLs: both crawlers render the same pages, and Crawlee's "found"
 // counts only the listed pages reachable from `/` over the links it read.
@@ -30,6 +30,7 @@ import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { locateBrowser } from '../dist/src/browser/locate.js';
 import { pct, reapedChildrenCpuS, sampler } from './sampling.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -134,7 +135,8 @@ async function runCrawlee(site, listed) {
   const out = path.join(tmp, 'out.jsonl');
   const seeds = path.join(tmp, 'seeds.txt');
   fs.writeFileSync(seeds, [...listed].filter((p) => p !== '/').map((p) => `${site.origin}${p}`).join('\n'));
-  const m = await measured([path.join(HERE, 'crawlee-site.mjs'), `${site.origin}/`, String(concurrency), out, seeds]);
+  // The Chromium spacrawl and the floor use (BENCH_BROWSER overrides it).
+  const m = await measured([path.join(HERE, 'crawlee-site.mjs'), `${site.origin}/`, String(concurrency), out, seeds], { BENCH_BROWSER: process.env.BENCH_BROWSER ?? locateBrowser(null).executablePath });
   const pages = fs.existsSync(out) ? fs.readFileSync(out, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
   fs.rmSync(tmp, { recursive: true, force: true });
   // Found: the listed pages reachable from `/` over the links Crawlee read.

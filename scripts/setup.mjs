@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Makes a fresh clone runnable: installs npm packages, builds TypeScript, and makes sure a
-// Chromium exists (as root on Debian/Ubuntu: apt-get installs the `chromium` package).
+// Chromium exists (as root on Debian/Ubuntu: apt-get installs the `chromium` and
+// `chromium-headless-shell` packages).
 // Every step is skipped when it is already done. Used by `npm run demo`, `npm test`, `.ci/run`.
 import { execSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -68,11 +69,18 @@ if (!haveBrowser()) {
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   const hasApt = spawnSync('sh', ['-c', 'command -v apt-get'], { stdio: 'ignore' }).status === 0;
   if (isRoot && hasApt) {
-    say('no Chromium found: installing Debian package "chromium" (apt-get)');
+    say('no Chromium found: installing Debian packages "chromium" and "chromium-headless-shell" (apt-get)');
     try {
       run('apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium', { DEBIAN_FRONTEND: 'noninteractive' });
     } catch {
       say('apt-get could not install chromium');
+    }
+    // The headless shell, which spacrawl prefers (about a fifth faster, see src/browser/locate.ts),
+    // is optional: a release without the package still crawls with chromium.
+    try {
+      run('DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium-headless-shell', { DEBIAN_FRONTEND: 'noninteractive' });
+    } catch {
+      say('apt-get could not install chromium-headless-shell: crawling with chromium');
     }
   }
   const found = haveBrowser();

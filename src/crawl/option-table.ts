@@ -110,7 +110,7 @@ export const CRAWL_OPTIONS = {
     defaultText: 'auto',
     value: 'PATH',
     topic: 'browser',
-    help: "Chromium executable to use (else SPACRAWL_BROWSER, Playwright's Chromium, then a system chromium)",
+    help: "Chromium executable to use (else SPACRAWL_BROWSER, Playwright's Chromium, then a system headless shell or chromium)",
   },
   proxy: { flag: 'proxy', kind: 'string', default: null, value: 'URL', topic: 'browser', help: 'send all browser traffic through this HTTP or SOCKS proxy', doc: '; see [Proxies](proxies.md)' },
   click: {
