@@ -83,6 +83,16 @@ describe('usage errors exit 2 with one line on stderr and nothing on stdout', ()
     expect(tree.server.log).toHaveLength(0);
   });
 
+  it('an --out that stops taking records during the crawl (a full disk, /dev/full): exit 2, one line, the crawl stopped', async () => {
+    tree.server.reset();
+    const r = await run(['crawl', tree.url('/'), '--out', '/dev/full', '-q']);
+    expectUsageError(r, /^spacrawl: cannot write \/dev\/full: no space left on the device\n$/);
+    // Stopped at the first record: the pages in flight then, not the whole tree.
+    const pages = tree.server.documents().length;
+    expect(pages).toBeGreaterThanOrEqual(1);
+    expect(pages).toBeLessThan(20);
+  });
+
   it('an --out that is a folder', async () => {
     tree.server.reset();
     expectUsageError(await run(['crawl', tree.url('/'), '--out', tmp]), new RegExp(`^spacrawl: cannot write ${tmp.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: it is a folder\n$`));

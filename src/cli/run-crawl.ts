@@ -224,10 +224,20 @@ async function runCrawlWith(stop: CrawlStop, options: CrawlOptions, io: CliIO, o
       }
       return lastQueued;
     }, t0);
+    // A reporter that fails on a record (an --out file on a full disk) stops the crawl: its
+    // records up to there are kept, the rest is drained unwritten, and the error leaves as thrown
+    // (an unwritable output: exit 2, one line; docs/exit-codes.md).
+    let reporterFailure: { err: unknown } | null = null;
     try {
       for await (const r of running.records()) {
-        reporters.onRecord(r);
-        written++;
+        if (reporterFailure) continue;
+        try {
+          reporters.onRecord(r);
+          written++;
+        } catch (err) {
+          reporterFailure = { err };
+          running.cancel('interrupted');
+        }
       }
     } catch (err) {
       const c = classifyError(err);
@@ -237,8 +247,14 @@ async function runCrawlWith(stop: CrawlStop, options: CrawlOptions, io: CliIO, o
       fatal = { message: c.message };
     } finally {
       stop.ending();
-      reporters.onRecordsEnd();
+      try {
+        reporters.onRecordsEnd();
+      } catch (err) {
+        // The reporter's own failure is the one to tell.
+        if (!reporterFailure) throw err;
+      }
     }
+    if (reporterFailure) throw reporterFailure.err;
     await counts?.();
     watched = null;
     return { result: running.result(), fatal, signalExit: stop.exitCode };

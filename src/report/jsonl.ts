@@ -86,11 +86,19 @@ export class JsonlWriter implements Reporter {
     return urls;
   }
 
-  /** Append one record as one line. */
+  /**
+   * Append one record as one line.
+   * @throws OutputError with a one-line message when the file no longer takes it (a full disk, a
+   *   file that refuses writes); the lines written before stay as they are
+   */
   write(r: PageRecord): void {
     if (this.fd === null) return;
     const line = Buffer.from(`${JSON.stringify(r)}\n`, 'utf8');
-    for (let off = 0; off < line.length; ) off += fs.writeSync(this.fd, line, off);
+    try {
+      for (let off = 0; off < line.length; ) off += fs.writeSync(this.fd, line, off);
+    } catch (err) {
+      throw new OutputError(`cannot write ${this.file}: ${describeFsError(err)}`);
+    }
   }
 
   /** {@link write}, as a reporter of the record stream. */
