@@ -117,6 +117,17 @@ export interface LaunchOptions {
   timeoutMs?: number;
 }
 
+/** The browser each {@link launchBrowser} found, by the `Browser` it returned. */
+const launchedFrom = new WeakMap<Browser, LocatedBrowser>();
+
+/**
+ * The executable `browser` was launched from by {@link launchBrowser}, for settings that depend on
+ * the build (see `tabsPerRenderer`); `null` for a browser launched otherwise.
+ */
+export function locatedOf(browser: Browser): LocatedBrowser | null {
+  return launchedFrom.get(browser) ?? null;
+}
+
 /**
  * Launch a headless Chromium with the crawl's settings. Signals are left to our own handler
  * (`handleSIGINT: false`), so a first Ctrl-C does not close the browser under in-flight pages.
@@ -134,6 +145,7 @@ export async function launchBrowser(opts: LaunchOptions = {}): Promise<{ browser
     timeout: opts.timeoutMs ?? 30_000,
     ...(opts.proxy ? { proxy: { server: opts.proxy } } : {}),
   });
+  launchedFrom.set(browser, located);
   return { browser, located };
 }
 

@@ -31,6 +31,14 @@ export class BrowserNotFoundError extends UsageError {
  */
 export const HEADLESS_SHELLS: readonly string[] = ['/usr/lib/chromium/chromium-headless-shell'];
 
+/**
+ * Whether `executablePath` is a Chromium headless shell (Debian's `chromium-headless-shell`,
+ * Playwright's `chrome-headless-shell` or `headless_shell`), by its file name.
+ */
+export function isHeadlessShell(executablePath: string): boolean {
+  return /headless[-_]shell/.test(path.basename(executablePath));
+}
+
 /** System Chromium names looked up on `PATH` and in the usual places, in this order (after {@link HEADLESS_SHELLS}). */
 export const SYSTEM_BROWSERS: readonly string[] = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'];
 

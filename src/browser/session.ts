@@ -2,7 +2,8 @@ import { devices, type Browser, type BrowserContext, type BrowserContextOptions 
 import { InfrastructureError } from '../model/errors.js';
 import { HttpClient } from '../net/http-client.js';
 import { VERSION } from '../version.js';
-import { browserUserAgent, defaultUserAgent, launchBrowser } from './launch.js';
+import { browserUserAgent, defaultUserAgent, launchBrowser, locatedOf } from './launch.js';
+import { isHeadlessShell } from './locate.js';
 import type { StorageState } from './login/perform.js';
 import type { AssetLoading } from './asset-placeholders.js';
 import { ContextPool, type PoolSlot } from './pool.js';
@@ -26,9 +27,27 @@ export type SessionSlot = Awaited<ReturnType<ContextPool['acquire']>>;
  */
 export const TABS_PER_RENDERER = 2;
 
+/**
+ * {@link TABS_PER_RENDERER} in Chromium's headless shell: one tab per renderer. The shell draws
+ * every tab's frames (Chromium draws only the front tab of each window at full rate), so a second
+ * tab keeps the shared main thread busy and the settle rule's idle check rarely passes. Measured at
+ * concurrency 4, two alternations each against two tabs per renderer (2026-12-05, on bb96d99):
+ * Elements 21.3 and 20.6 s against 20.9 and 20.5, wasted wait p50 155 and 146 ms
+ * against 210 and 180 (p95 288–301 against 525–527), peak 760–779 MB against 630–654 (the floor
+ * 859–877); TypeDoc 7.9 and 8.3 s against 8.4 and 9.2, CPU 14.1–14.5 s against 14.7–16.2,
+ * wasted p50 77–83 against 97–105, peak 584–600 MB against 521–523 (the floor 639–700).
+ */
+export const TABS_PER_SHELL_RENDERER = 1;
+
+/** Most tabs per renderer for `browser`: {@link TABS_PER_SHELL_RENDERER} in a headless shell launched by `launchBrowser`, else {@link TABS_PER_RENDERER}. */
+export function tabsPerRenderer(browser: Browser): number {
+  const located = locatedOf(browser);
+  return located && isHeadlessShell(located.executablePath) ? TABS_PER_SHELL_RENDERER : TABS_PER_RENDERER;
+}
+
 /** The browser settings of a crawl (a subset of the crawl's resolved options). */
 export interface SessionOptions {
-  /** Pages visited at once (`--concurrency`): the shared contexts open that many tabs at once, at most {@link TABS_PER_RENDERER}. */
+  /** Pages visited at once (`--concurrency`): the shared contexts open that many tabs at once, at most {@link tabsPerRenderer}. */
   concurrency: number;
   /** `--browser-path`, or `null` to locate one (see `locateBrowser`). */
   browserPath: string | null;
@@ -159,7 +178,7 @@ export class BrowserSession {
       // (a filter, a theme, a dismissed banner) cannot change how a later page renders.
       recycleAfter: o.screenshotsDir ? 1 : o.recycleAfter,
       shareContext: !o.screenshotsDir,
-      tabsPerContext: Math.min(o.concurrency, TABS_PER_RENDERER),
+      tabsPerContext: Math.min(o.concurrency, tabsPerRenderer(browser)),
       contextOptions: contextOptionsOf(o),
       headers: o.headers,
       headerScope: this.hooks.headerScope,
