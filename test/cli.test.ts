@@ -93,6 +93,12 @@ describe('usage errors exit 2 with one line on stderr and nothing on stdout', ()
     expect(pages).toBeLessThan(20);
   });
 
+  it('a --browser-path that is not a browser (/bin/true): exit 2, one line naming it, nothing requested', async () => {
+    tree.server.reset();
+    expectUsageError(await run(['crawl', tree.url('/'), '--browser-path', '/bin/true']), /^spacrawl: the browser \/bin\/true did not start: .+\n$/);
+    expect(tree.server.log).toHaveLength(0);
+  });
+
   it('an --out that is a folder', async () => {
     tree.server.reset();
     expectUsageError(await run(['crawl', tree.url('/'), '--out', tmp]), new RegExp(`^spacrawl: cannot write ${tmp.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: it is a folder\n$`));

@@ -1,6 +1,6 @@
 import { GC_FUNCTION } from './renderer-heap.js';
 import { chromium, type Browser } from 'playwright';
-import { locateBrowser, type LocatedBrowser } from './locate.js';
+import { BrowserNotFoundError, locateBrowser, type LocatedBrowser } from './locate.js';
 
 /**
  * The features Playwright 1.65.1 turns off (its `chromiumSwitches.ts`). Chromium keeps only the
@@ -131,20 +131,26 @@ export function locatedOf(browser: Browser): LocatedBrowser | null {
 /**
  * Launch a headless Chromium with the crawl's settings. Signals are left to our own handler
  * (`handleSIGINT: false`), so a first Ctrl-C does not close the browser under in-flight pages.
- * @throws BrowserNotFoundError when no browser is found
+ * @throws BrowserNotFoundError when no browser is found, or the one found does not start (not a
+ *   Chromium, a missing library): one line naming it and Playwright's first line
  */
 export async function launchBrowser(opts: LaunchOptions = {}): Promise<{ browser: Browser; located: LocatedBrowser }> {
   const located = locateBrowser(opts.browserPath ?? null);
-  const browser = await chromium.launch({
-    executablePath: located.executablePath,
-    headless: true,
-    args: [...CHROMIUM_ARGS],
-    handleSIGINT: false,
-    handleSIGTERM: false,
-    handleSIGHUP: false,
-    timeout: opts.timeoutMs ?? 30_000,
-    ...(opts.proxy ? { proxy: { server: opts.proxy } } : {}),
-  });
+  const browser = await chromium
+    .launch({
+      executablePath: located.executablePath,
+      headless: true,
+      args: [...CHROMIUM_ARGS],
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+      timeout: opts.timeoutMs ?? 30_000,
+      ...(opts.proxy ? { proxy: { server: opts.proxy } } : {}),
+    })
+    .catch((err: unknown) => {
+      const first = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.replace(/^browserType\.launch: /, '');
+      throw new BrowserNotFoundError(`the browser ${located.executablePath} did not start: ${first}`);
+    });
   launchedFrom.set(browser, located);
   return { browser, located };
 }
