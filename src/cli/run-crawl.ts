@@ -1,3 +1,9 @@
+/**
+ * The CLI's crawl run: the crawl phase and the end phase (reports, baseline, exit code).
+ * A little over 400 lines because both phases are closures over one run's state (reporters, the
+ * records file, the stop handler, the counts); split apart they would pass that state around.
+ * @module
+ */
 import { Crawler, type CrawlResult } from '../crawl/crawler.js';
 import type { CrawlOptions } from '../crawl/options.js';
 import type { PageRecord } from '../model/record.js';
