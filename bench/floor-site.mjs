@@ -6,7 +6,9 @@
 // No crawler that renders the pages can be faster on this machine.
 //   node bench/floor-site.mjs <origin> <concurrency> <out.jsonl> <pages.txt>
 import fs from 'node:fs';
-import { chromium } from 'playwright';
+// Playwright as spacrawl loads it (require(), not import: see src/browser/playwright.ts), so that
+// the floor's start is not slower than the crawler's.
+import { chromium } from '../dist/src/browser/playwright.js';
 import { CHROMIUM_ARGS } from '../dist/src/browser/launch.js';
 import { locateBrowser } from '../dist/src/browser/locate.js';
 

@@ -1,5 +1,6 @@
 import { GC_FUNCTION } from './renderer-heap.js';
-import { chromium, type Browser } from 'playwright';
+import type { Browser } from 'playwright';
+import { chromium } from './playwright.js';
 import { BrowserNotFoundError, locateBrowser, type LocatedBrowser } from './locate.js';
 
 /**

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium } from 'playwright';
+import { chromium } from './playwright.js';
 import { UsageError } from '../model/errors.js';
 
 /** Where a browser executable came from. */

@@ -1,4 +1,5 @@
-import { devices, type Browser, type BrowserContext, type BrowserContextOptions } from 'playwright';
+import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright';
+import { devices } from './playwright.js';
 import { InfrastructureError } from '../model/errors.js';
 import { HttpClient } from '../net/http-client.js';
 import { VERSION } from '../version.js';

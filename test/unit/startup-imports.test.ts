@@ -41,7 +41,7 @@ const CHECKS = [
   'src/diff/source.ts',
 ];
 
-/** The module specifiers a file loads when it loads: static imports and re-exports that are not type-only. */
+/** The module specifiers a file loads when it loads: static imports and re-exports that are not type-only, and `require()` calls. */
 function loadedBy(file: string): string[] {
   const source = ts.createSourceFile(file, fs.readFileSync(path.join(root, file), 'utf8'), ts.ScriptTarget.ES2022, false, ts.ScriptKind.TS);
   const out: string[] = [];
@@ -57,6 +57,15 @@ function loadedBy(file: string): string[] {
       if (!onlyTypes) out.push((st.moduleSpecifier as ts.StringLiteral).text);
     }
   }
+  // A `require('pkg')` (through `createRequire`, as `src/browser/playwright.ts` loads Playwright)
+  // loads when its module does: counted wherever it is, as the safe side.
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'require' && node.arguments.length === 1 && ts.isStringLiteral(node.arguments[0]!)) {
+      out.push(node.arguments[0].text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
   return out;
 }
 

@@ -4,7 +4,7 @@
  * navigation is stopped); then reads what answered (see `readAnswer`).
  * @module
  */
-import { errors } from 'playwright';
+import { errors } from '../playwright.js';
 import type { RecordError } from '../../model/record.js';
 import { CallTimeoutError, withTimeout } from '../timeout.js';
 import { readAnswer } from './answer.js';
