@@ -144,6 +144,9 @@ describe('parseReportSpec', () => {
   it('an unknown format is a usage error that names a near format, and only a near one', () => {
     expect(() => parseReportSpec('htm:x.html')).toThrow('unknown report format "htm" (did you mean "html"?) (known: jsonl, json, csv, html, junit, sitemap, markdown)');
     expect(() => parseReportSpec('pdf')).toThrow('unknown report format "pdf" (known: jsonl, json, csv, html, junit, sitemap, markdown)');
+    // A comma list (as --fail-on takes) is one report per --report.
+    expect(() => parseReportSpec('html,csv')).toThrow('--report takes one format: give it once per report, each with its PATH (--report html:index.html --report csv:pages.csv)');
+    expect(() => parseReportSpec('html,pdf')).toThrow('unknown report format "html,pdf" (known: jsonl, json, csv, html, junit, sitemap, markdown)');
     expect(parseReportSpec('CSV')).toEqual({ format: 'csv', path: null });
   });
 });

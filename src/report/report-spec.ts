@@ -38,13 +38,19 @@ export interface ReportSpec {
  * Parse `--report FORMAT[:PATH]`.
  * @param spec - the flag's value, e.g. `html:out/report.html`, or `json` for stdout
  * @returns the format in lower case, and the path made absolute (from the working folder) or `null`
- * @throws OptionsError for an unknown format
+ * @throws OptionsError for an unknown format, or a comma list of formats (the flag is given once per report)
  */
 export function parseReportSpec(spec: string): ReportSpec {
   const i = spec.indexOf(':');
   const format = (i < 0 ? spec : spec.slice(0, i)).trim().toLowerCase();
   const p = i < 0 ? null : spec.slice(i + 1) || null;
   const known = Object.keys(REPORT_FILE_NAMES);
+  // `--fail-on` takes a comma list; `--report` is given once per report (each may have its own PATH).
+  const listed = format.split(',').map((f) => f.trim());
+  if (listed.length > 1 && listed.every((f) => Object.hasOwn(REPORT_FILE_NAMES, f))) {
+    const each = listed.map((f) => `--report ${f}:${REPORT_FILE_NAMES[f as ReportFormatName]}`).join(' ');
+    throw new OptionsError(`--report takes one format: give it once per report, each with its PATH (${each})`);
+  }
   if (!Object.hasOwn(REPORT_FILE_NAMES, format)) throw new OptionsError(`unknown report format ${JSON.stringify(format)}${didYouMean(format, known)} (known: ${known.join(', ')})`);
   return { format, path: p === null ? null : path.resolve(p) };
 }
