@@ -95,7 +95,7 @@ describe('usage errors exit 2 with one line on stderr and nothing on stdout', ()
 
   it('a --browser-path that is not a browser (/bin/true): exit 2, one line naming it, nothing requested', async () => {
     tree.server.reset();
-    expectUsageError(await run(['crawl', tree.url('/'), '--browser-path', '/bin/true']), /^spacrawl: the browser \/bin\/true did not start: .+\n$/);
+    expectUsageError(await run(['crawl', tree.url('/'), '--browser-path', '/bin/true']), /^spacrawl: the browser \/bin\/true did not start: it exited at once \(exit code 0\)\n$/);
     expect(tree.server.log).toHaveLength(0);
   });
 

@@ -149,11 +149,31 @@ export async function launchBrowser(opts: LaunchOptions = {}): Promise<{ browser
       ...(opts.proxy ? { proxy: { server: opts.proxy } } : {}),
     })
     .catch((err: unknown) => {
-      const first = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.replace(/^browserType\.launch: /, '');
-      throw new BrowserNotFoundError(`the browser ${located.executablePath} did not start: ${first}`);
+      throw new BrowserNotFoundError(`the browser ${located.executablePath} did not start: ${launchFailure(err instanceof Error ? err.message : String(err))}`);
     });
   launchedFrom.set(browser, located);
   return { browser, located };
+}
+
+/**
+ * Why a launch failed, in one line, from Playwright's launch error: its first line, unless that
+ * only says the connection closed ("Target page, context or browser has been closed", as when
+ * the executable exits at once: `/bin/false`, a missing library); then the executable's exit
+ * code, and the first line it printed itself (Playwright's "Browser logs").
+ * @param message - the launch error's message (several lines; may hold ANSI colour codes)
+ */
+export function launchFailure(message: string): string {
+  // eslint-disable-next-line no-control-regex
+  const lines = message.replace(/\u001b\[[0-9;]*m/g, '').split('\n');
+  const first = lines[0]!.replace(/^browserType\.launch: /, '').trim();
+  if (!/has been closed/.test(first)) return first;
+  const logsAt = lines.findIndex((l) => l.trim() === 'Browser logs:');
+  const callLogAt = lines.findIndex((l) => l.trim() === 'Call log:');
+  const said = logsAt < 0 ? undefined : lines.slice(logsAt + 1, callLogAt > logsAt ? callLogAt : undefined).map((l) => l.trim().replace(/^\[pid=\d+\]\[(?:err|out)\] /, '')).find((l) => l !== '' && !/^<launch(ing|ed)>/.test(l) && !/^\[pid=\d+\]/.test(l));
+  const exit = /<process did exit: exitCode=(\w+), signal=(\w+)>/.exec(message);
+  if (!exit && !said) return first;
+  const how = exit ? (exit[2] !== 'null' ? `it ended at once (signal ${exit[2]})` : `it exited at once (exit code ${exit[1]})`) : 'it closed at once';
+  return said ? `${how}: ${said}` : how;
 }
 
 /**
