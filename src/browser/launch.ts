@@ -163,13 +163,17 @@ export async function launchBrowser(opts: LaunchOptions = {}): Promise<{ browser
  * @param message - the launch error's message (several lines; may hold ANSI colour codes)
  */
 export function launchFailure(message: string): string {
-  // eslint-disable-next-line no-control-regex
   const lines = message.replace(/\u001b\[[0-9;]*m/g, '').split('\n');
   const first = lines[0]!.replace(/^browserType\.launch: /, '').trim();
   if (!/has been closed/.test(first)) return first;
+  // "Browser logs:" holds Playwright's <launching>/<launched> lines and what the executable
+  // printed, as `[pid=N][err] text`, up to "Call log:".
   const logsAt = lines.findIndex((l) => l.trim() === 'Browser logs:');
   const callLogAt = lines.findIndex((l) => l.trim() === 'Call log:');
-  const said = logsAt < 0 ? undefined : lines.slice(logsAt + 1, callLogAt > logsAt ? callLogAt : undefined).map((l) => l.trim().replace(/^\[pid=\d+\]\[(?:err|out)\] /, '')).find((l) => l !== '' && !/^<launch(ing|ed)>/.test(l) && !/^\[pid=\d+\]/.test(l));
+  const logs = logsAt < 0 ? [] : lines.slice(logsAt + 1, callLogAt > logsAt ? callLogAt : undefined);
+  const said = logs
+    .map((l) => l.trim().replace(/^\[pid=\d+\]\[(?:err|out)\] /, ''))
+    .find((l) => l !== '' && !/^<launch(?:ing|ed)>/.test(l) && !/^\[pid=\d+\]/.test(l));
   const exit = /<process did exit: exitCode=(\w+), signal=(\w+)>/.exec(message);
   if (!exit && !said) return first;
   const how = exit ? (exit[2] !== 'null' ? `it ended at once (signal ${exit[2]})` : `it exited at once (exit code ${exit[1]})`) : 'it closed at once';
