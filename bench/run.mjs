@@ -12,7 +12,8 @@
 //     --builds .,../old --rounds 3         (builds side by side: each round runs the oracle, then each build)
 //
 // --builds DIR,…: crawl with the `dist/` of each checkout (built with `npm run build`), in the
-// same run, against the same site and oracle, alternated --rounds times: the way to bisect a
+// same run, against the same site and oracle, alternated --rounds times (each round starts with
+// the next build: none always runs right after the oracle or the same other build): the way to bisect a
 // change in speed (a worktree per commit: `git worktree add ../old SHA && cd ../old && npx tsc`).
 //
 // --shapes apiref: the API-reference app of fixtures/sites/api-reference.ts (one document, a
@@ -64,6 +65,12 @@ for (const dir of buildDirs) {
   builds.push({ label: commit || path.basename(abs), crawl: (await import(path.join(abs, 'dist/src/index.js'))).crawl });
 }
 const rounds = Number(process.argv.includes('--rounds') ? process.argv[process.argv.indexOf('--rounds') + 1] : '1');
+/**
+ * `list` started at its `round`-th entry: each round of --builds starts with the next build. Run in
+ * the same order every round, the build that ran second was the faster in all 8 rounds of two
+ * four-round alternations (2026-12-05), whichever it was.
+ */
+const rotated = (list, round) => list.map((_, i) => list[(i + round) % list.length]);
 const { SqliteFrontier } = await import(path.join(ROOT, 'dist/src/store/sqlite/frontier.js'));
 const { startRedis, redisServerPath } = await import(path.join(ROOT, 'dist/fixtures/redis-server.js'));
 
@@ -297,7 +304,7 @@ if (!cliOnly && shapes.includes('apiref')) {
   const { startApiReferenceSite } = await import(path.join(ROOT, 'dist/fixtures/sites/api-reference.js'));
   for (const conc of concurrencies) for (let round = 0; round < rounds; round++) {
     const runs = builds.length ? builds.map((b) => ({ label: b.label, crawlFn: b.crawl })) : [{ label: 'this build', crawlFn: crawl }];
-    for (const { label, crawlFn } of runs) {
+    for (const { label, crawlFn } of rotated(runs, round)) {
       const site = await startApiReferenceSite(70, 20);
       const s = sampler();
       const t0 = Date.now();
@@ -323,7 +330,7 @@ for (const shape of cliOnly ? [] : shapes.filter((x) => x !== 'apiref')) {
     for (const conc of concurrencies) for (let round = 0; round < rounds; round++) {
       const oracle = withOracle ? await runOracle(site, conc, n) : null;
       const runs = builds.length ? builds.flatMap((b) => stores.map((store) => ({ store: `${store} @${b.label}`, crawlFn: b.crawl, s: store }))) : stores.map((store) => ({ store, crawlFn: crawl, s: store }));
-      for (const { store, crawlFn, s: storeKind } of runs) {
+      for (const { store, crawlFn, s: storeKind } of rotated(runs, round)) {
         const sc = await runSpacrawl(site, conc, storeKind, crawlFn);
         const row = { shape, size: n, concurrency: conc, store, latencyMs: latency, spacrawl: sc, oracle, fraction: oracle ? sc.pps / oracle.pps : null };
         rows.push(row);
