@@ -133,7 +133,7 @@ export function locatedOf(browser: Browser): LocatedBrowser | null {
  * Launch a headless Chromium with the crawl's settings. Signals are left to our own handler
  * (`handleSIGINT: false`), so a first Ctrl-C does not close the browser under in-flight pages.
  * @throws BrowserNotFoundError when no browser is found, or the one found does not start (not a
- *   Chromium, a missing library): one line naming it and Playwright's first line
+ *   Chromium, a missing library): one line naming it and why (see {@link launchFailure})
  */
 export async function launchBrowser(opts: LaunchOptions = {}): Promise<{ browser: Browser; located: LocatedBrowser }> {
   const located = locateBrowser(opts.browserPath ?? null);
