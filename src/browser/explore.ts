@@ -272,6 +272,9 @@ export async function exploreClicks(
     // Every clickable on the page is seen (one that a later click turns off is not "revealed");
     // those to click are queued.
     const queue: Turn[] = fresh(first, 0, []).filter((t) => initial.has(t.sig));
+    /** `true` while a deferred clickable must still wait for another page's claim on it. */
+    const stillWaiting = (q: Turn): boolean =>
+      q.waitingSince !== null && Date.now() - q.waitingSince < CLAIM_WAIT_MS && opts.policy.peek(q.sig, q.template) === 'wait';
     /** Links already told to `onFound`. */
     let told = 0;
     const tell = (): void => {
@@ -281,9 +284,12 @@ export async function exploreClicks(
     };
     while (queue.length && result.clicks < opts.limit) {
       tell();
-      // Only clickables that another page is learning are left: look again when a claim ends
-      // (or after CLAIM_POLL_MS, to see when one has waited CLAIM_WAIT_MS).
-      if (queue.every((q) => q.waitingSince !== null)) {
+      // Only clickables that another page is still learning are left: look again when a claim
+      // ends (or after CLAIM_POLL_MS, to see when one has waited CLAIM_WAIT_MS). One whose verdict
+      // came meanwhile (learned as chrome: skip; given back: click) or whose wait is over is
+      // taken at once: after a claim ends, the rest of the deferred clickables are not waited for
+      // one by one.
+      if (queue.every((q) => stillWaiting(q))) {
         const ended = opts.policy.claimEnded?.();
         await (ended ? Promise.race([ended, sleep(CLAIM_POLL_MS)]) : sleep(CLAIM_POLL_MS));
       }
