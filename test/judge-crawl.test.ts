@@ -93,6 +93,23 @@ describe('soft 404s: evidence that a page is the site\'s not-found screen', () =
     expect(probes.sort()).toEqual(['/*', '/app/*', '/guide/*']);
     expect(recs.some((r) => r.url.includes('spacrawl-probe'))).toBe(false);
   });
+
+  it('on a server that answers unknown paths with no page (text/plain), later probes ask over plain HTTP first and render only what answers with a page: the app\'s screen is still learned', async () => {
+    const s = keep(await startRoutedAppSite('text'));
+    const { recs } = await run({ seeds: [`${s.origin}/`], concurrency: 2 });
+    expect(visited(recs)).toEqual(['/', '/app/', '/app/reports', '/app/reports/old', '/app/reports/q3', '/guide/fixing-404', '/old-promo']);
+    const soft = recs.filter((r) => r.soft404).map((r) => [new URL(r.url).pathname, r.soft404Reason]);
+    expect(soft.sort()).toEqual([
+      ['/app/reports/old', 'fingerprint'],
+      ['/old-promo', 'not-found-heading'],
+    ]);
+    // Each probe request: its prefix, and whether the browser made it (a navigation) or the plain request.
+    const probes = s.log.filter((r) => r.path.includes('spacrawl-probe')).map((r) => `${r.path.replace(/spacrawl-probe-[a-z0-9]+$/, '*')} ${r.dest === 'document' ? 'rendered' : 'plain'}`);
+    // The root probe is rendered (nothing is known of the server yet) and answers text/plain;
+    // /guide/ then costs one plain request and no tab; /app/ answers with a page, so it is
+    // rendered after its plain request.
+    expect(probes.sort()).toEqual(['/* rendered', '/app/* plain', '/app/* rendered', '/guide/* plain']);
+  });
 });
 
 describe('slow-page: what the servers did, not how busy the crawler was', () => {

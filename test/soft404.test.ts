@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_PROBES_PER_ORIGIN, routePrefixes, SoftNotFound, type ProbeResult, type RenderedPage } from '../src/crawl/soft404.js';
+import { MAX_PROBES_PER_ORIGIN, NO_PAGE, routePrefixes, SoftNotFound, type ProbeResult, type RenderedPage } from '../src/crawl/soft404.js';
 
 // The judging logic, with what each probe rendered given by the test (the browser and the
 // probes' real requests are in test/judge-crawl.test.ts).
@@ -106,5 +106,41 @@ describe('SoftNotFound: probes under the route prefix where the app answers', ()
     const { s, page } = judgeWith(() => ({ status: 404, text: PLAIN_404 }));
     expect(await s.judge(page('/gone', '404 — shop gone', { title: '404 — Shop', headings: ['Gone'] }), false)).toBe('not-found-title');
     expect(await s.judge({ ...page('/x', NOT_FOUND_APP, { headings: ['Not found'] }), status: 404 }, false)).toBeNull();
+  });
+});
+
+describe('SoftNotFound: probes of a server that answers unknown paths with no page', () => {
+  /**
+   * Probes answered by prefix: the app's not-found screen under /app/, elsewhere `NO_PAGE` or a
+   * plain 404 page (`outside`); records each call's prefix and `plainFirst`.
+   */
+  function noPageOutsideApp(outside: 'no-page' | 'page') {
+    const calls: string[] = [];
+    const s = new SoftNotFound(
+      async (url, _queued, plainFirst) => {
+        const prefix = new URL(url).pathname.replace(/spacrawl-probe-[a-z0-9]+$/, '');
+        calls.push(`${prefix} ${plainFirst ? 'plain first' : 'rendered'}`);
+        if (prefix === '/app/') return { text: NOT_FOUND_APP, status: 200, path: new URL(url).pathname, finalUrl: url };
+        if (outside === 'page') return { text: PLAIN_404, status: 404, path: new URL(url).pathname, finalUrl: url };
+        return NO_PAGE;
+      },
+      () => {},
+    );
+    const page = (path: string, text: string): RenderedPage => ({ url: `${O}${path}`, status: 200, title: '', headings: [], text });
+    return { s, calls, page };
+  }
+
+  it('after a probe answered with no page, the origin\'s later probes ask over plain HTTP first; a no-page answer is no fingerprint', async () => {
+    const { s, calls, page } = noPageOutsideApp('no-page');
+    expect(await s.judge(page('/docs/a', 'docs page a with its own text about the tool and how to use it'), false)).toBeNull();
+    expect(await s.judge(page('/app/reports/old', NOT_FOUND_APP), false)).toBe('fingerprint');
+    expect(calls).toEqual(['/ rendered', '/docs/ plain first', '/app/ plain first']);
+  });
+
+  it('after probes that answered with pages, every probe is rendered', async () => {
+    const { s, calls, page } = noPageOutsideApp('page');
+    expect(await s.judge(page('/docs/a', 'docs page a with its own text about the tool and how to use it'), false)).toBeNull();
+    expect(await s.judge(page('/app/reports/old', NOT_FOUND_APP), false)).toBe('fingerprint');
+    expect(calls).toEqual(['/ rendered', '/docs/ rendered', '/app/ rendered']);
   });
 });

@@ -143,7 +143,7 @@ export class Crawler {
       ? new SoftNotFound(
           // A probe started ahead of the pages waits its turn; one a page waits for runs at once
           // (the waiting page holds a concurrency slot but no tab).
-          (url, queued) => (queued ? this.limit(() => this.probe(url)) : this.probe(url)),
+          (url, queued, plainFirst) => (queued ? this.limit(() => this.probe(url, plainFirst)) : this.probe(url, plainFirst)),
           (note) => this.signals.remark(note),
         )
       : null;
@@ -204,8 +204,8 @@ export class Crawler {
   }
 
   /** A soft-404 probe through the page job (none before the browser session has started). */
-  private async probe(url: string): Promise<Awaited<ReturnType<PageJob['probe']>>> {
-    return this.job ? this.job.probe(url) : null;
+  private async probe(url: string, plainFirst: boolean): Promise<Awaited<ReturnType<PageJob['probe']>>> {
+    return this.job ? this.job.probe(url, plainFirst) : null;
   }
 
   private async run(): Promise<void> {

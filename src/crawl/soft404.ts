@@ -42,6 +42,25 @@ export interface ProbeResult {
   finalUrl: string | null;
 }
 
+/**
+ * What a probe gets when its URL answered with no page (a text/plain or JSON "not found", an
+ * attachment: see `rendersAsPage`): no fingerprint, and the server is one that answers unknown
+ * paths so, which lets the origin's later probes ask over plain HTTP first (see
+ * {@link ProbeRunner}).
+ */
+export const NO_PAGE = 'no-page';
+
+/**
+ * Renders one probe URL and returns what it rendered, {@link NO_PAGE}, or `null` if it failed.
+ * - `queued`: through the crawl's concurrency limit (a probe started ahead of the pages);
+ *   otherwise at once (a page waits for it).
+ * - `plainFirst`: an earlier probe of the origin answered with no page; ask over plain HTTP
+ *   first and render only when the answer is a page (a redirect, HTML): on a static site that
+ *   answers every unknown path with a plain "not found", each route prefix's probe then costs
+ *   one request and no tab.
+ */
+export type ProbeRunner = (url: string, queued: boolean, plainFirst: boolean) => Promise<ProbeResult | typeof NO_PAGE | null>;
+
 /** A rendered page to judge. */
 export interface RenderedPage {
   /** The page's final URL. */
@@ -71,6 +90,8 @@ interface OriginState {
   probes: Map<string, Promise<Fingerprint | null>>;
   /** Shingles of the origin's seed page, once judged. */
   seed: Set<string> | null;
+  /** `true` once a probe of the origin answered with no page (see {@link NO_PAGE}). */
+  noPage: boolean;
 }
 
 /**
@@ -125,13 +146,11 @@ export class SoftNotFound {
   private readonly fallbackOrigins = new Set<string>();
 
   /**
-   * @param runProbe - renders one URL (`queued`: through the crawl's concurrency limit, for
-   *   probes started ahead of the pages; otherwise at once, for a page that waits for it) and
-   *   returns what it rendered, or `null` if it failed
+   * @param runProbe - renders one probe URL (see {@link ProbeRunner})
    * @param onNote - told once per origin when a probe renders a real page (fingerprints off there)
    */
   constructor(
-    private readonly runProbe: (url: string, queued: boolean) => Promise<ProbeResult | null>,
+    private readonly runProbe: ProbeRunner,
     private readonly onNote: (note: string) => void,
   ) {}
 
@@ -143,7 +162,7 @@ export class SoftNotFound {
   private state(origin: string): OriginState {
     let st = this.origins.get(origin);
     if (!st) {
-      st = { probes: new Map(), seed: null };
+      st = { probes: new Map(), seed: null, noPage: false };
       this.origins.set(origin, st);
     }
     return st;
@@ -159,8 +178,9 @@ export class SoftNotFound {
     if (known) return known;
     if (st.probes.size >= MAX_PROBES_PER_ORIGIN) return undefined;
     const url = SoftNotFound.probeUrl(origin, prefix);
-    const p = this.runProbe(url, queued).then((r): Fingerprint | null => {
-      if (!r) return null;
+    const p = this.runProbe(url, queued, st.noPage).then((r): Fingerprint | null => {
+      if (r === NO_PAGE) st.noPage = true;
+      if (!r || r === NO_PAGE) return null;
       const redirectedTo = r.finalUrl && stripHash(r.finalUrl) !== url ? stripHash(r.finalUrl) : null;
       return { prefix, shingles: shingles(r.text, r.path), status: r.status, redirectedTo, fallback: false };
     });

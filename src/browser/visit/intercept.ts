@@ -8,14 +8,12 @@
  * @module
  */
 import { isAssetResponse } from '../asset-placeholders.js';
+import { rendersAsPage } from '../document-type.js';
 import { isRequestStage } from '../tab.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import type { DocumentDecision, StoppedNavigation } from './types.js';
 import { inheritFragment, resolveLocation, sameDocument } from './urls.js';
-
-/** Main-document types that are rendered; any other `Content-Type` (or an attachment) is not HTML. */
-const HTML_TYPES = /^(text\/html|application\/xhtml\+xml)\b/i;
 
 /**
  * Reloads of its own URL a page may make during one visit (`<meta http-equiv="refresh">` without
@@ -109,8 +107,7 @@ async function decide(ctx: VisitContext, ev: PausedResponse): Promise<void> {
   const headers = ev.responseHeaders ?? [];
   const header = (n: string): string | null => headers.find((h) => h.name.toLowerCase() === n)?.value ?? null;
   const ct = header('content-type');
-  const attachment = /^\s*attachment/i.test(header('content-disposition') ?? '');
-  const html = !attachment && (ct === null || HTML_TYPES.test(ct));
+  const html = rendersAsPage(ct, header('content-disposition'));
   const location = status >= 300 && status < 400 ? resolveLocation(header('location'), ev.request.url) : null;
   const initial = !doc.decided;
   if (initial && doc.ownStatus === null) doc.ownStatus = status;
