@@ -205,6 +205,32 @@ describe('clicks that navigate', () => {
   });
 });
 
+describe('what a click stores', () => {
+  it('does not change how later pages render: what the clicks stored in localStorage and sessionStorage is put back once the page\'s clicks are over, and what the pages stored before stays', async () => {
+    const B_SCRIPT = `addEventListener('DOMContentLoaded', () => {
+      document.getElementById('out').innerHTML = '<a href="/">Home</a>'
+        + (localStorage.getItem('visited') ? ' <a href="/visited">Visited</a>' : '')
+        + (localStorage.getItem('archived') ? ' <a href="/archived">Archived</a>' : '')
+        + (sessionStorage.getItem('compact') ? ' <a href="/compact">Compact</a>' : '');
+    })`;
+    const pages: Record<string, string> = {
+      // The app's own state, stored on load (not by a click): it stays.
+      '/': html('Home', '<a href="/a">A</a> <a href="/b">B</a>', "<script>localStorage.setItem('visited', '1')</script>"),
+      // A preference a person would set by clicking: put back after the clicks.
+      '/a': html('A', `<button onclick="localStorage.setItem('archived', '1'); sessionStorage.setItem('compact', '1')">Show archived</button>`),
+      '/b': html('B', '<div id="out"></div>', `<script>${B_SCRIPT}</script>`),
+      '/visited': html('Visited', '<a href="/">Home</a>'),
+    };
+    const s = keep(await startFixtureServer((_req, url) => (pages[url.pathname] ? { body: pages[url.pathname] } : { status: 404, body: 'no' })));
+    // One tab: /a's clicks are over before /b loads, in the same tab (sessionStorage is a tab's).
+    const recs = await run({ seeds: [`${s.origin}/`], concurrency: 1 });
+    expect(recordOf(recs, s, '/a').clickDiscovery).toEqual({ made: 1, skipped: { chrome: 0, template: 0, budget: 0, limit: 0 } });
+    expect(linksOf(recordOf(recs, s, '/b'))).toEqual(['/', '/visited']);
+    expect(visited(recs)).toEqual(['/', '/a', '/b', '/visited']);
+    expect([s.count('/archived'), s.count('/compact')]).toEqual([0, 0]);
+  });
+});
+
 describe('--scroll', () => {
   it('reads a slow infinite feed to its end, batch by batch, and requests each batch once', async () => {
     const s = keep(await startFeedSite());

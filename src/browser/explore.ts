@@ -10,6 +10,7 @@ import { clickWithContext, readAfterClick, type AfterClick } from './click-reads
 import { historyLength, recordNavigations, replaceUrlBack, scanClickables, takeNavigations, type ClickCandidate } from './click-scripts.js';
 import type { ClickOptions, ClickStep, ExploreResult } from './click-options.js';
 import { extractPage, type ExtractResult } from './page-scripts.js';
+import { keepStorage, restoreStorage } from './storage-scripts.js';
 import { evaluateJson } from './json-result.js';
 import { sleep, withTimeout } from './timeout.js';
 import type { FoundLink, SettleWait } from './discovery.js';
@@ -207,7 +208,9 @@ export async function exploreClicks(
   try {
     const origin = page.url();
     const home = identity(origin);
-    await withTimeout(page.evaluate(recordNavigations), 5_000, 'hooking history');
+    // One call: the history hooks, and the page's Web Storage kept to be put back once the clicks
+    // are over (what they stored must not change how later pages render: see storage-scripts.ts).
+    await withTimeout(page.evaluate(`(${recordNavigations.toString()})(); (${keepStorage.toString()})();`), 5_000, 'hooking history');
     /** Undo a click that navigated away; `false` when the page could not be restored without reloading. */
     const restore = async (historyBefore: number): Promise<boolean> => {
       if (page.url() !== origin) {
@@ -428,6 +431,7 @@ export async function exploreClicks(
     result.skipped.limit += queue.length;
   } finally {
     for (const sig of claimed) opts.policy.release(sig);
+    await withTimeout(page.evaluate(restoreStorage), 5_000, 'restoring storage').catch(() => 0);
     await page.unroute('**/*', guard).catch(() => {});
   }
   return result;
