@@ -47,6 +47,13 @@ export interface ClickOptions {
    * time counts against `budgetMs`. Absent = nothing is told.
    */
   onRevealed?: RevealedHook;
+  /**
+   * Put the page's `localStorage` and `sessionStorage` back as they were before its first click
+   * once its clicks are over (see `storage-scripts.ts`), so that what a click stored does not
+   * change how later pages render. Off while logged in: an app may keep its session in Web
+   * Storage (a token it rotates), and an old one put back could end the session. @default false
+   */
+  restoreStorage?: boolean;
   /** Called once, right before the page's first click (not when nothing is to be clicked). Absent = nothing is told. */
   beforeFirstClick?: () => void;
   /** Told of the links clicks found, after each click that found any (they are in the result too). Absent = nothing is told. */

@@ -210,7 +210,8 @@ export async function exploreClicks(
     const home = identity(origin);
     // One call: the history hooks, and the page's Web Storage kept to be put back once the clicks
     // are over (what they stored must not change how later pages render: see storage-scripts.ts).
-    await withTimeout(page.evaluate(`(${recordNavigations.toString()})(); (${keepStorage.toString()})();`), 5_000, 'hooking history');
+    const keep = opts.restoreStorage ? ` (${keepStorage.toString()})();` : '';
+    await withTimeout(page.evaluate(`(${recordNavigations.toString()})();${keep}`), 5_000, 'hooking history');
     /** Undo a click that navigated away; `false` when the page could not be restored without reloading. */
     const restore = async (historyBefore: number): Promise<boolean> => {
       if (page.url() !== origin) {
@@ -431,7 +432,7 @@ export async function exploreClicks(
     result.skipped.limit += queue.length;
   } finally {
     for (const sig of claimed) opts.policy.release(sig);
-    await withTimeout(page.evaluate(restoreStorage), 5_000, 'restoring storage').catch(() => 0);
+    if (opts.restoreStorage) await withTimeout(page.evaluate(restoreStorage), 5_000, 'restoring storage').catch(() => 0);
     await page.unroute('**/*', guard).catch(() => {});
   }
   return result;

@@ -457,6 +457,8 @@ export class PageJob {
       clickWaitMs: CRAWL_LIMITS.clickWaitMs,
       budgetMs: o.clickBudgetMs,
       maxRevealDepth: CRAWL_LIMITS.maxRevealDepth,
+      // Not while logged in: the app's session may live in Web Storage.
+      restoreStorage: !this.p.login,
     };
   }
 }

@@ -4,6 +4,8 @@
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { html, startFixtureServer, type FixtureServer } from '../../fixtures/server.js';
+import { CLICK_EVERYWHERE } from '../../src/browser/click-memory.js';
+import { exploreClicks } from '../../src/browser/explore.js';
 import { keepStorage, restoreStorage } from '../../src/browser/storage-scripts.js';
 import { sharedBrowser } from '../helpers/browser.js';
 
@@ -11,7 +13,9 @@ let server: FixtureServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  server = await startFixtureServer(() => ({ body: html('Storage', '<p>page</p>') }));
+  server = await startFixtureServer((_req, url) =>
+    url.pathname === '/prefs' ? { body: html('Prefs', `<button onclick="localStorage.setItem('theme', 'dark')">Dark theme</button>`) } : { body: html('Storage', '<p>page</p>') },
+  );
   browser = await sharedBrowser();
 });
 afterAll(async () => {
@@ -60,5 +64,24 @@ describe('keepStorage / restoreStorage', () => {
     } finally {
       await context.close();
     }
+  });
+});
+
+describe('click discovery and Web Storage', () => {
+  it('exploreClicks puts back what its clicks stored with restoreStorage, and leaves it without (a logged-in crawl)', async () => {
+    const themeAfter = async (restoreStorage: boolean): Promise<{ clicks: number; theme: string | null }> => {
+      const context = await browser.newContext();
+      try {
+        const page = await context.newPage();
+        await page.goto(`${server.origin}/prefs`);
+        const opts = { limit: 100, exclude: [], policy: CLICK_EVERYWHERE, repeat: 20, clickWaitMs: 1_000, budgetMs: 30_000, maxRevealDepth: 2, restoreStorage };
+        const ex = await exploreClicks(page, new Set(), opts, async () => true);
+        return { clicks: ex.clicks, theme: await page.evaluate(() => localStorage.getItem('theme')) };
+      } finally {
+        await context.close();
+      }
+    };
+    expect(await themeAfter(true)).toEqual({ clicks: 1, theme: null });
+    expect(await themeAfter(false)).toEqual({ clicks: 1, theme: 'dark' });
   });
 });
