@@ -87,10 +87,14 @@ describe('soft 404s: evidence that a page is the site\'s not-found screen', () =
     // Every record has the field; null when not a soft 404.
     for (const r of recs) expect(r.soft404Reason, r.url).toBe(r.soft404 ? r.soft404Reason : null);
     expect(Object.keys(byPath(recs, '/guide/fixing-404'))).toContain('soft404Reason');
-    // One probe per route prefix of the pages found: / (a plain 404), /app/ (the app's screen),
-    // /guide/ (a plain 404); none produces a record.
-    const probes = s.log.filter((r) => r.path.includes('spacrawl-probe')).map((r) => r.path.replace(/spacrawl-probe-[a-z0-9]+$/, '*'));
-    expect(probes.sort()).toEqual(['/*', '/app/*', '/guide/*']);
+    // One probe per route prefix of the pages found: / (an HTML 404 page), /app/ (the app's
+    // screen), /guide/ (the same 404 page); none produces a record. Each probe request: its
+    // prefix, and whether the browser made it (a navigation) or the plain request. After the
+    // root's 404 page was rendered, later probes ask over plain HTTP first: /guide/ answers with
+    // the same 404 document, so it is not rendered again; /app/ answers with its shell (a 200),
+    // which only rendering tells.
+    const probes = s.log.filter((r) => r.path.includes('spacrawl-probe')).map((r) => `${r.path.replace(/spacrawl-probe-[a-z0-9]+$/, '*')} ${r.dest === 'document' ? 'rendered' : 'plain'}`);
+    expect(probes.sort()).toEqual(['/* rendered', '/app/* plain', '/app/* rendered', '/guide/* plain']);
     expect(recs.some((r) => r.url.includes('spacrawl-probe'))).toBe(false);
   });
 
@@ -109,6 +113,15 @@ describe('soft 404s: evidence that a page is the site\'s not-found screen', () =
     // /guide/ then costs one plain request and no tab; /app/ answers with a page, so it is
     // rendered after its plain request.
     expect(probes.sort()).toEqual(['/* rendered', '/app/* plain', '/app/* rendered', '/guide/* plain']);
+  });
+
+  it('a 404 page that differs from path to path (it names the path) is rendered for each probe, after its plain request', async () => {
+    const s = keep(await startRoutedAppSite('html-path'));
+    const { recs } = await run({ seeds: [`${s.origin}/`], concurrency: 2 });
+    expect(visited(recs)).toEqual(['/', '/app/', '/app/reports', '/app/reports/old', '/app/reports/q3', '/guide/fixing-404', '/old-promo']);
+    expect(recs.filter((r) => r.soft404).map((r) => new URL(r.url).pathname).sort()).toEqual(['/app/reports/old', '/old-promo']);
+    const probes = s.log.filter((r) => r.path.includes('spacrawl-probe')).map((r) => `${r.path.replace(/spacrawl-probe-[a-z0-9]+$/, '*')} ${r.dest === 'document' ? 'rendered' : 'plain'}`);
+    expect(probes.sort()).toEqual(['/* rendered', '/app/* plain', '/app/* rendered', '/guide/* plain', '/guide/* rendered']);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_PROBES_PER_ORIGIN, NO_PAGE, routePrefixes, SoftNotFound, type ProbeResult, type RenderedPage } from '../src/crawl/soft404.js';
+import { MAX_PROBES_PER_ORIGIN, NO_PAGE, repeatedProbe, routePrefixes, SoftNotFound, type ProbeResult, type RenderedPage } from '../src/crawl/soft404.js';
 
 // The judging logic, with what each probe rendered given by the test (the browser and the
 // probes' real requests are in test/judge-crawl.test.ts).
@@ -11,7 +11,7 @@ const PLAIN_404 = 'not found';
 const HOME = 'acme welcome to acme, the tool that does everything for teams of every size';
 
 /** A SoftNotFound whose probes answer by prefix; returns the probe paths asked, in order. */
-function judgeWith(answer: (prefix: string, name: string) => Omit<ProbeResult, 'path' | 'finalUrl'> & { finalUrl?: string | null }) {
+function judgeWith(answer: (prefix: string, name: string) => Omit<ProbeResult, 'path' | 'finalUrl' | 'digest'> & { finalUrl?: string | null }) {
   const asked: string[] = [];
   const notes: string[] = [];
   const s = new SoftNotFound(async (url) => {
@@ -19,7 +19,7 @@ function judgeWith(answer: (prefix: string, name: string) => Omit<ProbeResult, '
     const prefix = u.pathname.replace(/spacrawl-probe-[a-z0-9]+$/, '');
     asked.push(prefix);
     const a = answer(prefix, u.pathname.split('/').pop()!);
-    return { text: a.text, status: a.status, path: u.pathname, finalUrl: a.finalUrl === undefined ? url : a.finalUrl };
+    return { text: a.text, status: a.status, path: u.pathname, finalUrl: a.finalUrl === undefined ? url : a.finalUrl, digest: null };
   }, (n) => notes.push(n));
   const page = (path: string, text: string, extra: Partial<RenderedPage> = {}): RenderedPage => ({ url: `${O}${path}`, status: 200, title: text.split(' ')[0] ?? '', headings: [], text, ...extra });
   return { s, asked, notes, page };
@@ -111,17 +111,18 @@ describe('SoftNotFound: probes under the route prefix where the app answers', ()
 
 describe('SoftNotFound: probes of a server that answers unknown paths with no page', () => {
   /**
-   * Probes answered by prefix: the app's not-found screen under /app/, elsewhere `NO_PAGE` or a
-   * plain 404 page (`outside`); records each call's prefix and `plainFirst`.
+   * Probes answered by prefix: the app's not-found screen under /app/, elsewhere `NO_PAGE`, a
+   * plain 404 page whose bytes were not read (`page`), or one whose were (`known page`); records
+   * each call's prefix and how it was asked (`ProbeAsk`).
    */
-  function noPageOutsideApp(outside: 'no-page' | 'page') {
+  function noPageOutsideApp(outside: 'no-page' | 'page' | 'known page') {
     const calls: string[] = [];
     const s = new SoftNotFound(
-      async (url, _queued, plainFirst) => {
+      async (url, _queued, ask) => {
         const prefix = new URL(url).pathname.replace(/spacrawl-probe-[a-z0-9]+$/, '');
-        calls.push(`${prefix} ${plainFirst ? 'plain first' : 'rendered'}`);
-        if (prefix === '/app/') return { text: NOT_FOUND_APP, status: 200, path: new URL(url).pathname, finalUrl: url };
-        if (outside === 'page') return { text: PLAIN_404, status: 404, path: new URL(url).pathname, finalUrl: url };
+        calls.push(`${prefix} ${ask.plainFirst ? 'plain first' : 'rendered'}${ask.known.length ? `, ${ask.known.map((k) => `${k.status} ${k.digest}`).join(' ')} known` : ''}`);
+        if (prefix === '/app/') return { text: NOT_FOUND_APP, status: 200, path: new URL(url).pathname, finalUrl: url, digest: 'shell' };
+        if (outside !== 'no-page') return { text: PLAIN_404, status: 404, path: new URL(url).pathname, finalUrl: url, digest: outside === 'known page' ? 'page404' : null };
         return NO_PAGE;
       },
       () => {},
@@ -142,5 +143,32 @@ describe('SoftNotFound: probes of a server that answers unknown paths with no pa
     expect(await s.judge(page('/docs/a', 'docs page a with its own text about the tool and how to use it'), false)).toBeNull();
     expect(await s.judge(page('/app/reports/old', NOT_FOUND_APP), false)).toBe('fingerprint');
     expect(calls).toEqual(['/ rendered', '/docs/ rendered', '/app/ rendered']);
+  });
+
+  it('after a probe rendered a 404 page of known bytes, later probes are asked with it (a 200 is never offered for reuse)', async () => {
+    const { s, calls, page } = noPageOutsideApp('known page');
+    expect(await s.judge(page('/docs/a', 'docs page a with its own text about the tool and how to use it'), false)).toBeNull();
+    expect(await s.judge(page('/app/reports/old', NOT_FOUND_APP), false)).toBe('fingerprint');
+    expect(await s.judge(page('/app/x/y', 'the x page of the app, about y and the rest of it'), false)).toBeNull();
+    // The same 404 is offered once, however many probes repeated it; the app's 200 screen is not.
+    expect(calls).toEqual(['/ rendered', '/docs/ rendered, 404 page404 known', '/app/ rendered, 404 page404 known']);
+  });
+});
+
+describe('repeatedProbe: a plain answer that repeats an earlier probe\'s document', () => {
+  const known: ProbeResult[] = [
+    { text: 'not found', status: 404, path: '/spacrawl-probe-a', finalUrl: null, digest: 'aaa' },
+    { text: 'gone', status: 410, path: '/x/spacrawl-probe-b', finalUrl: null, digest: 'bbb' },
+  ];
+  it('the same status and bytes: that probe', () => {
+    expect(repeatedProbe(known, 404, 'aaa')).toBe(known[0]);
+    expect(repeatedProbe(known, 410, 'bbb')).toBe(known[1]);
+  });
+  it('another status, other bytes, bytes not read, or a 200: none', () => {
+    expect(repeatedProbe(known, 410, 'aaa')).toBeUndefined();
+    expect(repeatedProbe(known, 404, 'ccc')).toBeUndefined();
+    expect(repeatedProbe(known, 404, null)).toBeUndefined();
+    expect(repeatedProbe([{ ...known[0]!, status: 200 }], 200, 'aaa')).toBeUndefined();
+    expect(repeatedProbe([], 404, 'aaa')).toBeUndefined();
   });
 });

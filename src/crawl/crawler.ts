@@ -28,7 +28,7 @@ import { resolveOptions, type CrawlOptions, type ResolvedCrawlOptions } from './
 import { PageJob } from './page-job.js';
 import { Politeness } from './politeness.js';
 import { DocumentClaims } from './redirects.js';
-import { SoftNotFound } from './soft404.js';
+import { SoftNotFound, type ProbeAsk } from './soft404.js';
 import { TrapDetector } from './traps.js';
 import { CRAWL_LIMITS } from './option-table.js';
 import type { LoginTotals } from '../model/summary.js';
@@ -143,7 +143,7 @@ export class Crawler {
       ? new SoftNotFound(
           // A probe started ahead of the pages waits its turn; one a page waits for runs at once
           // (the waiting page holds a concurrency slot but no tab).
-          (url, queued, plainFirst) => (queued ? this.limit(() => this.probe(url, plainFirst)) : this.probe(url, plainFirst)),
+          (url, queued, ask) => (queued ? this.limit(() => this.probe(url, ask)) : this.probe(url, ask)),
           (note) => this.signals.remark(note),
         )
       : null;
@@ -204,8 +204,8 @@ export class Crawler {
   }
 
   /** A soft-404 probe through the page job (none before the browser session has started). */
-  private async probe(url: string, plainFirst: boolean): Promise<Awaited<ReturnType<PageJob['probe']>>> {
-    return this.job ? this.job.probe(url, plainFirst) : null;
+  private async probe(url: string, ask: ProbeAsk): Promise<Awaited<ReturnType<PageJob['probe']>>> {
+    return this.job ? this.job.probe(url, ask) : null;
   }
 
   private async run(): Promise<void> {

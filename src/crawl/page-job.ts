@@ -14,6 +14,8 @@ import type { BrowserSession } from '../browser/session.js';
 import { canRoute, visitPage, type DocumentDecision, type DocumentResponse, type VisitOptions, type VisitResult } from '../browser/visit.js';
 import { DocumentShells } from '../browser/document-shells.js';
 import { rendersAsPage } from '../browser/document-type.js';
+import { bodyDigest } from '../browser/visit/history-route.js';
+import { MAX_SERVER_HTML_BYTES } from '../browser/server-html.js';
 import { isLogoutUrl } from '../url/logout.js';
 import type { PageRecord } from '../model/record.js';
 import { screenshotFileName } from '../browser/screenshot-name.js';
@@ -30,7 +32,7 @@ import { recordFromVisit } from './record-builder.js';
 import { offerEarlyLinks } from './early-links.js';
 import { redirectRecord, type DocumentClaims } from './redirects.js';
 import { backoffMs, isRetryable, parseRetryAfter, RETRYABLE_STATUS } from './retry.js';
-import { NO_PAGE, type ProbeResult, type SoftNotFound } from './soft404.js';
+import { NO_PAGE, repeatedProbe, type ProbeAsk, type ProbeResult, type SoftNotFound } from './soft404.js';
 import { CRAWL_LIMITS } from './option-table.js';
 import type { Secrets } from '../model/secrets.js';
 import type { CrawlEvent } from './events.js';
@@ -151,13 +153,14 @@ export class PageJob {
 
   /**
    * Render a not-found probe: the visit step with no record, no budget and no lease; it takes a
-   * tab and obeys robots.txt and politeness (see SoftNotFound). With `plainFirst` (and no login)
-   * the URL is asked for over plain HTTP first, and rendered only when it answers with a page
-   * (see `answersNonHtml`).
-   * @returns what it rendered; `NO_PAGE` when the URL answered with no page (see `rendersAsPage`);
-   *   `null` when it was disallowed, failed or the crawl is ending
+   * tab and obeys robots.txt and politeness (see SoftNotFound). When `ask` says so (and with no
+   * login) the URL is asked for over plain HTTP first, and rendered only when that does not
+   * tell (see `askPlain`).
+   * @returns what it rendered, or the earlier probe of `ask.known` whose document the plain answer
+   *   repeats (with this URL as its `finalUrl`); `NO_PAGE` when the URL answered with no page (see
+   *   `rendersAsPage`); `null` when it was disallowed, failed or the crawl is ending
    */
-  async probe(url: string, plainFirst = false): Promise<ProbeResult | typeof NO_PAGE | null> {
+  async probe(url: string, ask: ProbeAsk = { plainFirst: false, known: [] }): Promise<ProbeResult | typeof NO_PAGE | null> {
     if (this.p.stopping() || !this.p.session.started) return null;
     if (this.p.robots && !(await this.p.robots.isAllowed(url))) return null;
     const host = Politeness.key(url);
@@ -165,13 +168,18 @@ export class PageJob {
     try {
       const guard = this.p.login?.guard ?? null;
       // Logged in, a plain request would not carry the session: only the browser asks.
-      if (plainFirst && !guard && (await this.answersNonHtml(url, host))) return NO_PAGE;
+      if ((ask.plainFirst || ask.known.length > 0) && !guard) {
+        const plain = await this.askPlain(url, host, ask.known.length > 0);
+        if (plain === NO_PAGE) return NO_PAGE;
+        const repeated = plain ? repeatedProbe(ask.known, plain.status, plain.digest) : undefined;
+        if (repeated) return { ...repeated, finalUrl: url };
+      }
       const res = await this.visit(url, host, guard ? { onDocument: (doc) => guard.rules.onDocument(doc) ?? 'follow', lookFor: guard.rules.selectors } : {});
       if (res.nonHtml) return NO_PAGE;
       if (res.error) return null;
       // A probe that found the session logged out says nothing about "not found" pages.
       if (guard && guard.rules.judge(res, url)) return null;
-      return { text: res.text, status: res.status, path: new URL(url).pathname, finalUrl: res.finalUrl };
+      return { text: res.text, status: res.status, path: new URL(url).pathname, finalUrl: res.finalUrl, digest: res.bodyDigest };
     } catch {
       return null;
     } finally {
@@ -181,24 +189,26 @@ export class PageJob {
 
   /**
    * A probe URL asked for over plain HTTP first (as a navigation asks: its `Accept`, the crawl's
-   * User-Agent, headers and proxy; no redirect followed; the body not read), in the host's order of
-   * navigations (`--rate`, Crawl-delay). A server that answers unknown paths with no page (a
-   * text/plain or JSON "not found", an attachment: see `rendersAsPage`) renders no not-found
-   * screen, so the probe needs no tab: on a static site each directory's probe was a page load
-   * that the first page of the directory waited for (TypeDoc: 7 probes, 52–297 ms each).
-   * @returns `true` when the answer is no page; `false` when only rendering tells (a page, a
-   *   redirect, no answer)
+   * User-Agent, headers and proxy; no redirect followed), in the host's order of navigations
+   * (`--rate`, Crawl-delay). A server that answers unknown paths with no page (a text/plain or
+   * JSON "not found", an attachment: see `rendersAsPage`) renders no not-found screen, so the
+   * probe needs no tab: on a static site each directory's probe was a page load that the first
+   * page of the directory waited for (TypeDoc: 7 probes, 52–297 ms each). With `readBody`, a page's
+   * body is read (up to `MAX_SERVER_HTML_BYTES`) and hashed, for `repeatedProbe`.
+   * @returns `NO_PAGE` when the answer is no page; the status and, when read whole, the SHA-1 (hex)
+   *   of a page's body; `null` when only rendering tells (a redirect, no answer)
    */
-  private async answersNonHtml(url: string, host: string): Promise<boolean> {
+  private async askPlain(url: string, host: string, readBody: boolean): Promise<typeof NO_PAGE | { status: number; digest: string | null } | null> {
     let ticket: NavigationTicket | null = null;
     try {
       ticket = await this.beforeNavigate(host);
       this.p.politeness.sent(ticket);
-      const res = await this.p.session.http.request(url, { timeoutMs: this.p.options.timeoutMs, accept: NAVIGATION_ACCEPT });
-      if (res.status >= 300 && res.status < 400) return false;
-      return !rendersAsPage(res.headers['content-type'] ?? null, res.headers['content-disposition'] ?? null);
+      const res = await this.p.session.http.request(url, { timeoutMs: this.p.options.timeoutMs, accept: NAVIGATION_ACCEPT, maxBodyBytes: readBody ? MAX_SERVER_HTML_BYTES : 0 });
+      if (res.status >= 300 && res.status < 400) return null;
+      if (!rendersAsPage(res.headers['content-type'] ?? null, res.headers['content-disposition'] ?? null)) return NO_PAGE;
+      return { status: res.status, digest: readBody && !res.truncated ? bodyDigest(res.body) : null };
     } catch {
-      return false;
+      return null;
     } finally {
       if (ticket) this.p.politeness.done(ticket);
     }

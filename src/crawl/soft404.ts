@@ -40,6 +40,33 @@ export interface ProbeResult {
   path: string;
   /** Where the probe ended, after server and client redirects (absolute), or `null`. */
   finalUrl: string | null;
+  /**
+   * SHA-1 (hex) of the probe's document as the server sent it (read beside the rendering, see the
+   * visit's inspect stage), or `null` when it was not read: what a later probe's plain request is
+   * compared with (see {@link ProbeAsk.known}).
+   */
+  digest: string | null;
+}
+
+/** How a probe may be asked for (see {@link ProbeRunner}). */
+export interface ProbeAsk {
+  /**
+   * An earlier probe of the origin answered with no page (see {@link NO_PAGE}): ask over plain
+   * HTTP first and render only when the answer is a page (a redirect, HTML). On a static site
+   * that answers every unknown path with a plain "not found", each route prefix's probe then
+   * costs one request and no tab.
+   */
+  plainFirst: boolean;
+  /**
+   * Earlier probes of the origin that rendered a 404 or 410 document whose bytes are known
+   * ({@link ProbeResult.digest}). When there are any, the probe is asked for over plain HTTP first
+   * too, and an answer with the same status and the same bytes as one of them is that probe's
+   * rendering again: not rendered. A static site with an HTML "not found" page (most hosted sites)
+   * answers every directory's probe with the same document, and the first page of each directory
+   * waited for its probe's page load. A page whose bytes differ (one that prints the path, or a
+   * token) is rendered as before.
+   */
+  known: readonly ProbeResult[];
 }
 
 /**
@@ -51,15 +78,24 @@ export interface ProbeResult {
 export const NO_PAGE = 'no-page';
 
 /**
- * Renders one probe URL and returns what it rendered, {@link NO_PAGE}, or `null` if it failed.
+ * Renders one probe URL and returns what it rendered (or, see {@link ProbeAsk.known}, an earlier
+ * probe's rendering that its plain answer repeats), {@link NO_PAGE}, or `null` if it failed.
  * - `queued`: through the crawl's concurrency limit (a probe started ahead of the pages);
  *   otherwise at once (a page waits for it).
- * - `plainFirst`: an earlier probe of the origin answered with no page; ask over plain HTTP
- *   first and render only when the answer is a page (a redirect, HTML): on a static site that
- *   answers every unknown path with a plain "not found", each route prefix's probe then costs
- *   one request and no tab.
+ * - `ask`: whether to ask over plain HTTP first (see {@link ProbeAsk}).
  */
-export type ProbeRunner = (url: string, queued: boolean, plainFirst: boolean) => Promise<ProbeResult | typeof NO_PAGE | null>;
+export type ProbeRunner = (url: string, queued: boolean, ask: ProbeAsk) => Promise<ProbeResult | typeof NO_PAGE | null>;
+
+/**
+ * The probe of `known` whose document a plain answer repeats: same status (404 or 410 only: a
+ * 200 shell renders by its URL's route) and same bytes; `undefined` when none does.
+ * @param status - the plain answer's status
+ * @param digest - SHA-1 (hex) of its body, or `null` when it was not read whole
+ */
+export function repeatedProbe(known: readonly ProbeResult[], status: number, digest: string | null): ProbeResult | undefined {
+  if (digest === null || (status !== 404 && status !== 410)) return undefined;
+  return known.find((k) => k.status === status && k.digest === digest);
+}
 
 /** A rendered page to judge. */
 export interface RenderedPage {
@@ -92,6 +128,8 @@ interface OriginState {
   seed: Set<string> | null;
   /** `true` once a probe of the origin answered with no page (see {@link NO_PAGE}). */
   noPage: boolean;
+  /** The origin's probes that rendered a 404 or 410 document of known bytes (see {@link ProbeAsk.known}). */
+  known: ProbeResult[];
 }
 
 /**
@@ -162,7 +200,7 @@ export class SoftNotFound {
   private state(origin: string): OriginState {
     let st = this.origins.get(origin);
     if (!st) {
-      st = { probes: new Map(), seed: null, noPage: false };
+      st = { probes: new Map(), seed: null, noPage: false, known: [] };
       this.origins.set(origin, st);
     }
     return st;
@@ -178,9 +216,10 @@ export class SoftNotFound {
     if (known) return known;
     if (st.probes.size >= MAX_PROBES_PER_ORIGIN) return undefined;
     const url = SoftNotFound.probeUrl(origin, prefix);
-    const p = this.runProbe(url, queued, st.noPage).then((r): Fingerprint | null => {
+    const p = this.runProbe(url, queued, { plainFirst: st.noPage, known: [...st.known] }).then((r): Fingerprint | null => {
       if (r === NO_PAGE) st.noPage = true;
       if (!r || r === NO_PAGE) return null;
+      if (r.digest !== null && (r.status === 404 || r.status === 410) && !st.known.some((k) => k.digest === r.digest && k.status === r.status)) st.known.push(r);
       const redirectedTo = r.finalUrl && stripHash(r.finalUrl) !== url ? stripHash(r.finalUrl) : null;
       return { prefix, shingles: shingles(r.text, r.path), status: r.status, redirectedTo, fallback: false };
     });

@@ -194,6 +194,11 @@ export interface VisitResult extends PageObservation {
   interrupted: boolean;
   /** `true` when the page could not be closed cleanly: the context should be discarded. */
   contextBroken: boolean;
+  /**
+   * SHA-1 (hex) of the shown document's body as the server sent it (read for the server-HTML
+   * view, see the inspect stage), or `null` when it was not read.
+   */
+  bodyDigest: string | null;
 }
 
 /** A visit result before anything was seen: {@link blankObservation} plus empty visit fields. */
@@ -216,6 +221,7 @@ export function blankVisitResult(): VisitResult {
     stopped: null,
     interrupted: false,
     contextBroken: false,
+    bodyDigest: null,
   };
 }
 
