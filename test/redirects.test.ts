@@ -198,3 +198,43 @@ describe('client-side redirects', () => {
     expect(byPath(records, '/hash/#/old')?.finalUrl ?? records.find((r) => r.url.endsWith('#/old'))!.finalUrl).toBe(`${o}/hash/#/new`);
   });
 });
+
+describe('redirects that never end', () => {
+  it('pages that send each other back and forth (script, meta refresh) end as a redirect loop after each URL was loaded twice; a consent round trip is no loop', async () => {
+    const records = await run('/loop/', 2);
+    const o = sites.site.origin;
+    const rec = (p: string): PageRecord => records.find((r) => r.url === `${o}${p}`)!;
+    const chain = (p: string): string[] => rec(p).redirectChain.map((h) => `${h.url.slice(o.length)} ${h.status ?? '-'} ${h.kind}`);
+    for (const [a, b] of [
+      ['/loop/js-a', '/loop/js-b'],
+      ['/loop/meta-a', '/loop/meta-b'],
+    ] as const) {
+      expect(rec(a), a).toMatchObject({ status: null, finalUrl: null, title: null, links: [], attempts: 1, error: { code: 'network', message: 'ERR_TOO_MANY_REDIRECTS' } });
+      expect(chain(a)).toEqual([`${a} - client`, `${b} - client`, `${a} - client`]);
+      // a → b → a, and the second b is refused: each loaded twice (the second b only asked for).
+      expect([docs(a), docs(b)]).toEqual([2, 2]);
+    }
+    // An HTTP loop: Chromium gives up at its 20th redirect; the hops it made are the chain.
+    expect(rec('/loop/http-a')).toMatchObject({ status: null, finalUrl: null, error: { code: 'network', message: 'ERR_TOO_MANY_REDIRECTS' } });
+    expect(chain('/loop/http-a')).toEqual(Array.from({ length: 20 }, (_, i) => `/loop/http-${i % 2 ? 'b' : 'a'} 302 http`));
+    // A chain of 31 distinct URLs: the same error, the 20 hops made.
+    expect(chain('/loop/long/0')).toEqual(Array.from({ length: 20 }, (_, i) => `/loop/long/${i} 301 http`));
+    // A page that forwards to a new URL each time: at most 20 forwards.
+    expect(rec('/loop/ticker?n=0')).toMatchObject({ error: { code: 'network', message: 'ERR_TOO_MANY_REDIRECTS' } });
+    expect(chain('/loop/ticker?n=0')).toEqual(Array.from({ length: 21 }, (_, i) => `/loop/ticker?n=${i} - client`));
+    expect(docs('/loop/ticker')).toBe(22);
+    // round → gate → round (now with its cookie): read where it stays, its link followed.
+    expect(rec('/loop/round')).toMatchObject({ error: null, title: 'Round', finalUrl: `${o}/loop/round` });
+    expect(rec('/loop/after-round')).toMatchObject({ error: null, title: 'After round' });
+    // The audit names the loop, or the chain that did not end.
+    const found = audit(records).issues.filter((i) => i.rule === 'redirect-loop').map((i) => [i.url.slice(o.length), i.message.replaceAll(o, '')]);
+    expect(sorted(found.map((f) => f.join(': ')))).toEqual([
+      '/loop/http-a: a redirect loop: /loop/http-a → /loop/http-b → /loop/http-a',
+      '/loop/js-a: a redirect loop: /loop/js-a → /loop/js-b → /loop/js-a',
+      '/loop/long/0: redirects never end: 20 without an end, /loop/long/0 → … → /loop/long/19',
+      '/loop/meta-a: a redirect loop: /loop/meta-a → /loop/meta-b → /loop/meta-a',
+      '/loop/ticker?n=0: redirects never end: 21 without an end, /loop/ticker?n=0 → … → /loop/ticker?n=20',
+    ]);
+    expect(audit(records).issues.filter((i) => i.rule === 'redirect-chain')).toEqual([]);
+  });
+});

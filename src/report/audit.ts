@@ -201,13 +201,15 @@ function recordIssues(r: PageRecord, add: AddIssue, refs: ReferrerLists, slowMs:
     return;
   }
   const html = r.status !== null && r.status < 400 && r.error === null && r.title !== null;
-  if (r.error?.code === 'network' && /TOO_MANY_REDIRECTS/.test(r.error.message)) add('redirect-loop', r.url, `redirects never end (${r.error.message})`, refs.of(r.url));
+  const neverEnds = r.error?.code === 'network' && /TOO_MANY_REDIRECTS/.test(r.error.message);
+  if (neverEnds) add('redirect-loop', r.url, redirectsNeverEnd(r), refs.of(r.url));
   else if (isBotWall(r)) add('blocked', r.url, blockedWhy(r), refs.of(r.url));
   else if (r.error) add('broken-link', r.url, `${r.error.code}: ${r.error.message}`, refs.of(r.url));
   else if (r.status !== null && r.status >= 400) add('broken-link', r.url, `HTTP ${r.status}`, refs.of(r.url));
   else if (r.soft404) add('broken-link', r.url, 'soft 404: answers 200 but renders a "not found" screen', refs.of(r.url));
   if (r.status !== null && r.status >= 500) add('server-error', r.url, `HTTP ${r.status}`);
-  chainRule();
+  // The hops of redirects that never end are that finding's detail, not a chain of their own.
+  if (!neverEnds) chainRule();
   for (const e of r.pageErrors) add('js-error', r.url, e);
   if (r.consoleErrors.length) add('console-error', r.url, `${r.consoleErrors.length} console error(s): ${r.consoleErrors[0]}`);
   for (const f of r.failedRequests) add('failed-request', r.url, `${f.resourceType} ${f.url}: ${f.status ?? f.failure ?? 'failed'}`);
@@ -311,4 +313,21 @@ export function failingIssues(result: AuditResult, failOn: readonly string[]): A
   const wanted = new Set(failOn);
   const warnings = failsOnEveryWarning(failOn);
   return result.issues.filter((i) => !i.ignored && (wanted.has(i.rule) || (warnings && i.severity !== 'notice')));
+}
+
+/**
+ * What the `redirect-loop` finding says of a record whose redirects never ended: the loop (the
+ * hops up to the first URL seen again), or, when no URL came back, that there were too many
+ * (Chromium gives up after 20), with the hops the crawl saw (`redirectChain`).
+ */
+export function redirectsNeverEnd(r: Pick<PageRecord, 'redirectChain' | 'error'>): string {
+  const urls = r.redirectChain.map((h) => h.url);
+  const seen = new Map<string, number>();
+  for (let i = 0; i < urls.length; i++) {
+    const first = seen.get(urls[i]!);
+    if (first !== undefined) return `a redirect loop: ${urls.slice(first, i + 1).join(' → ')}`;
+    seen.set(urls[i]!, i);
+  }
+  if (urls.length > 0) return `redirects never end: ${urls.length} without an end, ${urls[0]} → … → ${urls[urls.length - 1]}`;
+  return `redirects never end (${r.error?.message ?? 'ERR_TOO_MANY_REDIRECTS'})`;
 }

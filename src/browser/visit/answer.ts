@@ -7,6 +7,7 @@
 import type { RecordError } from '../../model/record.js';
 import type { VisitContext } from './context.js';
 import type { StageEnd } from './pipeline.js';
+import { loopedAnswer } from './intercept.js';
 import { httpChain } from './urls.js';
 
 /**
@@ -30,6 +31,8 @@ export async function readAnswer(ctx: VisitContext, navError: RecordError | null
   const { result, activity: act, document: doc, opts } = ctx;
   const mainResp = act.mainResponse;
   const stopped = result.stopped;
+  // The page's client-side navigations went round in a loop (see the intercept stage).
+  if (doc.looped) return loopedAnswer(ctx);
   if (stopped && stopped.kind === 'http') {
     // The URL only forwards: to an off-site target, or to a page recorded under another URL.
     result.redirectChain = doc.hops;
@@ -89,6 +92,8 @@ export async function readAnswer(ctx: VisitContext, navError: RecordError | null
     // extraction); with no document at all there is nothing to read either.
     result.error =
       mainResp && navError.code === 'timeout' ? { code: 'timeout', message: `DOMContentLoaded not reached within ${opts.navigationTimeoutMs} ms` } : navError;
+    // Redirects that never ended: the hops that passed are the record's chain.
+    if (navError.code === 'network' && navError.message === 'ERR_TOO_MANY_REDIRECTS' && result.redirectChain.length === 0) result.redirectChain = [...doc.hops];
     return 'done';
   }
 }

@@ -13,7 +13,7 @@ import { isRequestStage } from '../tab.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import type { DocumentDecision, StoppedNavigation } from './types.js';
-import { inheritFragment, resolveLocation, sameDocument } from './urls.js';
+import { inheritFragment, resolveLocation, sameDocument, stripFragment } from './urls.js';
 
 /**
  * Reloads of its own URL a page may make during one visit (`<meta http-equiv="refresh">` without
@@ -22,6 +22,16 @@ import { inheritFragment, resolveLocation, sameDocument } from './urls.js';
  * still read once.
  */
 export const MAX_SELF_RELOADS = 1;
+
+/**
+ * Client-side navigations to other documents (a `location` change, a `<meta http-equiv=refresh>`)
+ * a page may make while its visit decides documents, as Chromium allows 20 HTTP redirects. A
+ * navigation that repeats one the visit already made (the same document to the same URL: two
+ * pages that send each other back and forth) is refused at once. Going to a document shown
+ * before is not a loop by itself: a page may send the browser to a consent or login page that
+ * sends it back.
+ */
+export const MAX_CLIENT_FORWARDS = 20;
 
 /** The part of CDP's `Fetch.requestPaused` event the visit reads. */
 export interface PausedResponse {
@@ -126,8 +136,19 @@ async function decide(ctx: VisitContext, ev: PausedResponse): Promise<void> {
   }
   if (decision !== 'follow') return stopAt(ctx, ev, { reason: decision.stop, target: at, kind: initial ? 'http' : 'client' });
   if (!initial) {
+    const from = ctx.page.url();
     // The page reloads itself again: refused, it is read as it is.
-    if (sameDocument(ev.request.url, ctx.page.url()) && ++doc.selfReloads > MAX_SELF_RELOADS) return refuse(ctx, ev);
+    if (sameDocument(ev.request.url, from)) return ++doc.selfReloads > MAX_SELF_RELOADS ? refuse(ctx, ev) : pass(ctx, ev);
+    const forward = { from: stripFragment(from), to: stripFragment(ev.request.url) };
+    const again = doc.forwards.some((f) => f.from === forward.from && f.to === forward.to);
+    doc.forwards.push(forward);
+    if (again || doc.forwards.length > MAX_CLIENT_FORWARDS) {
+      // Round and round: refused, and the visit ends as a redirect loop.
+      doc.looped = true;
+      refuse(ctx, ev);
+      doc.clientStop();
+      return;
+    }
     return pass(ctx, ev);
   }
   doc.decided = true;
@@ -136,4 +157,23 @@ async function decide(ctx: VisitContext, ev: PausedResponse): Promise<void> {
   doc.nonHtml = { status, contentType: ct, url: ev.request.url, retryAfter: header('retry-after') };
   result.respondedAt = Date.now();
   answerEmpty(ctx, ev);
+}
+
+/**
+ * End a visit whose client-side navigations looped (`MainDocument.looped`) as an HTTP redirect
+ * loop ends: error `network` / `ERR_TOO_MANY_REDIRECTS` (the `redirect-loop` audit rule, not
+ * retried), `redirectChain` the first navigation's HTTP hops and then each document that
+ * forwarded (a `client` hop, up to the refused navigation); no status and no final URL, as for
+ * an HTTP loop (no answer of the page was the page's), nothing read.
+ */
+export function loopedAnswer(ctx: VisitContext): 'done' {
+  const { result, document: doc } = ctx;
+  result.error = { code: 'network', message: 'ERR_TOO_MANY_REDIRECTS' };
+  result.redirectChain = [...doc.hops, ...doc.forwards.map((f) => ({ url: f.from, status: null, kind: 'client' as const }))];
+  result.status = null;
+  result.finalUrl = null;
+  result.title = null;
+  result.links = [];
+  result.settled = true;
+  return 'done';
 }

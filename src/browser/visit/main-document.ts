@@ -41,6 +41,17 @@ export class MainDocument {
   ownStatus: number | null = null;
   /** Client-side navigations of the page to its own URL so far. */
   selfReloads = 0;
+  /**
+   * Client-side navigations of the page to other documents so far, in order: the URL the page
+   * was at and the URL it went to (fragments dropped). See `MAX_CLIENT_FORWARDS`.
+   */
+  readonly forwards: { from: string; to: string }[] = [];
+  /**
+   * Set when the page's client-side navigations went round in a loop (one repeated a navigation
+   * this visit already made) or went on past `MAX_CLIENT_FORWARDS`: the last one was refused, and
+   * the visit ends as a redirect loop (see `loopedAnswer`).
+   */
+  looped = false;
   /** For a history route visit: the URL the shell document is shown at (the route's); else `null` (the response's own URL). */
   routeUrl: string | null = null;
   /** SHA-1 of the document's body as the server sent it, once the inspect stage read it; else `null`. */

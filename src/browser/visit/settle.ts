@@ -24,6 +24,7 @@ import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import { VisitAbort } from './types.js';
 import { judgeSettle } from './settle-rule.js';
+import { loopedAnswer } from './intercept.js';
 import { inheritFragment } from './urls.js';
 
 /**
@@ -81,6 +82,8 @@ export function settle(): Stage<VisitContext> {
     async action(ctx) {
       const { result, requestedUrl } = ctx;
       result.settled = await waitForSettle(ctx);
+      // The page's client-side navigations went round in a loop (see the intercept stage).
+      if (ctx.document.looped) return loopedAnswer(ctx);
       result.timings.settledMs = Date.now() - ctx.startedAt;
       result.timings.serverWaitMs = ctx.activity.serverWait.totalMs();
       ctx.document.deciding = false;
@@ -116,7 +119,7 @@ export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTi
     const left = capMs - (now - start);
     if (left <= 0) return false;
     // A client-side navigation was stopped: the page only forwards, nothing here is read.
-    if (ctx.result.stopped) return false;
+    if (ctx.result.stopped || ctx.document.looped) return false;
     // While a request the page waits on is in flight, there is no need to ask the page.
     if (act.waitedOn(now) === 0 && now >= nextRead) {
       const req: QuietRequest = {
