@@ -238,3 +238,21 @@ describe('redirects that never end', () => {
     expect(audit(records).issues.filter((i) => i.rule === 'redirect-chain')).toEqual([]);
   });
 });
+
+describe('a refresh that waits', () => {
+  it('a <meta http-equiv=refresh> whose delay outlasts the visit is a link of the page (source refresh); a reload is none', async () => {
+    const records = await run('/later/');
+    const o = sites.site.origin;
+    const rec = (p: string): PageRecord => records.find((r) => r.url === `${o}${p}`)!;
+    const refreshes = (p: string): string[] => rec(p).linkDetails.filter((l) => l.source === 'refresh').map((l) => l.url.replace(o, '').replace(sites.other.origin, 'OTHER'));
+    expect(refreshes('/later/a')).toEqual(['/later/five']);
+    expect(refreshes('/later/b')).toEqual(['/later/quoted']);
+    expect(refreshes('/later/c')).toEqual(['/later/in-dir']);
+    expect(refreshes('/later/d')).toEqual(['OTHER/elsewhere']);
+    expect(refreshes('/later/self')).toEqual([]);
+    // Each page was read where it was (no forward), and the targets in scope were crawled.
+    for (const p of ['/later/a', '/later/b', '/later/c', '/later/d', '/later/self']) expect(rec(p), p).toMatchObject({ finalUrl: `${o}${p}`, redirectChain: [], error: null });
+    expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(['/later/', '/later/a', '/later/b', '/later/c', '/later/d', '/later/five', '/later/in-dir', '/later/quoted', '/later/self']);
+    expect(sites.other.count('/elsewhere')).toBe(0);
+  });
+});

@@ -63,6 +63,13 @@ export interface ExtractResult {
   robotsMeta: { name: string; content: string }[];
   /** URLs the page tried to open with `window.open` (resolved). */
   opened: string[];
+  /**
+   * Where the document's first `<meta http-equiv="refresh">` sends the browser (resolved), or
+   * `null`: none, no URL (a reload), or the page's own URL. Parsed as the HTML standard's shared
+   * declarative refresh steps do (§4.2.5.3): a delay, then `;` or `,`, an optional `url=`, and
+   * the URL, quotes allowed.
+   */
+  refresh: string | null;
   /** Document content type as the browser saw it (`document.contentType`). */
   contentType: string;
   /** Navigation Timing values (ms from navigation start), `null` where not reached. */
@@ -130,6 +137,25 @@ export function extractPage(): ExtractResult {
     }
   };
   visit(document, false);
+  const refreshTarget = (): string | null => {
+    const content = document.querySelector('meta[http-equiv="refresh" i]')?.getAttribute('content') ?? '';
+    const m = /^[\t\n\f\r ]*[\d.]+[\t\n\f\r ]*(?:[;,][\t\n\f\r ]*)?(?:url[\t\n\f\r ]*=[\t\n\f\r ]*)?(.*)$/is.exec(content);
+    if (!m) return null;
+    let url = m[1]!;
+    const quote = url[0];
+    if (quote === '"' || quote === "'") {
+      const end = url.indexOf(quote, 1);
+      url = url.slice(1, end === -1 ? undefined : end);
+    }
+    url = url.trim();
+    if (url === '') return null;
+    try {
+      const target = new URL(url, document.baseURI).href;
+      return target.split('#')[0] === location.href.split('#')[0] ? null : target;
+    } catch {
+      return null;
+    }
+  };
   const navEntry = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
   const pos = (n: number | undefined): number | null => (n && n > 0 ? Math.round(n) : null);
   return {
@@ -153,6 +179,7 @@ export function extractPage(): ExtractResult {
       .slice(0, 50)
       .map((m) => ({ name: m.getAttribute('name') ?? '', content: (m.getAttribute('content') ?? '').slice(0, 500) })),
     opened: [...((window as unknown as { __spacrawl?: { opened: string[] } }).__spacrawl?.opened ?? [])],
+    refresh: refreshTarget(),
     baseURI: document.baseURI,
     href: location.href,
     contentType: document.contentType,

@@ -32,10 +32,11 @@ export {
  * How a link was found on a page: `anchor` (an `<a href>`, `<area href>` or SVG `<a>` of the
  * document), `shadow` (the same inside a shadow root), `frame` (inside a same-origin frame),
  * `frame-src` (the `src` of an `<iframe>` or `<frame>`: the frame's document is a URL of the
- * crawl too), `popup` (`window.open`), `click` and `scroll` (click and scroll discovery),
- * `sitemap`.
+ * crawl too), `popup` (`window.open`), `refresh` (a `<meta http-equiv="refresh">` whose delay
+ * outlasted the visit: a person is sent there once it has passed), `click` and `scroll` (click
+ * and scroll discovery), `sitemap`.
  */
-export type LinkSource = 'anchor' | 'shadow' | 'frame' | 'frame-src' | 'popup' | 'click' | 'scroll' | 'sitemap';
+export type LinkSource = 'anchor' | 'shadow' | 'frame' | 'frame-src' | 'popup' | 'refresh' | 'click' | 'scroll' | 'sitemap';
 
 /** Every link found on a page, in scope or not. */
 export interface LinkDetail {

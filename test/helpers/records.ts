@@ -30,7 +30,7 @@ export const RECORD_FIELDS = [
   'skipped',
 ] as const;
 
-const LINK_SOURCES = ['anchor', 'shadow', 'frame', 'frame-src', 'popup', 'click', 'scroll', 'sitemap'];
+const LINK_SOURCES = ['anchor', 'shadow', 'frame', 'frame-src', 'popup', 'refresh', 'click', 'scroll', 'sitemap'];
 const SKIP_REASONS = ['robots', 'scope', 'budget', 'non-html', 'trap', 'duplicate', 'logout'];
 const DIALOG_TYPES = ['alert', 'confirm', 'prompt', 'beforeunload'];
 const TIMING_KEYS = ['ttfb', 'domContentLoaded', 'load', 'settledMs', 'lastChangeMs', 'serverWaitMs', 'total'];

@@ -80,6 +80,8 @@ async function readDom(ctx: VisitContext): Promise<void> {
   result.timings.load = main.nav.load;
   for (const l of main.links) result.links.push(found(l, l.inShadow ? 'shadow' : 'anchor'));
   for (const href of main.opened) result.links.push({ href, text: '', source: 'popup', rel: '' });
+  // A refresh with a delay longer than the visit sends a person there once it has passed.
+  if (main.refresh) result.links.push({ href: main.refresh, text: '', source: 'refresh', rel: '' });
   result.text = main.text;
   result.h1 = main.h1;
   result.headings = main.headings;
