@@ -142,6 +142,13 @@ describe('redirects leaving the scope', () => {
       });
       expect(sites.other.count(target)).toBeLessThanOrEqual(1);
     }
+    // A forward to a host that cannot be reached is the same forward, not Chromium's error page.
+    expect(byPath(records, '/off/dead-out')).toMatchObject({
+      skipped: 'scope',
+      redirect: true,
+      finalUrl: `${sites.deadOrigin}/landing4`,
+      redirectChain: [{ url: `${sites.site.origin}/off/dead-out`, status: null, kind: 'client' }],
+    });
     // Nothing of the other host was rendered: its page links to /x, which no record names.
     expect(records.some((r) => r.linkDetails.some((l) => l.url.startsWith(sites.other.origin)))).toBe(false);
     expect(sites.other.count('/x')).toBe(0);

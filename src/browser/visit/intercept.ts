@@ -106,6 +106,21 @@ function stopAt(ctx: VisitContext, ev: PausedResponse, stop: StoppedNavigation):
   }
 }
 
+/**
+ * A client-side navigation of the main frame that got no answer (`responseErrorReason`: a host
+ * that cannot be reached) is decided by where it was going, as an answered one is: one off-site
+ * or disallowed is stopped (the page only forwards there; the record names the target, not
+ * Chromium's error page). The first navigation's own failure goes through: the navigation
+ * reports it.
+ */
+async function decideUnanswered(ctx: VisitContext, ev: PausedResponse): Promise<void> {
+  const { document: doc, opts } = ctx;
+  if (!doc.decided || !ev.responseErrorReason || !opts.onDocument) return pass(ctx, ev);
+  const decision = await Promise.resolve(opts.onDocument({ url: ev.request.url, status: null, location: null, initial: false })).catch((): DocumentDecision => 'follow');
+  if (decision !== 'follow' && !ctx.result.stopped) return stopAt(ctx, ev, { reason: decision.stop, target: ev.request.url, kind: 'client' });
+  return pass(ctx, ev);
+}
+
 /** Decide one paused response (see the module comment). Never throws. */
 async function decide(ctx: VisitContext, ev: PausedResponse): Promise<void> {
   const { document: doc, result, opts, requestedUrl } = ctx;
@@ -113,7 +128,8 @@ async function decide(ctx: VisitContext, ev: PausedResponse): Promise<void> {
   // refuses it), an asset's response to the tab's placeholders (see `openTab`).
   if ((ctx.tab.guarded && isRequestStage(ev)) || isAssetResponse(ev)) return;
   const status = ev.responseStatusCode;
-  if (ev.frameId !== ctx.tab.mainFrameId || status === undefined || !doc.deciding || result.stopped) return pass(ctx, ev);
+  if (ev.frameId !== ctx.tab.mainFrameId || !doc.deciding || result.stopped) return pass(ctx, ev);
+  if (status === undefined) return decideUnanswered(ctx, ev);
   const headers = ev.responseHeaders ?? [];
   const header = (n: string): string | null => headers.find((h) => h.name.toLowerCase() === n)?.value ?? null;
   const ct = header('content-type');

@@ -115,8 +115,8 @@ export interface ScreenshotSettings {
 export interface DocumentResponse {
   /** The URL that answered (absolute). */
   url: string;
-  /** Its HTTP status. */
-  status: number;
+  /** Its HTTP status; `null` for a client-side navigation that got no answer (a host that cannot be reached). */
+  status: number | null;
   /** For a redirect (3xx with `Location`): the target, resolved against `url`; else `null`. */
   location: string | null;
   /** `true` while the visit's first navigation is under way (its redirect hops and its document); `false` for a client-side navigation after it. */
