@@ -343,6 +343,23 @@ describe('hostile pages', () => {
     expect(s.log.filter((r) => r.path === '/calendar')).toHaveLength(5);
   });
 
+  it.concurrent('a calendar whose every month links to the next and the previous (/cal/2024/1) stops at --max-query-variants dates with skipped: trap', async () => {
+    const s = await startFixtureServer((_req, url) => {
+      if (url.pathname === '/') return { body: html('Home', '<a href="/cal/2024/1">calendar</a>') };
+      const m = /^\/cal\/(\d{4})\/(\d{1,2})$/.exec(url.pathname);
+      if (!m) return { status: 404, body: html('Not found', '') };
+      const at = Number(m[1]) * 12 + Number(m[2]) - 1;
+      const month = (n: number): string => `/cal/${Math.floor(n / 12)}/${(n % 12) + 1}`;
+      return { body: html(`Month ${m[1]}-${m[2]}`, `<a href="${month(at + 1)}">next</a> <a href="${month(at - 1)}">previous</a>`) };
+    });
+    servers.push(s);
+    const recs = await run({ seeds: [`${s.origin}/`], maxQueryVariants: 5, concurrency: 1, soft404: false });
+    const paths = (skipped: string | null): string[] => recs.filter((r) => r.skipped === skipped && r.url.includes('/cal/')).map((r) => new URL(r.url).pathname).sort();
+    expect(paths(null)).toEqual(['/cal/2023/11', '/cal/2023/12', '/cal/2024/1', '/cal/2024/2', '/cal/2024/3']);
+    expect(paths('trap')).toEqual(['/cal/2023/10', '/cal/2024/4']);
+    expect(s.log.filter((r) => r.path.startsWith('/cal/'))).toHaveLength(5);
+  });
+
   it.concurrent('repeating path segments are a trap', async () => {
     const s = await site({
       '/': { body: html('Home', '<a href="a/b/">loop</a>') },

@@ -251,7 +251,7 @@ export const CRAWL_OPTIONS = {
     default: 100,
     value: 'N',
     topic: 'politeness',
-    help: 'distinct query strings visited per path before the rest are skipped as a trap',
+    help: 'distinct query strings visited per path, and dates per calendar path (/cal/2024/01), before the rest are skipped as a trap',
   },
   recycleAfter: {
     flag: 'recycle-after',
