@@ -25,16 +25,20 @@ export type CheckAnswer = Omit<LinkCheck, 'kind'>;
  */
 export const NAVIGATION_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
-/** HEAD and then, only if needed, GET: which requests a check made. */
-const RETRY_WITH_GET = (a: Attempt): boolean => ('error' in a ? a.error.code !== 'timeout' : a.status >= 400);
+/**
+ * HEAD and then, only if needed, GET: which requests a check made. Not after a 429: the server
+ * asked for fewer requests (RFC 6585 §4), and a GET right after would be one more; the answer
+ * stands (the audit's `blocked`: rate-limited, not proof the link is broken).
+ */
+const RETRY_WITH_GET = (a: Attempt): boolean => ('error' in a ? a.error.code !== 'timeout' : a.status >= 400 && a.status !== 429);
 
 type Attempt = { status: number; blockedBy: string | null } | { error: RecordError };
 
 /**
  * Checks URLs with requests made outside any page, through the crawl's {@link HttpClient} (its
  * User-Agent, proxy, TLS settings and in-scope `--header` values):
- * HEAD first, then GET when HEAD failed (other than a timeout) or answered >= 400 (many servers
- * answer HEAD with 403, 404, 405 or 501 when GET works), each with a browser's navigation
+ * HEAD first, then GET when HEAD failed (other than a timeout) or answered >= 400 but not 429
+ * (many servers answer HEAD with 403, 404, 405 or 501 when GET works), each with a browser's navigation
  * `Accept` ({@link NAVIGATION_ACCEPT}). Each URL is requested once per
  * checker: the answer (or the request in flight) is shared by every caller. At most
  * `perHostConcurrency` requests go to one host at a time, `concurrency` in all.
