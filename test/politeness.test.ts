@@ -78,6 +78,21 @@ describe('retries with backoff', () => {
     expect(byPath(recs, '/flaky')).toMatchObject({ status: 503, attempts: 1 });
   });
 
+  it.concurrent('a document whose body never ends is read as far as it came: its title and links kept, its links followed, the timeout reported, no retry', async () => {
+    const head = '<!doctype html><html><head><title>Half page</title></head><body><a href="/from-half">more</a>';
+    const s = await site({
+      '/': { body: html('Home', '<a href="/hang">hang</a>') },
+      // The first half of the body, then nothing for 20 s (longer than the crawl waits).
+      '/hang': { body: `${head}<!--${'x'.repeat(head.length)}-->`, bodyDelayMs: 20_000 },
+      '/from-half': { body: html('From half', '') },
+    });
+    const recs = await run({ seeds: [`${s.origin}/`], timeoutMs: 1500, soft404: false });
+    expect(byPath(recs, '/hang')).toMatchObject({ status: 200, title: 'Half page', attempts: 1, error: { code: 'timeout', message: 'DOMContentLoaded not reached within 1500 ms' } });
+    expect(byPath(recs, '/hang').links).toEqual([`${s.origin}/from-half`]);
+    expect(byPath(recs, '/from-half')).toMatchObject({ status: 200, title: 'From half', error: null });
+    expect(s.count('/hang')).toBe(1);
+  });
+
   it.concurrent('network errors that repeat on every attempt are not retried: a redirect loop, a refused port', async () => {
     const s = await site({
       '/': { body: html('Home', '<a href="/loop">l</a>') },

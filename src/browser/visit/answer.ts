@@ -7,6 +7,7 @@
 import type { RecordError } from '../../model/record.js';
 import type { VisitContext } from './context.js';
 import type { StageEnd } from './pipeline.js';
+import { extractPage } from '../page-scripts.js';
 import { loopedAnswer } from './intercept.js';
 import { httpChain } from './urls.js';
 
@@ -88,12 +89,28 @@ export async function readAnswer(ctx: VisitContext, navError: RecordError | null
     return 'done';
   }
   if (navError) {
-    // A document that arrived but never reached DOMContentLoaded is not read (no settle, no
-    // extraction); with no document at all there is nothing to read either.
-    result.error =
-      mainResp && navError.code === 'timeout' ? { code: 'timeout', message: `DOMContentLoaded not reached within ${opts.navigationTimeoutMs} ms` } : navError;
+    // A document that arrived but never reached DOMContentLoaded (its body never ended) is read
+    // as far as it came, without settle or discovery: what a person sees of it. With no document
+    // at all there is nothing to read.
+    const partial = mainResp !== null && navError.code === 'timeout';
+    result.error = partial ? { code: 'timeout', message: `DOMContentLoaded not reached within ${opts.navigationTimeoutMs} ms` } : navError;
+    if (partial) await readPartial(ctx);
     // Redirects that never ended: the hops that passed are the record's chain.
     if (navError.code === 'network' && navError.message === 'ERR_TOO_MANY_REDIRECTS' && result.redirectChain.length === 0) result.redirectChain = [...doc.hops];
     return 'done';
   }
+}
+
+/**
+ * Read the title and links of a document that never reached DOMContentLoaded (the server sent
+ * part of it and stopped: a hanging body, a `Content-Length` it never fills): the browser shows
+ * what it parsed, and a person can follow those links. The record keeps its `timeout` error.
+ */
+async function readPartial(ctx: VisitContext): Promise<void> {
+  const main = await ctx.callOr(() => ctx.page.evaluate(extractPage), 'reading the partial page', null);
+  if (!main || main.empty) return;
+  const { result } = ctx;
+  result.title = main.title;
+  result.finalUrl = main.href;
+  for (const l of main.links) result.links.push({ href: l.href, text: l.text, source: l.inShadow ? 'shadow' : 'anchor', rel: l.rel });
 }
