@@ -263,3 +263,17 @@ describe('a refresh that waits', () => {
     expect(sites.other.count('/elsewhere')).toBe(0);
   });
 });
+
+describe('history.back() as a page loads', () => {
+  it('does not leave the page for the one the reused tab showed before (an earlier, unrelated visit); going back within the page still works', async () => {
+    const records = await run('/back/');
+    const o = sites.site.origin;
+    const rec = (p: string): PageRecord => records.find((r) => r.url === `${o}${p}`)!;
+    expect(rec('/back/bounce')).toMatchObject({ finalUrl: `${o}/back/bounce`, title: 'Bounce', redirect: false, redirectChain: [], links: [`${o}/back/only-here`] });
+    expect(rec('/back/spa')).toMatchObject({ finalUrl: `${o}/back/spa`, title: 'SPA', redirect: false });
+    expect(rec('/back/spa').links).toContain(`${o}/back/spa-done`);
+    expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(['/back/', '/back/bounce', '/back/first', '/back/first-child', '/back/only-here', '/back/spa', '/back/spa-done']);
+    // The earlier visit's page was not loaded again.
+    expect(docs('/back/first')).toBe(1);
+  });
+});

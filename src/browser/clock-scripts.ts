@@ -42,8 +42,12 @@ export interface ClockState {
  * the time of the last DOM mutation (including inside shadow roots attached later) and of the
  * last change to the links and the title (see {@link ClockState.linkChange}); counts clicks on
  * `download` links (their request is the browser's, not the page's, so the network tracking does
- * not see it); keeps closed shadow roots for the extraction; and replaces `window.open` so
- * popups are recorded as links instead of opened.
+ * not see it); keeps closed shadow roots for the extraction; replaces `window.open` so
+ * popups are recorded as links instead of opened; and keeps `history.back()`, `forward()` and
+ * `go(n)` within the document's own entries: a crawl's tab is reused, so the entry before a
+ * visited page is the page of an earlier, unrelated visit (never the page a person came from),
+ * and going there would record a forward that does not exist. Going back within the document
+ * (entries an app pushed) works as before; a reload (`go(0)`) too.
  */
 export function installMutationClock(): void {
   const w = window as unknown as { __spacrawl?: object };
@@ -129,6 +133,31 @@ export function installMutationClock(): void {
       // an unparsable URL opens nothing
     }
     return null;
+  };
+  // History traversals that would leave the document do nothing (see the function's comment).
+  // The Navigation API tells whether the target entry is this document's (`sameDocument`); an
+  // entry it does not list (another origin, or before the list) is another document too.
+  const nav = (window as unknown as { navigation?: { currentEntry: { index: number } | null; entries(): { sameDocument: boolean }[] } }).navigation;
+  const staysInDocument = (delta: number): boolean => {
+    try {
+      const at = nav?.currentEntry?.index ?? -1;
+      const target = at < 0 ? undefined : nav!.entries()[at + delta];
+      return target !== undefined && target.sameDocument;
+    } catch {
+      return false;
+    }
+  };
+  const hist = History.prototype;
+  const { back, forward, go } = hist;
+  hist.back = function (this: History): void {
+    if (staysInDocument(-1)) back.call(this);
+  };
+  hist.forward = function (this: History): void {
+    if (staysInDocument(1)) forward.call(this);
+  };
+  hist.go = function (this: History, delta?: number): void {
+    const n = Math.trunc(Number(delta) || 0);
+    if (n === 0 || staysInDocument(n)) go.call(this, delta);
   };
   const original = Element.prototype.attachShadow;
   Element.prototype.attachShadow = function attachShadow(this: Element, init: ShadowRootInit): ShadowRoot {
