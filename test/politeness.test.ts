@@ -93,6 +93,28 @@ describe('retries with backoff', () => {
     expect(s.count('/hang')).toBe(1);
   });
 
+  it.concurrent('a document whose body fails after a good answer is that failure, not a timeout: an undecodable one at once and not retried, one whose connection is lost retried', async () => {
+    const head = '<!doctype html><html><head><title>Lost</title></head><body><a href="/after-lost">more</a>';
+    const s = await startFixtureServer((req, url) => {
+      if (url.pathname === '/') return { body: html('Home', '<a href="/garbled">garbled</a> <a href="/lost">lost</a>') };
+      // Says gzip, is not: Chromium cannot decode it.
+      if (url.pathname === '/garbled') return { headers: { 'content-encoding': 'gzip' }, body: html('Garbled', '<a href="/never">never</a>') };
+      // Half a page, then the connection is cut.
+      if (url.pathname === '/lost') {
+        setTimeout(() => req.socket.destroy(), 300);
+        return { body: `${head}<!--${'x'.repeat(head.length)}-->`, bodyDelayMs: 20_000 };
+      }
+      return { body: html(`Page ${url.pathname}`, '') };
+    });
+    servers.push(s);
+    const recs = await run({ seeds: [`${s.origin}/`], timeoutMs: 20_000, soft404: false, retries: 1 });
+    expect(byPath(recs, '/garbled')).toMatchObject({ status: 200, title: null, attempts: 1, error: { code: 'network', message: 'ERR_CONTENT_DECODING_FAILED' } });
+    expect(byPath(recs, '/lost')).toMatchObject({ status: 200, title: 'Lost', attempts: 2, error: { code: 'network' } });
+    expect(byPath(recs, '/lost').error?.message).toMatch(/^ERR_(CONTENT_LENGTH_MISMATCH|INCOMPLETE_CHUNKED_ENCODING|CONNECTION_RESET|CONNECTION_CLOSED)$/);
+    expect(byPath(recs, '/after-lost')).toMatchObject({ status: 200, error: null });
+    expect([s.count('/garbled'), s.count('/lost'), s.count('/never')]).toEqual([1, 2, 0]);
+  });
+
   it.concurrent('network errors that repeat on every attempt are not retried: a redirect loop, a refused port', async () => {
     const s = await site({
       '/': { body: html('Home', '<a href="/loop">l</a>') },

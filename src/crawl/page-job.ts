@@ -386,8 +386,8 @@ export class PageJob {
     if (forwarded) return { record: redirectRecord(e, res, attempt, forwarded), follow: false };
     const r = recordFromVisit(e, res, attempt, this.screenshotName(e), this.p.options.robotsAgent);
     if (res.status === 200 && !res.nonHtml && !res.noContent && res.error === null && res.finalUrl) await this.judge(r, e, res, res.finalUrl);
-    // A document whose body never ended is followed as far as it came (see `readPartial`).
-    const partial = res.error?.code === 'timeout' && res.status !== null && res.status < 400 && res.title !== null;
+    // A document whose body never ended, or was lost mid-way, is followed as far as it came (see `readPartial`).
+    const partial = (res.error?.code === 'timeout' || res.error?.code === 'network') && res.status !== null && res.status < 400 && res.title !== null;
     return { record: r, follow: !res.nonHtml && (res.error === null || partial) };
   }
 

@@ -9,24 +9,28 @@ export const RETRYABLE_STATUS: ReadonlySet<number> = new Set([408, 425, 429, 500
  * redirect is invalid or loops, or the server's certificate is rejected. Retrying them only
  * delays the report.
  */
-const TERMINAL_NETWORK_ERROR = /^ERR_(UNSAFE_PORT|INVALID_URL|DISALLOWED_URL_SCHEME|UNKNOWN_URL_SCHEME|BLOCKED_BY_[A-Z_]+|INVALID_REDIRECT|UNSAFE_REDIRECT|TOO_MANY_REDIRECTS|CERT_[A-Z_]+|SSL_VERSION_OR_CIPHER_MISMATCH|BAD_SSL_CLIENT_AUTH_CERT)$/;
+const TERMINAL_NETWORK_ERROR = /^ERR_(UNSAFE_PORT|INVALID_URL|DISALLOWED_URL_SCHEME|UNKNOWN_URL_SCHEME|BLOCKED_BY_[A-Z_]+|INVALID_REDIRECT|UNSAFE_REDIRECT|TOO_MANY_REDIRECTS|CERT_[A-Z_]+|SSL_VERSION_OR_CIPHER_MISMATCH|BAD_SSL_CLIENT_AUTH_CERT|CONTENT_DECODING_FAILED)$/;
 
 /** Attempts after which a visit whose browser calls did not answer (`unresponsive`) is recorded as it is. */
 export const UNRESPONSIVE_ATTEMPTS = 2;
 
 /**
- * Should a visit be retried after `attempt` attempts (1 = the first)? Yes for a network error,
- * a navigation timeout with no main-document response, and the statuses in
+ * Should a visit be retried after `attempt` attempts (1 = the first)? Yes for a network error
+ * (also one that lost the document's body after a good answer: a connection reset, a
+ * `Content-Length` never filled), a navigation timeout with no main-document response, and the statuses in
  * {@link RETRYABLE_STATUS}; and once for a visit whose own browser calls did not answer
  * (`unresponsive`): a starved browser answers the next time, a page whose main thread hangs
  * does not (it is then recorded as it is). No for terminal statuses (404, 410, other 4xx), for
  * network errors that repeat on every attempt (a refused port such as `ERR_UNSAFE_PORT`, a
- * redirect loop, a rejected certificate), and for pages whose document arrived but which then
+ * redirect loop, a rejected certificate, a body that cannot be decoded), and for pages whose document arrived but which then
  * crashed or looped on dialogs. The caller applies `--retries` on top.
  */
 export function isRetryable(res: VisitResult, attempt = 1): boolean {
   if (res.interrupted) return false;
   if (res.error?.code === 'unresponsive') return attempt < UNRESPONSIVE_ATTEMPTS;
+  // A document whose body was lost after a good answer (a connection reset, a length it never
+  // filled) is worth another try; one that cannot be decoded is not.
+  if (res.status !== null && res.status < 400 && res.error?.code === 'network') return !TERMINAL_NETWORK_ERROR.test(res.error.message);
   if (res.status !== null) return RETRYABLE_STATUS.has(res.status) && (res.error === null || res.nonHtml);
   if (!res.error) return false;
   if (res.error.code === 'network') return !TERMINAL_NETWORK_ERROR.test(res.error.message);

@@ -119,6 +119,19 @@ export class PageActivity {
   lastDocument: Response | null = null;
   /** How long the page waited for servers (see {@link ServerWait}). */
   readonly serverWait = new ServerWait();
+  private failMain!: (failure: string) => void;
+  /**
+   * Resolves with Chromium's error code (`ERR_CONTENT_DECODING_FAILED`, `ERR_CONTENT_LENGTH_MISMATCH`,
+   * `ERR_CONNECTION_RESET` …) when the first navigation's document failed after its response
+   * arrived: its body could not be read to the end. The navigation then never reaches
+   * DOMContentLoaded, and the navigate stage stops waiting for it.
+   */
+  readonly mainFailed = new Promise<string>((resolve) => (this.failMain = resolve));
+
+  /** Note that the main document's body failed (see {@link mainFailed}). */
+  mainBodyFailed(failure: string): void {
+    this.failMain(failure);
+  }
 
   /**
    * Note a network event (sent, answered, finished, failed) of the page's request `r`.

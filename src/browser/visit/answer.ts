@@ -92,9 +92,10 @@ export async function readAnswer(ctx: VisitContext, navError: RecordError | null
     // A document that arrived but never reached DOMContentLoaded (its body never ended) is read
     // as far as it came, without settle or discovery: what a person sees of it. With no document
     // at all there is nothing to read.
-    const partial = mainResp !== null && navError.code === 'timeout';
-    result.error = partial ? { code: 'timeout', message: `DOMContentLoaded not reached within ${opts.navigationTimeoutMs} ms` } : navError;
-    if (partial) await readPartial(ctx);
+    const timedOut = mainResp !== null && navError.code === 'timeout';
+    result.error = timedOut ? { code: 'timeout', message: `DOMContentLoaded not reached within ${opts.navigationTimeoutMs} ms` } : navError;
+    // Also what arrived of a document whose body failed mid-way (see `PageActivity.mainFailed`).
+    if (timedOut || (mainResp !== null && navError.code === 'network')) await readPartial(ctx);
     // Redirects that never ended: the hops that passed are the record's chain.
     if (navError.code === 'network' && navError.message === 'ERR_TOO_MANY_REDIRECTS' && result.redirectChain.length === 0) result.redirectChain = [...doc.hops];
     return 'done';

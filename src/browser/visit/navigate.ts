@@ -63,7 +63,13 @@ export function navigate(): Stage<VisitContext> {
         // either way; the next navigation of the tab replaces it.
         const navigation = withTimeout(p.goto(requestedUrl, { waitUntil: 'domcontentloaded', timeout: 0 }), opts.navigationTimeoutMs, 'the navigation');
         navigation.catch(() => {});
-        await ctx.step(Promise.race([navigation, ctx.document.clientStopped]));
+        // A document whose body failed after its answer (an undecodable encoding, a connection
+        // lost mid-body) never reaches DOMContentLoaded: its failure is the navigation's.
+        const bodyFailed = ctx.activity.mainFailed.then((failure): never => {
+          throw new Error(`net::${failure}`);
+        });
+        bodyFailed.catch(() => {});
+        await ctx.step(Promise.race([navigation, ctx.document.clientStopped, bodyFailed]));
       } catch (err) {
         if (err instanceof VisitAbort) throw err;
         // The navigation's own timer (withTimeout above): the server or the page never got to DOMContentLoaded.

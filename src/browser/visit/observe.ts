@@ -163,6 +163,8 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
     // cancelled stream, a media element that read enough): the server did its part. A failure of
     // the transfer itself has its own code (ERR_CONNECTION_RESET, ERR_CONTENT_LENGTH_MISMATCH ...).
     const stoppedReading = failure === 'net::ERR_ABORTED' && answered.has(r);
+    // The document's body failed after its answer (not the crawl's own refusal, an abort).
+    if (r === act.mainRequest && act.mainResponse?.request() === r && failure && failure !== 'net::ERR_ABORTED') act.mainBodyFailed(failure.replace(/^net::/, ''));
     if (!isNavOfMain(r) && result.failedRequests.length < MAX_KEPT && !isImplicitFavicon(r) && !failure?.startsWith('net::ERR_BLOCKED_BY_CLIENT') && !stoppedReading) {
       result.failedRequests.push({ url: r.url(), status: null, failure, resourceType: r.resourceType() });
     }
