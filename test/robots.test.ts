@@ -86,6 +86,14 @@ describe('robots.txt status handling (RFC 9309 §2.3.1)', () => {
     expect(summaryLine(summary)).toContain('2 skipped by robots.txt (all because robots.txt could not be fetched)');
   });
 
+  it('a 429 robots.txt (too many requests) is taken as a 5xx: nothing of the origin is requested, it is not "allow all"', async () => {
+    const s = await site({ '/robots.txt': { status: 429, headers: { 'retry-after': '120' }, body: '' }, '/': { body: html('Home', '<a href="/a">a</a>') }, '/a': { body: html('A', '') } });
+    const recs = await run({ seeds: [`${s.origin}/`] });
+    expect(recs.map((r) => [new URL(r.url).pathname, r.skipped, r.error?.code ?? null])).toEqual([['/', 'robots', 'robots-unavailable']]);
+    expect(recs[0]!.error?.message).toContain('HTTP 429');
+    expect([s.count('/'), s.count('/a')]).toEqual([0, 0]);
+  });
+
   it('a redirected robots.txt is followed', async () => {
     const s = await site({
       '/robots.txt': { status: 301, headers: { location: '/real-robots.txt' } },

@@ -19,7 +19,7 @@ export const ROBOTS_MAX_BYTES = 500 * 1024;
 
 /** What became of one origin's robots.txt. */
 export interface RobotsOutcome {
-  /** `parsed` (2xx), `allow-all` (4xx or none), `disallow-all` (5xx, timeout, network error). */
+  /** `parsed` (2xx), `allow-all` (4xx but 429, or none), `disallow-all` (5xx, 429, timeout, network error). */
   kind: 'parsed' | 'allow-all' | 'disallow-all';
   /** HTTP status, or `null` if the fetch failed. */
   status: number | null;
@@ -109,7 +109,9 @@ export interface RobotsStore {
  * robots.txt per origin (scheme, host, port), fetched once before the first request to that
  * origin; concurrent callers share one fetch. Status handling follows RFC 9309 §2.3.1:
  * 2xx → parsed; redirects followed up to 5 hops (§2.3.1.2); 4xx → everything allowed
- * (§2.3.1.3); 5xx and network errors → everything disallowed (§2.3.1.4).
+ * (§2.3.1.3: a crawler MAY access the site) except 429, which asks for fewer requests (RFC 6585
+ * §4) and is taken as 5xx is, as Google's crawler does; 5xx and network errors → everything
+ * disallowed (§2.3.1.4), and robots.txt asked for again later.
  * Matching (longest match wins, `Allow` wins ties, `*` and `$`) is robots-parser's.
  */
 export class RobotsCache {
@@ -207,7 +209,7 @@ export class RobotsCache {
         return blanket('disallow-all', null, err instanceof HttpRequestError || err instanceof Error ? err.message.split('\n')[0]! : String(err), true);
       }
       const status = resp.status;
-      if (status >= 500) return blanket('disallow-all', status, `HTTP ${status}`);
+      if (status >= 500 || status === 429) return blanket('disallow-all', status, `HTTP ${status}`);
       const text = status >= 200 && status < 300 ? resp.body.toString('utf8') : null;
       fetched = { status, text };
       await this.opts.shared?.set(origin, fetched);
