@@ -11,7 +11,7 @@ import type { RobotsExplanation } from '../url/robots.js';
 export default class Robots extends SpacrawlCommand {
   static override summary = 'Show whether robots.txt allows a URL for spacrawl, and which rule decided';
   static override description =
-    'Fetches the origin\'s robots.txt the way a crawl does (RFC 9309: 4xx allows all, 5xx and network errors disallow all, redirects followed up to 5 hops, 500 KiB parsed) and prints: allowed or not, the deciding rule and its line number, the Crawl-delay, and the Sitemap lines.';
+    'Fetches the origin\'s robots.txt the way a crawl does (RFC 9309: 4xx but 429 allows all, 5xx, 429 and network errors disallow all, redirects followed up to 5 hops, 500 KiB parsed) and prints: allowed or not, the deciding rule and its line number, the Crawl-delay, and the Sitemap lines.';
   static override examples = ['<%= config.bin %> robots https://example.com/private/page', '<%= config.bin %> robots https://example.com/ --json'];
   static override enableJsonFlag = true;
   static override args = { url: Args.string({ description: 'absolute http(s) URL to check', required: true }) };
