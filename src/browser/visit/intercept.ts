@@ -115,7 +115,7 @@ function stopAt(ctx: VisitContext, ev: PausedResponse, stop: StoppedNavigation):
  */
 async function decideUnanswered(ctx: VisitContext, ev: PausedResponse): Promise<void> {
   const { document: doc, opts } = ctx;
-  if (!doc.decided || !ev.responseErrorReason || !opts.onDocument) return pass(ctx, ev);
+  if (!doc.decided || !ev.responseErrorReason || ev.resourceType !== 'Document' || !opts.onDocument) return pass(ctx, ev);
   const decision = await Promise.resolve(opts.onDocument({ url: ev.request.url, status: null, location: null, initial: false })).catch((): DocumentDecision => 'follow');
   if (decision !== 'follow' && !ctx.result.stopped) return stopAt(ctx, ev, { reason: decision.stop, target: ev.request.url, kind: 'client' });
   return pass(ctx, ev);
