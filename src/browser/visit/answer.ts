@@ -104,8 +104,9 @@ export async function readAnswer(ctx: VisitContext, navError: RecordError | null
 
 /**
  * Read the title and links of a document that never reached DOMContentLoaded (the server sent
- * part of it and stopped: a hanging body, a `Content-Length` it never fills): the browser shows
- * what it parsed, and a person can follow those links. The record keeps its `timeout` error.
+ * part of it and stopped: a hanging body, a `Content-Length` it never fills, a connection cut
+ * mid-body): the browser shows what it parsed, and a person can follow those links. The record
+ * keeps its error (`timeout`, or the body's `network` failure).
  */
 async function readPartial(ctx: VisitContext): Promise<void> {
   const main = await ctx.callOr(() => ctx.page.evaluate(extractPage), 'reading the partial page', null);
