@@ -111,6 +111,19 @@ describe('HTTP redirects within the scope', () => {
 });
 
 describe('redirects leaving the scope', () => {
+  it('a seed that redirects to a host that cannot be reached: the network error, with the redirect that led there', async () => {
+    // No retries: a refused connection is retried, and the contract check wants one attempt.
+    const records = await collect(crawl({ seeds: [`${sites.site.origin}/dead-seed`], browser, concurrency: 1, soft404: false, retries: 0 }));
+    expectWellFormed(records);
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({
+      status: null,
+      finalUrl: null,
+      error: { code: 'network', message: 'ERR_CONNECTION_REFUSED' },
+      redirectChain: [{ url: `${sites.site.origin}/dead-seed`, status: 302, kind: 'http' }],
+    });
+  });
+
   it('an HTTP redirect off-site is stopped at the hop: skipped "scope", the off-site target never requested', async () => {
     const records = await run('/off/');
     expect(byPath(records, '/off/out')).toMatchObject({

@@ -96,8 +96,9 @@ export async function readAnswer(ctx: VisitContext, navError: RecordError | null
     result.error = timedOut ? { code: 'timeout', message: `DOMContentLoaded not reached within ${opts.navigationTimeoutMs} ms` } : navError;
     // Also what arrived of a document whose body failed mid-way (see `PageActivity.mainFailed`).
     if (timedOut || (mainResp !== null && navError.code === 'network')) await readPartial(ctx);
-    // Redirects that never ended: the hops that passed are the record's chain.
-    if (navError.code === 'network' && navError.message === 'ERR_TOO_MANY_REDIRECTS' && result.redirectChain.length === 0) result.redirectChain = [...doc.hops];
+    // Redirects that never ended, or whose target could not be reached: the hops that passed
+    // are the record's chain (the URL itself answered, with a redirect).
+    if (result.redirectChain.length === 0 && doc.hops.length > 0) result.redirectChain = [...doc.hops];
     return 'done';
   }
 }
