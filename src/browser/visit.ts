@@ -111,7 +111,7 @@ async function load(tab: VisitTab, requestedUrl: string, opts: VisitOptions): Pr
   const ctx = await runVisit(tab, requestedUrl, opts, null);
   tab.shown = shownAfter(ctx);
   const r = ctx.result;
-  const digest = ctx.document.bodyDigest;
+  const digest = r.bodyDigest;
   if (opts.shells && digest && r.status !== null && r.status >= 200 && r.status < 300 && !r.nonHtml && r.redirectChain.length === 0 && r.finalUrl) {
     opts.shells.noteLoad(r.finalUrl, digest);
   }

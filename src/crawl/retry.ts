@@ -28,12 +28,11 @@ export const UNRESPONSIVE_ATTEMPTS = 2;
 export function isRetryable(res: VisitResult, attempt = 1): boolean {
   if (res.interrupted) return false;
   if (res.error?.code === 'unresponsive') return attempt < UNRESPONSIVE_ATTEMPTS;
-  // A document whose body was lost after a good answer (a connection reset, a length it never
-  // filled) is worth another try; one that cannot be decoded is not.
-  if (res.status !== null && res.status < 400 && res.error?.code === 'network') return !TERMINAL_NETWORK_ERROR.test(res.error.message);
+  // A network error, also one that lost the document's body after a good answer (a connection
+  // reset, a length it never filled), unless it repeats on every attempt.
+  if (res.error?.code === 'network' && (res.status === null || res.status < 400)) return !TERMINAL_NETWORK_ERROR.test(res.error.message);
   if (res.status !== null) return RETRYABLE_STATUS.has(res.status) && (res.error === null || res.nonHtml);
   if (!res.error) return false;
-  if (res.error.code === 'network') return !TERMINAL_NETWORK_ERROR.test(res.error.message);
   return res.error.code === 'timeout' || res.error.code === 'navigation-failed';
 }
 

@@ -8,6 +8,7 @@ import type { RecordError } from '../../model/record.js';
 import type { VisitContext } from './context.js';
 import type { StageEnd } from './pipeline.js';
 import { extractPage } from '../page-scripts.js';
+import { documentLinks } from './extract.js';
 import { loopedAnswer } from './intercept.js';
 import { httpChain } from './urls.js';
 
@@ -115,5 +116,5 @@ async function readPartial(ctx: VisitContext): Promise<void> {
   const { result } = ctx;
   result.title = main.title;
   result.finalUrl = main.href;
-  for (const l of main.links) result.links.push({ href: l.href, text: l.text, source: l.inShadow ? 'shadow' : 'anchor', rel: l.rel });
+  result.links.push(...documentLinks(main.links));
 }

@@ -78,7 +78,7 @@ async function readDom(ctx: VisitContext): Promise<void> {
   result.timings.ttfb = main.nav.ttfb;
   result.timings.domContentLoaded = main.nav.domContentLoaded;
   result.timings.load = main.nav.load;
-  for (const l of main.links) result.links.push(found(l, l.inShadow ? 'shadow' : 'anchor'));
+  result.links.push(...documentLinks(main.links));
   for (const href of main.opened) result.links.push({ href, text: '', source: 'popup', rel: '' });
   // A refresh with a delay longer than the visit sends a person there once it has passed.
   if (main.refresh) result.links.push({ href: main.refresh, text: '', source: 'refresh', rel: '' });
@@ -119,6 +119,11 @@ function findRendered(selectors: string[]): string[] {
       return false;
     }
   });
+}
+
+/** The document's links as `extractPage` read them: `anchor`, or `shadow` inside a shadow root. */
+export function documentLinks(links: readonly RawLink[]): FoundLink[] {
+  return links.map((l) => found(l, l.inShadow ? 'shadow' : 'anchor'));
 }
 
 function found(l: RawLink, source: FoundLink['source']): FoundLink {

@@ -77,7 +77,7 @@ export function shownAfter(ctx: VisitContext): ShownDocument | null {
     robotsHeaders: r.robotsHeaders,
     retryAfter: r.retryAfter,
     blockedBy: r.blockedBy,
-    digest: ctx.document.bodyDigest,
+    digest: r.bodyDigest,
   };
 }
 

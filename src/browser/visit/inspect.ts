@@ -47,8 +47,7 @@ export function inspectStages(): { read: Stage<VisitContext>; compare: Stage<Vis
         // Asked for beside the DOM by the extract stage (see `readServerBody`).
         const body = doc && ctx.serverBody ? await ctx.step(ctx.serverBody) : null;
         if (!doc || !body) return;
-        ctx.document.bodyDigest = bodyDigest(body);
-        result.bodyDigest = ctx.document.bodyDigest;
+        result.bodyDigest = bodyDigest(body);
         const truncated = body.length > MAX_SERVER_HTML_BYTES;
         const bytes = truncated ? body.subarray(0, MAX_SERVER_HTML_BYTES) : body;
         // A history route shows the shell at the route's URL: its relative links resolve there.

@@ -54,8 +54,6 @@ export class MainDocument {
   looped = false;
   /** For a history route visit: the URL the shell document is shown at (the route's); else `null` (the response's own URL). */
   routeUrl: string | null = null;
-  /** SHA-1 of the document's body as the server sent it, once the inspect stage read it; else `null`. */
-  bodyDigest: string | null = null;
   /** Set when the first navigation's document is not HTML. */
   nonHtml: NonHtmlAnswer | null = null;
   /**
