@@ -1,3 +1,6 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FixtureServer } from '../fixtures/server.js';
@@ -69,6 +72,21 @@ describe('settle', () => {
     expect(sent.filter((at) => !(at > 0))).toEqual([]);
     expect(sent.filter((at) => at > crawlEnded)).toEqual([]);
     expectWellFormed(records);
+  });
+
+  it('a live feed rewriting its text for ever (from a worker) is read once the page is idle and its links are quiet; with a screenshot, its content holds the settle to the cap', async () => {
+    const { records } = await crawlFrom('/ticker', { maxDepth: 0, settleTimeoutMs: 4_000 });
+    const r = records.find((x) => pathOf(x.url) === '/ticker')!;
+    expect(r).toMatchObject({ status: 200, settled: true, error: null, title: 'Ticker' });
+    expect(r.links.map(pathOf)).toEqual(['/ticker-target']);
+    // A screenshot reads the content, which never stops changing: read at the cap.
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'spacrawl-ticker-'));
+    try {
+      const shot = await crawlFrom('/ticker', { maxDepth: 0, settleTimeoutMs: 1_500, screenshotsDir: dir });
+      expect(shot.records.find((x) => pathOf(x.url) === '/ticker')).toMatchObject({ status: 200, settled: false, error: null, screenshot: expect.stringMatching(/ticker.*\.png$/) });
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('a page acting on what it requests after its load event: the links an image\'s and a stylesheet\'s load handlers and a late script add are found', async () => {

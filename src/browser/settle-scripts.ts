@@ -26,6 +26,8 @@ export interface SettleState {
   quietForMs: number;
   /** Time since the last DOM mutation other than a `style`/`class` change (see `ClockState.content`; 0 when the clock is missing). */
   contentQuietForMs: number;
+  /** Time since the last change to the links or the title (see `ClockState.linkChange`; 0 when the clock is missing). */
+  linkQuietForMs: number;
   /**
    * `true` when the page's main thread has had an idle period (`requestIdleCallback`: no task
    * waiting to run) since that mutation: nothing the page already received (a response, a
@@ -88,6 +90,7 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
   type Probe = {
     last: number;
     content?: number;
+    linkChange?: number;
     pending?: Set<{ kind: string; due?: number }>;
     later?: Set<{ due: number }>;
     downloadClicks?: Array<{ event: Event; at: number }>;
@@ -166,6 +169,7 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
       painted: hasPainted(),
       quietForMs: now - s.last,
       contentQuietForMs: now - (s.content ?? s.last),
+      linkQuietForMs: now - (s.linkChange ?? s.last),
       idleSinceChange: (s.idleAt ?? -1) > (s.content ?? s.last),
       // Unknown (no watch installed) counts as scheduled work: no early settle.
       scheduled: s.pending ? s.pending.size + (s.messages ? Math.max(0, s.messages.posted - s.messages.handled) : 0) : 1,
@@ -196,7 +200,10 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
         const left = req.maxMs - waited;
         const calm = st.loaded && st.awaitingMessages === 0 && (st.scheduled === 0 || st.scheduled === st.timers);
         const quietFor = st.idleSinceChange ? req.idleEarlyMs : req.earlyMs;
-        const quiet = calm && st.contentQuietForMs >= quietFor && waited >= minWaitMs;
+        // What must have been quiet that long: the content, or once the page has been idle since
+        // its last change and only links and title are read, the links and title.
+        const quietNow = (idle: boolean): number => (idle && req.linksOnly ? st.linkQuietForMs : st.contentQuietForMs);
+        const quiet = calm && quietNow(st.idleSinceChange) >= quietFor && waited >= minWaitMs;
         // Idle but for timeouts, and no fetch() or XMLHttpRequest of the page under way (a timeout
         // may be racing one): run them now, then look again once they have run.
         if (quiet && st.timers > 0 && st.painted && fastForwarded < req.fastForwards && (s.requests ?? 1) === 0 && s.fastForward) {
@@ -224,7 +231,7 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
         if (quiet || fullWindow || left <= 0) return resolve({ ...st, fastForwarded });
         // Quiet long enough for an idle page: see whether it is idle (once per change), but only until the
         // plain early window is met (a renderer shared with busy tabs may have no idle period for 1 s).
-        if (calm && !st.idleSinceChange && !idleAsked && st.contentQuietForMs >= req.idleEarlyMs && s.onIdle) {
+        if (calm && !st.idleSinceChange && !idleAsked && quietNow(true) >= req.idleEarlyMs && s.onIdle) {
           idleAsked = true;
           const asked = performance.now();
           const untilEarly = Math.max(req.earlyMs - st.contentQuietForMs, minWaitMs - waited);
@@ -237,7 +244,7 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
         }
         if (idleAsked) return;
         // While a call is under way, look again soon: its answer may end the wait owed to it.
-        const due = calm ? Math.max((st.idleSinceChange || !s.onIdle ? quietFor : req.idleEarlyMs) - st.contentQuietForMs, answered ? minWaitMs - waited : Math.min(20, minWaitMs - waited)) : 20;
+        const due = calm ? Math.max((st.idleSinceChange || !s.onIdle ? quietFor : req.idleEarlyMs) - quietNow(st.idleSinceChange || !!s.onIdle), answered ? minWaitMs - waited : Math.min(20, minWaitMs - waited)) : 20;
         setTimer(check, Math.min(left, Math.max(5, due)));
       };
       check();
@@ -260,7 +267,7 @@ export const SETTLE_PROBE_SCRIPT = `(${installSettleProbe.toString()})(() => (${
 export function settleState(): SettleState {
   const read = (window as unknown as { __spacrawl?: { read?: () => SettleState } }).__spacrawl?.read;
   if (read) return read();
-  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0, timerDueInMs: Infinity, blank: false };
+  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, linkQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0, timerDueInMs: Infinity, blank: false };
 }
 
 /** What {@link awaitQuiet} is asked. Times in ms. */
@@ -269,6 +276,12 @@ export interface QuietRequest {
   earlyMs: number;
   /** The same once the page has been idle since its last change (see {@link SettleState.idleSinceChange}). */
   idleEarlyMs: number;
+  /**
+   * Only the links and the title are read (no screenshot, axe or vitals): once the page has been
+   * idle since its last change, `idleEarlyMs` counts the quiet of its links and title, not of
+   * its content (see `judgeSettle`).
+   */
+  linksOnly: boolean;
   /**
    * Wait at least this long (until the network has been quiet for the early window too), not
    * counting the events of the document's own calls (see `PageActivity.earlyNetWaitMs`).
@@ -305,7 +318,7 @@ export interface QuietReport extends SettleState {
 export function awaitQuiet(req: QuietRequest): Promise<QuietReport> | QuietReport {
   const s = (window as unknown as { __spacrawl?: { awaitQuiet?: (r: QuietRequest) => Promise<QuietReport> } }).__spacrawl;
   if (s?.awaitQuiet) return s.awaitQuiet(req);
-  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0, timerDueInMs: Infinity, blank: false, fastForwarded: 0 };
+  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, linkQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0, timerDueInMs: Infinity, blank: false, fastForwarded: 0 };
 }
 
 /**

@@ -325,7 +325,7 @@ describe('settle', () => {
       const t0 = performance.now();
       const r = await s.awaitQuiet(req);
       return { ...r, tookMs: performance.now() - t0 };
-    }, { earlyMs: 100, idleEarlyMs: 50, quietMs: 500, minWaitMs: 0, maxMs: 3_000, fastForwards: 0 });
+    }, { earlyMs: 100, idleEarlyMs: 50, linksOnly: false, quietMs: 500, minWaitMs: 0, maxMs: 3_000, fastForwards: 0 });
     // Answered once the content had been quiet for the early window (100 ms), without an idle
     // period: before, the wait asked for idle until the end of its cap (here 3 s) and answered then.
     // The upper bound leaves a busy renderer 1.9 s to run the page's timers.

@@ -5,11 +5,12 @@ import { describe, expect, it } from 'vitest';
 import type { SettleState } from '../../src/browser/settle-scripts.js';
 import { BUSY_CHECK_MS, judgeSettle, MIN_CHECK_MS, type SettleInputs } from '../../src/browser/visit/settle-rule.js';
 
-const WINDOWS = { quietMs: 500, earlyMs: 100, idleEarlyMs: 50 };
+const WINDOWS = { quietMs: 500, earlyMs: 100, idleEarlyMs: 50, linksOnly: false };
+const LINKS_ONLY = { ...WINDOWS, linksOnly: true };
 
-/** A loaded page, quiet for `quiet` ms (all of it and its content), nothing scheduled, not idle-checked. */
+/** A loaded page, quiet for `quiet` ms (all of it, its content and its links), nothing scheduled, not idle-checked. */
 function state(quiet: number, over: Partial<SettleState> = {}): SettleState {
-  return { loaded: true, loadAt: 0, painted: true, quietForMs: quiet, contentQuietForMs: quiet, idleSinceChange: false, scheduled: 0, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 0, requests: 0, awaitingMessages: 0, timerDueInMs: Infinity, blank: false, ...over };
+  return { loaded: true, loadAt: 0, painted: true, quietForMs: quiet, contentQuietForMs: quiet, linkQuietForMs: quiet, idleSinceChange: false, scheduled: 0, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 0, requests: 0, awaitingMessages: 0, timerDueInMs: Infinity, blank: false, ...over };
 }
 
 function inputs(st: SettleState, over: Partial<Omit<SettleInputs, 'state'>> = {}): SettleInputs {
@@ -22,6 +23,19 @@ describe('judgeSettle', () => {
     expect(judgeSettle(inputs(state(60)), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: 40 });
     expect(judgeSettle(inputs(state(60, { idleSinceChange: true })), WINDOWS)).toEqual({ kind: 'settled', early: true });
     expect(judgeSettle(inputs(state(40, { idleSinceChange: true })), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: MIN_CHECK_MS });
+  });
+
+  it('with only links and title read, an idle page waits for the quiet of its links, not of its content', () => {
+    // Content rendered 5 ms ago (a code sample after the links), links quiet 120 ms, idle since: settled.
+    expect(judgeSettle(inputs(state(5, { linkQuietForMs: 120, idleSinceChange: true })), LINKS_ONLY)).toEqual({ kind: 'settled', early: true });
+    // The same when the content is read too (a screenshot): the content's idle window.
+    expect(judgeSettle(inputs(state(5, { linkQuietForMs: 120, idleSinceChange: true })), WINDOWS)).toEqual({ kind: 'wait', nextCheckMs: 45 });
+    // Links changed 20 ms ago: 30 ms more.
+    expect(judgeSettle(inputs(state(5, { linkQuietForMs: 20, idleSinceChange: true })), LINKS_ONLY)).toEqual({ kind: 'wait', nextCheckMs: 30 });
+    // Not idle since the last change: the content's early window, whatever the links do.
+    expect(judgeSettle(inputs(state(60, { linkQuietForMs: 900 })), LINKS_ONLY)).toEqual({ kind: 'wait', nextCheckMs: 40 });
+    // Something scheduled: never early.
+    expect(judgeSettle(inputs(state(5, { linkQuietForMs: 900, idleSinceChange: true, scheduled: 1 })), LINKS_ONLY)).toEqual({ kind: 'wait', nextCheckMs: BUSY_CHECK_MS });
   });
 
   it('style and class changes do not hold the early window: the content clock does', () => {

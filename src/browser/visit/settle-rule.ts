@@ -41,6 +41,12 @@ export interface SettleWindows {
   earlyMs: number;
   /** Early window of the content once the page's main thread has been idle since its last change. */
   idleEarlyMs: number;
+  /**
+   * Only the links and the title are read (no screenshot, axe or vitals): once the main thread
+   * has been idle since the last change, `idleEarlyMs` counts the quiet of the links and the
+   * title instead of the content's.
+   */
+  linksOnly: boolean;
 }
 
 /**
@@ -69,8 +75,12 @@ export const BUSY_CHECK_MS = 50;
  *   Holds whatever the page has scheduled.
  * - **Early window**: the page is *idle* (no body held, no download pending, network quiet for
  *   `earlyMs` (less after events the page has acted on or only gets as an event), no DOM change
- *   other than `style`/`class` for `earlyMs`, or for `idleEarlyMs` once its main thread has been
- *   idle since that change) and has nothing scheduled soon.
+ *   other than `style`/`class` for `earlyMs`, or once its main thread has been idle since that
+ *   change, no change to its links or title for `idleEarlyMs` (its content for `idleEarlyMs`
+ *   when a screenshot, axe or vitals read it: `linksOnly` false)) and has nothing scheduled soon.
+ *   An idle main thread with nothing scheduled and a quiet network has nothing left to run that
+ *   could change the links: content it renders after them (code samples, charts) is not waited
+ *   on once it is done.
  * - **Fast-forward**: the page is idle, has painted, and all it has scheduled are timeouts due
  *   within `SOON_TIMER_MS`: the timeouts are run now instead of waited for (once they ran, the
  *   page is what it would be when they come due: nothing else can happen before them). Each timer
@@ -84,8 +94,7 @@ export function judgeSettle(inp: SettleInputs, win: SettleWindows): SettleVerdic
   if (state.blank && state.timerDueInMs !== Infinity) return { kind: 'wait', nextCheckMs: Math.max(MIN_CHECK_MS, Math.min(BUSY_CHECK_MS, state.timerDueInMs)) };
   if (!inp.reading && !inp.downloadPending && state.quietForMs >= win.quietMs && inp.netQuietMs >= win.quietMs) return { kind: 'settled', early: false };
   // How much longer the network and the content must stay quiet for the early window.
-  const contentWindow = state.idleSinceChange ? win.idleEarlyMs : win.earlyMs;
-  const due = Math.max(inp.earlyNetWaitMs, contentWindow - state.contentQuietForMs);
+  const due = Math.max(inp.earlyNetWaitMs, state.idleSinceChange ? win.idleEarlyMs - (win.linksOnly ? state.linkQuietForMs : state.contentQuietForMs) : win.earlyMs - state.contentQuietForMs);
   const idle = inp.heldBodies === 0 && !inp.downloadPending;
   if (idle && due <= 0) {
     if (state.scheduled === 0) return { kind: 'settled', early: true };

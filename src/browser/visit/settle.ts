@@ -69,7 +69,7 @@ const IN_PAGE_WAIT_MS = 1_000;
  */
 export const MAX_FAST_FORWARDS = 3;
 /** What an unreadable settle state counts as: nothing is known, so nothing is settled. */
-const UNKNOWN_STATE: QuietReport = { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0, timerDueInMs: Infinity, blank: false, fastForwarded: 0 };
+const UNKNOWN_STATE: QuietReport = { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, linkQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0, timerDueInMs: Infinity, blank: false, fastForwarded: 0 };
 
 /**
  * The settle stage (one per visit). Sets `settled`, `timings.settledMs`
@@ -109,7 +109,9 @@ export function settle(): Stage<VisitContext> {
 export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTimeoutMs): Promise<boolean> {
   const { page: p, opts, activity: act } = ctx;
   const start = Date.now();
-  const windows = { quietMs: opts.quietMs, earlyMs: Math.min(opts.quietMs, EARLY_QUIET_MS), idleEarlyMs: Math.min(opts.quietMs, IDLE_QUIET_MS) };
+  // A screenshot, axe and vitals read the rendered content, not only its links and title.
+  const linksOnly = !opts.screenshotPath && !opts.a11y && !opts.vitals;
+  const windows = { quietMs: opts.quietMs, earlyMs: Math.min(opts.quietMs, EARLY_QUIET_MS), idleEarlyMs: Math.min(opts.quietMs, IDLE_QUIET_MS), linksOnly };
   let nextRead = 0;
   let fastForwards = 0;
   /** When the page's load event started, once the page has said (ms since epoch). */
@@ -125,6 +127,7 @@ export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTi
       const req: QuietRequest = {
         earlyMs: windows.earlyMs,
         idleEarlyMs: windows.idleEarlyMs,
+        linksOnly,
         quietMs: windows.quietMs,
         // The page waits until the network, too, has been quiet for the early window. Before the
         // page has said when it loaded, load-blocking requests that finished are taken to have
