@@ -3,7 +3,7 @@
  * (src/cli/early-launch.ts), on real Chromium: how many contexts and tabs the first visits
  * open, which renderer they share, and who closes a browser launched before the crawl.
  */
-import type { Browser } from 'playwright';
+import type { Browser, BrowserContext } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContextPool } from '../../src/browser/pool.js';
 import { BrowserNotFoundError } from '../../src/browser/locate.js';
@@ -17,11 +17,16 @@ beforeAll(async () => {
   browser = await sharedBrowser();
 });
 
-/** The browser's contexts and pages now (each pool has its own contexts). */
-const open = (): { contexts: number; pages: number } => ({
-  contexts: browser.contexts().length,
-  pages: browser.contexts().reduce((n, c) => n + c.pages().length, 0),
-});
+/**
+ * The contexts opened since `before` (a snapshot of `browser.contexts()`), and their pages. A
+ * context another test file left closing in the shared browser is in `before`, so it counts
+ * neither while it lingers nor once it is gone.
+ */
+const openSince = (before: ReadonlySet<BrowserContext>): { contexts: number; pages: number } => {
+  const mine = browser.contexts().filter((c) => !before.has(c));
+  return { contexts: mine.length, pages: mine.reduce((n, c) => n + c.pages().length, 0) };
+};
+const snapshot = (): ReadonlySet<BrowserContext> => new Set(browser.contexts());
 
 describe('ContextPool', () => {
   let pool: ContextPool | null = null;
@@ -31,16 +36,16 @@ describe('ContextPool', () => {
 
   it('opens a context with tabsPerContext tabs at once, before any navigates: they share one renderer; a slot beyond them opens the next context', async () => {
     const server = await startFixtureServer(() => ({ body: html('Page', '') }));
-    const before = open();
+    const before = snapshot();
     pool = new ContextPool(browser, { userAgent: 'spacrawl-pool-test', recycleAfter: 100, tabsPerContext: 2 });
     // Asked for at once: one context is opened, not two.
     const slots = await Promise.all([1, 2].map(() => pool!.acquire()));
     expect(new Set(slots.map((s) => s.context)).size).toBe(1);
-    expect(open()).toEqual({ contexts: before.contexts + 1, pages: before.pages + 2 });
+    expect(openSince(before)).toEqual({ contexts: 1, pages: 2 });
     const later = await pool.acquire();
     expect(slots.map((s) => s.context)).not.toContain(later.context);
     // The next context opened two tabs too: one for this slot, one for the next.
-    expect(open()).toEqual({ contexts: before.contexts + 2, pages: before.pages + 4 });
+    expect(openSince(before)).toEqual({ contexts: 2, pages: 4 });
     const isolates: string[] = [];
     for (const s of [...slots, later]) {
       await s.tab.page.goto(`${server.origin}/`);
@@ -53,45 +58,45 @@ describe('ContextPool', () => {
     await pool.close();
     pool = null;
     await server.close();
-    expect(open()).toEqual(before);
+    expect(openSince(before)).toEqual({ contexts: 0, pages: 0 });
   });
 
   it('prewarm(2) opens the tabs of one context before any visit; the first two visits take them, a third opens the next context', async () => {
-    const before = open();
+    const before = snapshot();
     pool = new ContextPool(browser, { userAgent: 'spacrawl-pool-test', recycleAfter: 100, tabsPerContext: 2 });
     pool.prewarm(2);
     pool.prewarm(2); // once: a second call while warming does nothing
     const first = await pool.acquire(); // waits for the first warming slot to be ready
     const second = await pool.acquire(); // and this one for the other
-    expect(open()).toEqual({ contexts: before.contexts + 1, pages: before.pages + 2 });
+    expect(openSince(before)).toEqual({ contexts: 1, pages: 2 });
     const third = await pool.acquire();
-    expect(open()).toEqual({ contexts: before.contexts + 2, pages: before.pages + 4 });
+    expect(openSince(before)).toEqual({ contexts: 2, pages: 4 });
     expect(new Set([first.tab.page, second.tab.page, third.tab.page]).size).toBe(3);
     for (const s of [first, second, third]) pool.release(s, false);
     pool.prewarm(2); // the pool has slots: nothing more
     await pool.close();
     pool = null;
-    expect(open()).toEqual(before);
+    expect(openSince(before)).toEqual({ contexts: 0, pages: 0 });
   });
 
   it('without tabsPerContext, slots asked for at once each get a context of their own', async () => {
-    const before = open();
+    const before = snapshot();
     pool = new ContextPool(browser, { userAgent: 'spacrawl-pool-test', recycleAfter: 100 });
     const slots = await Promise.all([1, 2].map(() => pool!.acquire()));
     expect(new Set(slots.map((s) => s.context)).size).toBe(2);
-    expect(open()).toEqual({ contexts: before.contexts + 2, pages: before.pages + 2 });
+    expect(openSince(before)).toEqual({ contexts: 2, pages: 2 });
     for (const s of slots) pool.release(s, false);
     await pool.close();
     pool = null;
-    expect(open()).toEqual(before);
+    expect(openSince(before)).toEqual({ contexts: 0, pages: 0 });
   });
 
   it('a pool closed while warming leaves no context open', async () => {
-    const before = open();
+    const before = snapshot();
     const p = new ContextPool(browser, { userAgent: 'spacrawl-pool-test', recycleAfter: 100 });
     p.prewarm(3);
     await p.close();
-    expect(open()).toEqual(before);
+    expect(openSince(before)).toEqual({ contexts: 0, pages: 0 });
   });
 });
 
