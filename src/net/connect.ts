@@ -158,9 +158,22 @@ function startTls(socket: Duplex, servername: string, settings: TlsSettings): Pr
     });
     t.once('error', (err) => {
       t.destroy();
-      reject(new ConnectError(err.message));
+      reject(new ConnectError(tlsFailure(err)));
     });
   });
+}
+
+/**
+ * One readable line for a failed TLS handshake. OpenSSL's own text
+ * (`…:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:…/ssl3_record.c:350:`) is
+ * cut to its reason; "wrong version number" is what a server answering plain HTTP on the port
+ * gives, and says so. Certificate errors (Node's own messages) are kept as they are.
+ */
+export function tlsFailure(err: Error): string {
+  const reason = /SSL routines:[^:]*:([^:]+):/.exec(err.message)?.[1];
+  if (!reason) return err.message;
+  if (reason === 'wrong version number') return 'TLS handshake failed: the server did not answer in TLS (plain http on this port?)';
+  return `TLS handshake failed: ${reason}`;
 }
 
 /** Ask an HTTP proxy for a tunnel to `authority` over `socket`; resolves with the tunnel's socket. */
