@@ -28,6 +28,15 @@ export function describeFsError(err: unknown, op: 'write' | 'read' = 'write'): s
       return 'no space left on the device';
     case 'EEXIST':
       return 'a file of that name is in the way';
+    case 'EIO':
+      return 'the device refused it (an input/output error)';
+    case 'EBUSY':
+    case 'ETXTBSY':
+      return 'it is busy';
+    case 'ENAMETOOLONG':
+      return 'its name is too long';
+    case 'EFBIG':
+      return 'the file is too large';
     default:
       return e?.code ?? (err instanceof Error ? err.message : String(err));
   }
