@@ -37,7 +37,8 @@ export function recordLine(r: PageRecord, origin: string | null, opts: RecordLin
   if (r.skipped === 'scope' && r.redirect) parts.push('(redirect off-site: not followed)');
   else if (r.skipped) parts.push(`(${r.skipped}${r.contentType ? `: ${r.contentType.split(';')[0]}` : ''})`);
   else if (r.redirect) parts.push('(redirect)');
-  else parts.push(`${r.links.length} link${r.links.length === 1 ? '' : 's'}`);
+  // A page that gave no answer was never read: its error says why, a link count would be noise.
+  else if (r.status !== null || r.links.length > 0) parts.push(`${r.links.length} link${r.links.length === 1 ? '' : 's'}`);
   if (r.timings.total !== null) parts.push(`${r.timings.total} ms`);
   if (opts.verbose && !r.skipped && r.status !== null) {
     const t = r.timings;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { blankRecord } from '../../src/model/record.js';
 import { SummaryCounter } from '../../src/report/summary.js';
-import { summaryLine } from '../../src/report/terminal.js';
+import { recordLine, summaryLine } from '../../src/report/terminal.js';
 
 /** A 200 page at `url` linking to `links`. */
 function page(url: string, links: string[] = []) {
@@ -50,5 +50,21 @@ describe('the summary line', () => {
     const s = c.snapshot(100, 'done');
     expect([s.errors, s.unreachable, s.robotsSkipped, s.robotsUnavailable, s.skipped]).toEqual([2, 1, 0, 0, {}]);
     expect(summaryLine(s)).toBe('2 pages, 0 ok, 2 errors (1 unreachable: no answer, not even to robots.txt), 0 skipped by robots.txt, 2 unique URLs, 0.1 s');
+  });
+});
+
+describe('the page line', () => {
+  it('a page with no answer says its error without a link count; a page that answered keeps its count, 0 or more', () => {
+    const dead = blankRecord('http://127.0.0.1:1/', 'http://127.0.0.1:1/', 0, null);
+    dead.error = { code: 'network', message: 'connection refused' };
+    dead.timings.total = 12;
+    expect(recordLine(dead, 'http://127.0.0.1:1')).toBe('ERR  /  12 ms  network: connection refused');
+    const missing = page('http://127.0.0.1/gone', ['http://127.0.0.1/']);
+    missing.status = 404;
+    missing.settled = true;
+    expect(recordLine(missing, 'http://127.0.0.1')).toBe('404  /gone  1 link');
+    const empty = page('http://127.0.0.1/empty');
+    empty.settled = true;
+    expect(recordLine(empty, 'http://127.0.0.1')).toBe('200  /empty  0 links');
   });
 });
