@@ -94,7 +94,10 @@ export function judgeSettle(inp: SettleInputs, win: SettleWindows): SettleVerdic
   if (state.blank && state.timerDueInMs !== Infinity) return { kind: 'wait', nextCheckMs: Math.max(MIN_CHECK_MS, Math.min(BUSY_CHECK_MS, state.timerDueInMs)) };
   if (!inp.reading && !inp.downloadPending && state.quietForMs >= win.quietMs && inp.netQuietMs >= win.quietMs) return { kind: 'settled', early: false };
   // How much longer the network and the content must stay quiet for the early window.
-  const due = Math.max(inp.earlyNetWaitMs, state.idleSinceChange ? win.idleEarlyMs - (win.linksOnly ? state.linkQuietForMs : state.contentQuietForMs) : win.earlyMs - state.contentQuietForMs);
+  // Idle since the last change: the idle window, on the links' quiet when only they are read.
+  const contentWindow = state.idleSinceChange ? win.idleEarlyMs : win.earlyMs;
+  const quietFor = state.idleSinceChange && win.linksOnly ? state.linkQuietForMs : state.contentQuietForMs;
+  const due = Math.max(inp.earlyNetWaitMs, contentWindow - quietFor);
   const idle = inp.heldBodies === 0 && !inp.downloadPending;
   if (idle && due <= 0) {
     if (state.scheduled === 0) return { kind: 'settled', early: true };
