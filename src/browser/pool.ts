@@ -301,7 +301,11 @@ export class ContextPool {
       else for (const wake of this.warmWaiters.splice(0)) wake();
     };
     this.warmingSlots = slots;
-    this.warming = Promise.all(Array.from({ length: slots }, () => one().catch(() => {}).finally(ready)))
+    // The first tab opens alone: the crawl's first page waits for it, and opening the others at
+    // the same time made it ready ~0.1 s later (the browser builds every context and tab at once).
+    // The others are needed once that page has given links, a few hundred ms later.
+    const first = one().catch(() => {}).finally(ready);
+    this.warming = Promise.all([first, first.then(() => Promise.all(Array.from({ length: slots - 1 }, () => one().catch(() => {}).finally(ready))))])
       .then(() => {})
       .finally(() => {
         this.warming = null;

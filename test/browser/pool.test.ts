@@ -91,6 +91,20 @@ describe('ContextPool', () => {
     expect(openSince(before)).toEqual({ contexts: 0, pages: 0 });
   });
 
+  it('prewarm opens the first tab alone (the first page waits for it) and the others once it is ready', async () => {
+    const before = snapshot();
+    pool = new ContextPool(browser, { userAgent: 'spacrawl-pool-test', recycleAfter: 100 });
+    pool.prewarm(3);
+    const first = await pool.acquire();
+    expect(openSince(before)).toEqual({ contexts: 1, pages: 1 });
+    const others = [await pool.acquire(), await pool.acquire()];
+    expect(openSince(before)).toEqual({ contexts: 3, pages: 3 });
+    for (const s of [first, ...others]) pool.release(s, false);
+    await pool.close();
+    pool = null;
+    expect(openSince(before)).toEqual({ contexts: 0, pages: 0 });
+  });
+
   it('a pool closed while warming leaves no context open', async () => {
     const before = snapshot();
     const p = new ContextPool(browser, { userAgent: 'spacrawl-pool-test', recycleAfter: 100 });
