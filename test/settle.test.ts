@@ -89,28 +89,6 @@ describe('settle', () => {
     }
   });
 
-  it('a page that renders the links a Web Worker answers 300 ms after it asked is read after the answer; a worker that never answers holds it to the full quiet window, not the cap', async () => {
-    const { records } = await crawlFrom('/worker-answer', { maxDepth: 0 });
-    const r = records.find((x) => pathOf(x.url) === '/worker-answer')!;
-    expect(r).toMatchObject({ status: 200, settled: true, error: null, title: 'Worker answer' });
-    expect(sorted(r.links.map(pathOf))).toEqual(['/worker-a', '/worker-b']);
-    // A full window of 4 s (--quiet): the silent worker's page is read at it, not at the 10 s cap.
-    const silent = await crawlFrom('/worker-silent', { maxDepth: 0, quietMs: 4_000, settleTimeoutMs: 10_000 });
-    const s = silent.records.find((x) => pathOf(x.url) === '/worker-silent')!;
-    expect(s).toMatchObject({ status: 200, settled: true, error: null, title: 'Silent worker' });
-    expect(s.links.map(pathOf)).toEqual(['/worker-a']);
-    expect(s.timings.settledMs).toBeGreaterThanOrEqual(4_000);
-    expect(s.timings.settledMs).toBeLessThan(10_000);
-  });
-
-  it('a click that asks a Web Worker, which answers 300 ms later, reveals the links rendered from the answer', async () => {
-    const { records } = await crawlFrom('/worker-click', { maxDepth: 0, click: 'auto' });
-    const r = records.find((x) => pathOf(x.url) === '/worker-click')!;
-    expect(r).toMatchObject({ status: 200, settled: true, error: null, title: 'Worker click' });
-    expect(sorted(r.links.map(pathOf))).toEqual(['/worker-a', '/worker-b']);
-    expect(r.clickDiscovery?.made).toBeGreaterThanOrEqual(1);
-  });
-
   it('a page acting on what it requests after its load event: the links an image\'s and a stylesheet\'s load handlers and a late script add are found', async () => {
     const { records } = await crawlFrom('/after-load', { maxDepth: 0 });
     const page = records.find((r) => pathOf(r.url) === '/after-load')!;
@@ -173,11 +151,6 @@ describe('settle', () => {
   it('counting channel messages leaves the page\'s MessagePort behaviour alone (removeEventListener, onmessage)', async () => {
     const { records } = await crawlFrom('/port-remove', { maxDepth: 0 });
     expect(records.find((r) => pathOf(r.url) === '/port-remove')!.title).toBe('Port 0 true');
-  });
-
-  it('counting posts to workers leaves the page\'s Worker behaviour alone (transfer lists, answers, terminate)', async () => {
-    const { records } = await crawlFrom('/worker-transfer', { maxDepth: 0 });
-    expect(records.find((r) => pathOf(r.url) === '/worker-transfer')).toMatchObject({ status: 200, settled: true, error: null, title: 'Worker 8 true' });
   });
 
   it('a response whose body is still arriving holds the settle: the link rendered from it is found', async () => {

@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright'
 import { CookieJar, type JarView } from './cookie-jar.js';
 import type { StorageState } from './login/perform.js';
 import { installScheduleWatch } from './schedule-scripts.js';
+import { installAsyncWatch } from './async-scripts.js';
 import { installMutationClock } from './clock-scripts.js';
 import { SETTLE_PROBE_SCRIPT } from './settle-scripts.js';
 import { installStreamWatch } from './stream-scripts.js';
@@ -171,9 +172,11 @@ export class ContextPool {
   private async openPoolContext(tabs: number): Promise<PoolContext> {
     const session = this.sessionNo;
     const context = await this.openContext('login');
-    // In this order: the schedule watch adds its counters to the clock's state, and the probe reads them all.
+    // In this order: the schedule watch adds its counters to the clock's state (the async watch
+    // adds to its `pending`), and the probe reads them all.
     await context.addInitScript(installMutationClock);
     await context.addInitScript(installScheduleWatch);
+    await context.addInitScript(installAsyncWatch);
     await context.addInitScript(installStreamWatch);
     await context.addInitScript({ content: SETTLE_PROBE_SCRIPT });
     await context.addInitScript(installLongTaskWatch);

@@ -34,7 +34,7 @@ export interface SettleState {
    * loaded script, an event) is still waiting to be handled.
    */
   idleSinceChange: boolean;
-  /** Timers, intervals, animation frames, idle callbacks, channel messages and unanswered posts to workers scheduled soon (see `installScheduleWatch`; 1 when unknown). */
+  /** Timers, intervals, animation frames, idle callbacks, channel messages, unanswered posts to workers and off-thread operations under way (see `installScheduleWatch`, `installAsyncWatch`; 1 when unknown). */
   scheduled: number;
   /** Of {@link scheduled}: one-shot timers only (`setTimeout` due within `SOON_TIMER_MS`). */
   timers: number;

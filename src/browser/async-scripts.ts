@@ -1,0 +1,91 @@
+/**
+ * Code that runs inside the page (serialized by Playwright: nothing outside the function body is
+ * in reach) to count the work the browser does for a page away from its main thread, for the
+ * settle rule.
+ * @module
+ */
+
+/**
+ * Init script, run in every frame after `installScheduleWatch` and before the page's own
+ * scripts. Adds to `window.__spacrawl.pending` (the work the schedule watch counts as scheduled)
+ * one entry of kind `async` for each operation under way that the browser runs for the page off
+ * its main thread and hands back as an event or a settled promise, with no timer, request or DOM
+ * change of the page's own meanwhile:
+ * - IndexedDB: a database being opened or deleted (until `success` or `error`), a transaction
+ *   (until `complete` or `abort`: the page's handlers of its requests have run by then);
+ * - WebAssembly's `compile`, `instantiate`, `compileStreaming` and `instantiateStreaming` (a
+ *   module of megabytes compiles for a few hundred ms before the app behind it renders);
+ * - the Cache API (`caches` and `Cache` methods), Web Crypto (`crypto.subtle`) and
+ *   `createImageBitmap`.
+ *
+ * Without it, a page that renders its links from a database it fills or reads, or once its
+ * WebAssembly has compiled, looked idle and was read before them. Each of these ends by itself
+ * (none waits for a person or for another page); one that does not (an open request blocked by
+ * another tab's connection) holds the page to the full quiet window, not the cap.
+ *
+ * A wrapped function that returns a promise hands the page a promise of its own that settles as
+ * the browser's does, one microtask later: a rejection the page does not handle is still reported
+ * as the page's, and one it handles is not reported.
+ */
+export function installAsyncWatch(): void {
+  type Fn = (...a: unknown[]) => unknown;
+  type Key = { kind: string; id: unknown };
+  const w = window as unknown as Record<string, unknown> & { __spacrawl?: { pending?: Set<Key>; asyncWatch?: boolean } };
+  const state = w.__spacrawl;
+  const pending = state?.pending;
+  if (!state || !pending || state.asyncWatch) return;
+  state.asyncWatch = true;
+  /** Count one operation under way; the function returned ends it (once). */
+  const begin = (): (() => void) => {
+    const key: Key = { kind: 'async', id: undefined };
+    pending.add(key);
+    return () => void pending.delete(key);
+  };
+  const NativePromise = Promise;
+  const addListener = EventTarget.prototype.addEventListener;
+  /** Replace `owner[name]` with a function that counts each call until what it returns says it is over. */
+  const wrap = (owner: unknown, name: string, watch: (out: unknown) => unknown): void => {
+    const o = owner as Record<string, unknown> | null | undefined;
+    const fn = o?.[name];
+    if (typeof fn !== 'function') return;
+    o![name] = function (this: unknown, ...a: unknown[]): unknown {
+      return watch((fn as Fn).apply(this, a));
+    };
+  };
+  const promised = (out: unknown): unknown => {
+    if (!(out instanceof NativePromise)) return out;
+    const end = begin();
+    return new NativePromise((resolve, reject) => {
+      out.then(
+        (v) => {
+          end();
+          resolve(v);
+        },
+        (e: unknown) => {
+          end();
+          reject(e);
+        },
+      );
+    });
+  };
+  /** An event target that is over with the first of `events`. */
+  const until =
+    (...events: string[]) =>
+    (out: unknown): unknown => {
+      if (!(out instanceof EventTarget)) return out;
+      const end = begin();
+      for (const e of events) addListener.call(out, e, end, { once: true });
+      return out;
+    };
+  const proto = (name: string): unknown => (w[name] as { prototype?: unknown } | undefined)?.prototype;
+  wrap(proto('IDBFactory'), 'open', until('success', 'error'));
+  wrap(proto('IDBFactory'), 'deleteDatabase', until('success', 'error'));
+  wrap(proto('IDBDatabase'), 'transaction', until('complete', 'abort'));
+  for (const name of ['compile', 'instantiate', 'compileStreaming', 'instantiateStreaming']) wrap(w.WebAssembly, name, promised);
+  for (const name of ['open', 'match', 'has', 'keys', 'delete']) wrap(proto('CacheStorage'), name, promised);
+  for (const name of ['match', 'matchAll', 'add', 'addAll', 'put', 'delete', 'keys']) wrap(proto('Cache'), name, promised);
+  for (const name of ['encrypt', 'decrypt', 'sign', 'verify', 'digest', 'generateKey', 'deriveKey', 'deriveBits', 'importKey', 'exportKey', 'wrapKey', 'unwrapKey']) {
+    wrap(proto('SubtleCrypto'), name, promised);
+  }
+  wrap(w, 'createImageBitmap', promised);
+}
