@@ -186,13 +186,15 @@ export function installScheduleWatch(): void {
   // Work handed to a dedicated Worker comes back as a message, with no timer, request or DOM
   // change of the page's own while the worker runs: a post to a worker counts as posted until the
   // worker sends a message back (each message answers one post), fails (`error`) or is
-  // terminated. A worker's messages before the page's first post to it answer nothing.
+  // terminated. A worker's messages before the page's first post to it answer nothing; a post to
+  // a terminated worker waits for nothing.
   const WorkerProto = (window as unknown as { Worker?: { prototype: Worker } }).Worker?.prototype;
   if (WorkerProto) {
     const postToWorker = WorkerProto.postMessage as Fn;
     const terminate = WorkerProto.terminate as Fn;
     const addListener = EventTarget.prototype.addEventListener;
     const owed = new WeakMap<Worker, number>();
+    const ended = new WeakSet<Worker>();
     const answer = (worker: Worker, all: boolean): void => {
       const n = owed.get(worker) ?? 0;
       const done = all ? n : Math.min(1, n);
@@ -201,6 +203,7 @@ export function installScheduleWatch(): void {
     };
     WorkerProto.postMessage = function postMessage(this: Worker, ...a: unknown[]): void {
       postToWorker.apply(this, a); // a message that cannot be cloned throws here, and is not counted
+      if (ended.has(this)) return;
       if (!owed.has(this)) {
         owed.set(this, 0);
         addListener.call(this, 'message', () => answer(this, false));
@@ -211,6 +214,7 @@ export function installScheduleWatch(): void {
       messages.posted++;
     };
     WorkerProto.terminate = function (this: Worker): void {
+      ended.add(this);
       answer(this, true);
       terminate.call(this);
     };
