@@ -7,10 +7,9 @@
 
 /**
  * Init script, run in every frame after `installScheduleWatch` and before the page's own
- * scripts. Adds to `window.__spacrawl.pending` (the work the schedule watch counts as scheduled)
- * one entry of kind `async` for each operation under way that the browser runs for the page off
- * its main thread and hands back as an event or a settled promise, with no timer, request or DOM
- * change of the page's own meanwhile:
+ * scripts. Counts on `window.__spacrawl.offThread` the operations under way that the browser runs
+ * for the page off its main thread and hands back as an event or a settled promise, with no
+ * timer, request or DOM change of the page's own meanwhile:
  * - IndexedDB: a database being opened or deleted (until `success` or `error`), a transaction
  *   (until `complete` or `abort`: the page's handlers of its requests have run by then);
  * - WebAssembly's `compile`, `instantiate`, `compileStreaming` and `instantiateStreaming` (a
@@ -18,28 +17,33 @@
  * - the Cache API (`caches` and `Cache` methods), Web Crypto (`crypto.subtle`) and
  *   `createImageBitmap`.
  *
- * Without it, a page that renders its links from a database it fills or reads, or once its
- * WebAssembly has compiled, looked idle and was read before them. Each of these ends by itself
- * (none waits for a person or for another page); one that does not (an open request blocked by
- * another tab's connection) holds the page to the full quiet window, not the cap.
+ * While one is under way the page is not settled, by either window (`SettleState.awaitingMessages`):
+ * a page that renders its links from a database it fills, or once its WebAssembly has compiled,
+ * was read before them, and a fill of a second or more outlasts the full quiet window. Each of
+ * these ends by itself (none waits for a person or for another page); one that does not (an open
+ * request blocked by another tab's connection) holds the page to the settle cap.
  *
  * A wrapped function that returns a promise hands the page a promise of its own that settles as
  * the browser's does, one microtask later: a rejection the page does not handle is still reported
- * as the page's, and one it handles is not reported.
+ * as the page's, and one it handles is not reported. The script's frames are named
+ * `INJECTED_SOURCE_URL` (see `init-scripts.ts`), so a page error's location skips them.
  */
 export function installAsyncWatch(): void {
   type Fn = (...a: unknown[]) => unknown;
-  type Key = { kind: string; id: unknown };
-  const w = window as unknown as Record<string, unknown> & { __spacrawl?: { pending?: Set<Key>; asyncWatch?: boolean } };
+  const w = window as unknown as Record<string, unknown> & { __spacrawl?: { offThread?: number } };
   const state = w.__spacrawl;
-  const pending = state?.pending;
-  if (!state || !pending || state.asyncWatch) return;
-  state.asyncWatch = true;
+  if (!state || state.offThread !== undefined) return;
+  state.offThread = 0;
+  const counted = state as { offThread: number };
   /** Count one operation under way; the function returned ends it (once). */
   const begin = (): (() => void) => {
-    const key: Key = { kind: 'async', id: undefined };
-    pending.add(key);
-    return () => void pending.delete(key);
+    counted.offThread++;
+    let over = false;
+    return () => {
+      if (over) return;
+      over = true;
+      counted.offThread--;
+    };
   };
   const NativePromise = Promise;
   const addListener = EventTarget.prototype.addEventListener;

@@ -3,6 +3,7 @@ import { CookieJar, type JarView } from './cookie-jar.js';
 import type { StorageState } from './login/perform.js';
 import { installScheduleWatch } from './schedule-scripts.js';
 import { installAsyncWatch } from './async-scripts.js';
+import { initScript } from './init-scripts.js';
 import { installMutationClock } from './clock-scripts.js';
 import { SETTLE_PROBE_SCRIPT } from './settle-scripts.js';
 import { installStreamWatch } from './stream-scripts.js';
@@ -174,12 +175,12 @@ export class ContextPool {
     const context = await this.openContext('login');
     // In this order: the schedule watch adds its counters to the clock's state (the async watch
     // adds to its `pending`), and the probe reads them all.
-    await context.addInitScript(installMutationClock);
-    await context.addInitScript(installScheduleWatch);
-    await context.addInitScript(installAsyncWatch);
-    await context.addInitScript(installStreamWatch);
-    await context.addInitScript({ content: SETTLE_PROBE_SCRIPT });
-    await context.addInitScript(installLongTaskWatch);
+    await context.addInitScript(initScript(installMutationClock));
+    await context.addInitScript(initScript(installScheduleWatch));
+    await context.addInitScript(initScript(installAsyncWatch));
+    await context.addInitScript(initScript(installStreamWatch));
+    await context.addInitScript(initScript(SETTLE_PROBE_SCRIPT));
+    await context.addInitScript(initScript(installLongTaskWatch));
     for (const content of this.opts.initScripts ?? []) await context.addInitScript({ content });
     const ctx: PoolContext = { context, jar: { version: -1, baseline: new Map() }, session, slots: 0, retired: false, spares: [] };
     ctx.spares = Array.from({ length: tabs }, () => this.openTab(context).catch(() => null));

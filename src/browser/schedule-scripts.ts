@@ -31,6 +31,8 @@ export const LATER_TIMER_MS = 10_000;
  * - `messages`: `MessageChannel` messages posted and handled (schedulers, React's among them,
  *   chain work slices this way, with no timer, request or DOM change in between), and posts to
  *   dedicated Workers and the workers' answers (one message from the worker answers one post)
+ * - `workersOwing(now)`: the workers that owe the page an answer and began to owe it less than
+ *   2 s before `now` (`performance.now()`)
  * - `bodyReads`: reads of response bodies in progress: a body method (`json()`, `text()` …)
  *   until its promise settles, and a body stream from the moment the page starts reading it
  *   (`getReader()`, `pipeTo()`, `pipeThrough()`, async iteration) until it reads the end,
@@ -187,7 +189,17 @@ export function installScheduleWatch(): void {
   // change of the page's own while the worker runs: a post to a worker counts as posted until the
   // worker sends a message back (each message answers one post), fails (`error`) or is
   // terminated. A worker's messages before the page's first post to it answer nothing; a post to
-  // a terminated worker waits for nothing.
+  // a terminated worker waits for nothing. For its first `answerMs` a worker's debt is awaited
+  // (`workersOwing`: it holds the full quiet window too, as a parse or a query in a worker may
+  // take longer than that window); after that it only keeps the page from settling early, so a
+  // worker that never answers costs that long, not the settle cap.
+  const answerMs = 2000;
+  const owing = new Map<Worker, number>(); // workers that owe an answer, by when their debt began
+  state.workersOwing = (now: number): number => {
+    let n = 0;
+    for (const since of owing.values()) if (now - since < answerMs) n++;
+    return n;
+  };
   const WorkerProto = (window as unknown as { Worker?: { prototype: Worker } }).Worker?.prototype;
   if (WorkerProto) {
     const postToWorker = WorkerProto.postMessage as Fn;
@@ -200,6 +212,7 @@ export function installScheduleWatch(): void {
       const done = all ? n : Math.min(1, n);
       owed.set(worker, n - done);
       messages.handled += done;
+      if (n - done === 0) owing.delete(worker);
     };
     WorkerProto.postMessage = function postMessage(this: Worker, ...a: unknown[]): void {
       postToWorker.apply(this, a); // a message that cannot be cloned throws here, and is not counted
@@ -211,6 +224,7 @@ export function installScheduleWatch(): void {
         addListener.call(this, 'error', () => answer(this, true));
       }
       owed.set(this, owed.get(this)! + 1);
+      if (!owing.has(this)) owing.set(this, performance.now());
       messages.posted++;
     };
     WorkerProto.terminate = function (this: Worker): void {

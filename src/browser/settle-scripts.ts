@@ -57,7 +57,13 @@ export interface SettleState {
    * its promise settles, an XMLHttpRequest until its `loadend` (see `installScheduleWatch`).
    */
   requests: number;
-  /** WebSockets and EventSources still awaiting their first message (see `installStreamWatch`; 0 when unknown). */
+  /**
+   * What the page awaits that holds both settle windows until it ends (0 when unknown):
+   * WebSockets and EventSources awaiting their first message (`installStreamWatch`), operations
+   * the browser runs for the page off its main thread (IndexedDB, WebAssembly compilation …,
+   * `installAsyncWatch`), and workers that have owed an answer for less than 2 s
+   * (`installScheduleWatch`).
+   */
   awaitingMessages: number;
   /**
    * Time until the page's earliest pending timer comes due: a `setTimeout` due soon or later
@@ -105,6 +111,8 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
     read?: () => SettleState;
     requests?: number;
     awaitQuiet?: (req: QuietRequest) => Promise<QuietReport>;
+    offThread?: number;
+    workersOwing?: (now: number) => number;
   };
   const w = window as unknown as { __spacrawl?: Probe; __spacrawlStreams?: { awaiting: number } };
   const s = w.__spacrawl;
@@ -180,7 +188,7 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
       sinceCallMs: s.lastCallAt ? now - s.lastCallAt : Infinity,
       bodyReads: s.bodyReads ?? 1,
       requests: s.requests ?? 1,
-      awaitingMessages: w.__spacrawlStreams?.awaiting ?? 0,
+      awaitingMessages: (w.__spacrawlStreams?.awaiting ?? 0) + (s.offThread ?? 0) + (s.workersOwing?.(now) ?? 0),
       timerDueInMs,
       blank: timerDueInMs !== Infinity && blankNow(),
     };

@@ -10,6 +10,7 @@ import type { DialogRecord } from '../../model/record.js';
 import type { PageEventMap, PageEventName } from '../page-events.js';
 import { hydrationEntry, MAX_HYDRATION_MESSAGES } from '../hydration.js';
 import { stopScripts } from '../hang-watch.js';
+import { INJECTED_SOURCE_URL } from '../init-scripts.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import { isImplicitFavicon } from './urls.js';
@@ -91,7 +92,8 @@ function listenToPage(ctx: VisitContext, on: On): void {
     if (!act.current) return;
     hydration(`${e.name}: ${e.message}`);
     if (result.pageErrors.length >= MAX_KEPT) return;
-    const top = (e.stack ?? '').split('\n').find((l) => l.trim().startsWith('at '));
+    // The first frame of the page's own: spacrawl's wrappers (timers, crypto.subtle …) may be above it.
+    const top = (e.stack ?? '').split('\n').find((l) => l.trim().startsWith('at ') && !l.includes(INJECTED_SOURCE_URL));
     result.pageErrors.push(`${e.name}: ${e.message}${top ? ` (${top.trim()})` : ''}`.slice(0, 1000));
   });
 }

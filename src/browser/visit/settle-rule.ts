@@ -66,7 +66,8 @@ export const BUSY_CHECK_MS = 50;
 /**
  * The settle rule (docs/how-it-works.md, "Settle").
  *
- * Never settled while a push connection awaits its first message, a clicked download has not
+ * Never settled while the page awaits something (`SettleState.awaitingMessages`: a push
+ * connection's first message, off-thread work of the browser, a worker's answer), a clicked download has not
  * begun, a request the page started has not been heard of yet, or before `load`; nor while the
  * page has rendered nothing (`SettleState.blank`) and has a timer pending: a timeout due soon or
  * later, or a short interval (an app that starts after a delay, or once a poll finds what it

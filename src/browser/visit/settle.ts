@@ -8,7 +8,8 @@
  * second, no short interval, animation frame, idle callback or channel message; see
  * `settleState`) and has read every response to the end, so nothing it has planned can still
  * add content. Never while a WebSocket or EventSource the page opened awaits its first message
- * (its content is still to come). The early window's network quiet counts what the page can
+ * (its content is still to come), while the browser does work for the page off its main thread
+ * (IndexedDB, WebAssembly compilation …), or while a worker has owed it an answer for under 2 s. The early window's network quiet counts what the page can
  * still do with each response (see `PageActivity.earlyNetWaitMs`): nothing for a load-blocking
  * request that finished before the load event, a short wait for one it only gets as an event
  * (an image, a font). A long-poll re-poll that hangs is not waited for
