@@ -163,9 +163,9 @@ describe('a seed that cannot be reached', () => {
     expect(r.stdout).toBe('');
     expect(lines(r.stderr).at(-1)).toBe(`spacrawl: no seed could be crawled: http://127.0.0.1:${port}/ cannot be reached (connect ECONNREFUSED 127.0.0.1:${port}), not even its robots.txt`);
     // The note says the host is unreachable, not that robots.txt disallows it.
-    expect(lines(r.stderr)[0]).toBe(`note: http://127.0.0.1:${port} gave no answer, not even to robots.txt (connect ECONNREFUSED 127.0.0.1:${port}): nothing on it is requested`);
+    expect(lines(r.stderr)[0]).toBe(`note: http://127.0.0.1:${port} could not be reached, not even for robots.txt (connect ECONNREFUSED 127.0.0.1:${port}): nothing on it is requested`);
     // Counted as unreachable, not as skipped by robots.txt: the summary line, --json and the record say so.
-    expect(lines(r.stderr).find((l) => l.startsWith('1 page'))).toMatch(/^1 page, 0 ok, 1 error \(1 unreachable: no answer, not even to robots\.txt\), 0 skipped by robots\.txt, 1 unique URL, [\d.]+ s$/);
+    expect(lines(r.stderr).find((l) => l.startsWith('1 page'))).toMatch(/^1 page, 0 ok, 1 error \(1 unreachable, not even robots\.txt\), 0 skipped by robots\.txt, 1 unique URL, [\d.]+ s$/);
     const out = path.join(tmp, 'unreachable.jsonl');
     const j = await run(['crawl', `http://127.0.0.1:${port}/`, '--json', '--out', out]);
     const summary = JSON.parse(j.stdout) as { pages: number; errors: number; unreachable: number; robotsSkipped: number; robotsUnavailable: number; skipped: Record<string, number> };
@@ -174,7 +174,7 @@ describe('a seed that cannot be reached', () => {
     const rec = JSON.parse(fs.readFileSync(out, 'utf8')) as { skipped: string; error: unknown; status: unknown; attempts: number };
     expect([rec.skipped, rec.error, rec.status, rec.attempts]).toEqual([
       null,
-      { code: 'network', message: `no answer from the host, not even to robots.txt (connect ECONNREFUSED 127.0.0.1:${port}): nothing was requested` },
+      { code: 'network', message: `the host could not be reached, not even for robots.txt (connect ECONNREFUSED 127.0.0.1:${port}): nothing was requested` },
       null,
       0,
     ]);

@@ -32,11 +32,13 @@ export async function applyConfig<T extends Record<string, unknown>>(
   const file = configPath ? path.resolve(configPath) : path.resolve(CONFIG_FILE);
   if (!configPath && !fs.existsSync(file)) return flags;
   let data: unknown;
+  let text = '';
   try {
-    data = JSON.parse(fs.readFileSync(file, 'utf8'));
+    text = fs.readFileSync(file, 'utf8');
+    data = JSON.parse(text);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    throw new OptionsError(`cannot read config ${file}: ${e.code ? describeFsError(e, 'read') : e.message.split('\n')[0]}`);
+    throw new OptionsError(`cannot read config ${file}: ${e.code ? describeFsError(e, 'read') : withLineAndColumn(e.message.split('\n')[0]!, text)}`);
   }
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw new OptionsError(`config ${file} must hold one JSON object of flag values`);
   const given = (name: string): boolean => argv.some((a) => a === `--${name}` || a.startsWith(`--${name}=`));
@@ -72,4 +74,18 @@ export async function applyConfig<T extends Record<string, unknown>>(
     } else out[key] = await one(value);
   }
   return out as T;
+}
+
+/**
+ * A JSON parse error's message with its `position N` (a character offset into `text`, as V8 words
+ * it) followed by the line and column (1-based) it is at, which an editor can go to.
+ */
+export function withLineAndColumn(message: string, text: string): string {
+  const m = /\bposition (\d+)\b/.exec(message);
+  if (!m) return message;
+  const at = Math.min(Number(m[1]), text.length);
+  const before = text.slice(0, at);
+  const line = before.split('\n').length;
+  const column = at - before.lastIndexOf('\n');
+  return message.replace(m[0], `${m[0]} (line ${line}, column ${column})`);
 }

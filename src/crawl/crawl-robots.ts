@@ -32,7 +32,7 @@ export function robotsForCrawl(o: CrawlRobotsOptions): RobotsCache {
     onProblem: (origin, outcome) =>
       o.remark(
         outcome.unanswered
-          ? `${origin} gave no answer, not even to robots.txt (${outcome.detail}): nothing on it is requested`
+          ? `${origin} could not be reached, not even for robots.txt (${outcome.detail}): nothing on it is requested`
           : `robots.txt of ${origin} unusable (${outcome.detail}): treating the whole origin as disallowed`,
       ),
     onOutcome: (origin, outcome) => {

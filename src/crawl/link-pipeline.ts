@@ -171,7 +171,7 @@ export function skipRecord(entry: FrontierEntry, reason?: SkipReason, error: Rec
 export function robotsSkip(o: RobotsOutcome): Pick<FrontierEntry, 'skip' | 'skipError'> {
   if (o.kind !== 'disallow-all') return { skip: 'robots' };
   if (o.unanswered) {
-    return { skip: 'unreachable', skipError: { code: 'network', message: `no answer from the host, not even to robots.txt (${o.detail}): nothing was requested` } };
+    return { skip: 'unreachable', skipError: { code: 'network', message: `the host could not be reached, not even for robots.txt (${o.detail}): nothing was requested` } };
   }
   return {
     skip: 'robots',

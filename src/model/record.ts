@@ -99,7 +99,7 @@ export type Soft404Reason = 'fingerprint' | 'not-found-heading' | 'not-found-tit
 /**
  * Why a URL was decided without a visit. `logout`: a sign-out URL (its path, query or link text
  * says log out / sign out / log off), never requested while the crawl is logged in.
- * `unreachable` is the frontier's reason only: its host gave no answer at all, not even to the
+ * `unreachable` is the frontier's reason only: its host could not be reached at all, not even for the
  * request for robots.txt (connection refused, DNS failure, timeout), so nothing was requested
  * (RFC 9309 §2.3.1.4). Its record is that of a URL whose request failed on the network
  * (`skipped: null`, `error.code` `network` naming the failure, `status: null`), with `attempts: 0`
@@ -209,7 +209,7 @@ export function isPage(r: PageRecord): boolean {
 }
 
 /**
- * `true` for the record of a URL whose host gave no answer at all, not even to robots.txt: a
+ * `true` for the record of a URL whose host could not be reached at all, not even for robots.txt: a
  * network error with nothing requested (`attempts: 0`). Counted in the summary's `unreachable`.
  */
 export function isUnreachable(r: PageRecord): boolean {

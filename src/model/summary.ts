@@ -24,7 +24,7 @@ export interface CrawlSummary {
    */
   robotsUnavailable: number;
   /**
-   * Of `errors`, the URLs whose host gave no answer at all, not even to robots.txt (connection
+   * Of `errors`, the URLs whose host could not be reached at all, not even for robots.txt (connection
    * refused, DNS failure, timeout): nothing was requested from them.
    */
   unreachable: number;

@@ -58,7 +58,7 @@ export function summaryLine(s: CrawlSummary): string {
     .filter(([k]) => k !== 'robots')
     .map(([k, n]) => `, ${n} skipped (${k})`)
     .join('');
-  const hostless = s.unreachable ? ` (${s.unreachable} unreachable: no answer, not even to robots.txt)` : '';
+  const hostless = s.unreachable ? ` (${s.unreachable} unreachable, not even robots.txt)` : '';
   const sm = s.sitemapUrls ? `, ${s.sitemapUrls} from sitemaps (${s.orphans.length} orphan${s.orphans.length === 1 ? '' : 's'})` : '';
   const end = s.endReason === 'done' ? '' : ` [stopped: ${s.endReason}]`;
   const soft = s.soft404 ? `, ${s.soft404} soft 404${s.soft404 === 1 ? '' : 's'}` : '';

@@ -124,7 +124,7 @@ describe('admit: depth → traps → duplicates → robots.txt', () => {
     const origin = `http://127.0.0.1:${port}`;
     const { p } = pipeline({ seeds: [`${origin}/`] });
     const [e] = await p.admit([cand(`${origin}/`)], 0, null);
-    expect([e!.skip, e!.skipError]).toEqual(['unreachable', { code: 'network', message: `no answer from the host, not even to robots.txt (connect ECONNREFUSED 127.0.0.1:${port}): nothing was requested` }]);
+    expect([e!.skip, e!.skipError]).toEqual(['unreachable', { code: 'network', message: `the host could not be reached, not even for robots.txt (connect ECONNREFUSED 127.0.0.1:${port}): nothing was requested` }]);
     const r = skipRecord(e!);
     // Its record is a network failure with nothing requested, not a skip: skipped null, attempts 0.
     expect([r.skipped, r.error?.code, r.status, r.attempts]).toEqual([null, 'network', null, 0]);

@@ -47,6 +47,10 @@ describe('config file', () => {
     });
   });
 
+  it('a file that is not JSON: one line naming where, as a character position and as line and column', async () => {
+    expect(await refusal('{\n  "max-depth": 1,,\n}\n')).toBe('cannot read config FILE: Expected double-quoted property name in JSON at position 19 (line 2, column 18)');
+  });
+
   it('the command line wins, also --no-X over a config true', async () => {
     const f = await merged({ 'max-depth': 3, soft404: true, scope: 'domain' }, ['--max-depth', '1', '--no-soft404', '--scope=subdomains']);
     expect({ d: f['max-depth'], so: f.soft404, s: f.scope }).toEqual({ d: 1, so: false, s: 'subdomains' });

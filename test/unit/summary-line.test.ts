@@ -37,10 +37,10 @@ describe('the summary line', () => {
     );
   });
 
-  it('a seed whose host gave no answer is an error counted as unreachable, not as skipped by robots.txt', () => {
+  it('a seed whose host could not be reached is an error counted as unreachable, not as skipped by robots.txt', () => {
     const c = new SummaryCounter();
     const r = blankRecord('http://127.0.0.1:9/', 'http://127.0.0.1:9/', 0, null);
-    r.error = { code: 'network', message: 'no answer from the host, not even to robots.txt (connect ECONNREFUSED 127.0.0.1:9): nothing was requested' };
+    r.error = { code: 'network', message: 'the host could not be reached, not even for robots.txt (connect ECONNREFUSED 127.0.0.1:9): nothing was requested' };
     c.add(r);
     // A page whose request failed on the network after one attempt is an error, not unreachable.
     const refused = blankRecord('http://127.0.0.1:9/b', 'http://127.0.0.1:9/b', 1, null);
@@ -49,7 +49,7 @@ describe('the summary line', () => {
     c.add(refused);
     const s = c.snapshot(100, 'done');
     expect([s.errors, s.unreachable, s.robotsSkipped, s.robotsUnavailable, s.skipped]).toEqual([2, 1, 0, 0, {}]);
-    expect(summaryLine(s)).toBe('2 pages, 0 ok, 2 errors (1 unreachable: no answer, not even to robots.txt), 0 skipped by robots.txt, 2 unique URLs, 0.1 s');
+    expect(summaryLine(s)).toBe('2 pages, 0 ok, 2 errors (1 unreachable, not even robots.txt), 0 skipped by robots.txt, 2 unique URLs, 0.1 s');
   });
 });
 
