@@ -17,6 +17,13 @@
  * - the Cache API (`caches` and `Cache` methods), Web Crypto (`crypto.subtle`) and
  *   `createImageBitmap`.
  *
+ * And it counts the page's questions to its dedicated Web Workers: a post to a worker is
+ * `messages.posted` (the schedule watch's channel messages: no early settle) until the worker sends
+ * a message back (each message answers one post), fails (`error`) or is terminated; for its first
+ * 2 s a worker's debt is also awaited (`workersOwing(now)`, `now` a `performance.now()`: the
+ * workers whose debt began less than 2 s before it), as a parse or a query in a worker may take
+ * longer than the full quiet window. A worker that never answers costs a page 2 s, not the cap.
+ *
  * While one is under way the page is not settled, by either window (`SettleState.awaitingMessages`):
  * a page that renders its links from a database it fills, or once its WebAssembly has compiled,
  * was read before them, and a fill of a second or more outlasts the full quiet window. Each of
@@ -30,11 +37,14 @@
  */
 export function installAsyncWatch(): void {
   type Fn = (...a: unknown[]) => unknown;
-  const w = window as unknown as Record<string, unknown> & { __spacrawl?: { offThread?: number } };
+  const w = window as unknown as Record<string, unknown> & {
+    __spacrawl?: { offThread?: number; messages?: { posted: number; handled: number }; workersOwing?: (now: number) => number };
+  };
   const state = w.__spacrawl;
-  if (!state || state.offThread !== undefined) return;
+  if (!state || !state.messages || state.offThread !== undefined) return;
   state.offThread = 0;
   const counted = state as { offThread: number };
+  const messages = state.messages;
   /** Count one operation under way; the function returned ends it (once). */
   const begin = (): (() => void) => {
     counted.offThread++;
@@ -92,4 +102,44 @@ export function installAsyncWatch(): void {
     wrap(proto('SubtleCrypto'), name, promised);
   }
   wrap(w, 'createImageBitmap', promised);
+  // The page's questions to its workers (see the function comment).
+  const answerMs = 2000;
+  const owing = new Map<Worker, number>(); // workers that owe an answer, by when their debt began
+  state.workersOwing = (now: number): number => {
+    let n = 0;
+    for (const since of owing.values()) if (now - since < answerMs) n++;
+    return n;
+  };
+  const WorkerProto = (window as unknown as { Worker?: { prototype: Worker } }).Worker?.prototype;
+  if (WorkerProto) {
+    const postToWorker = WorkerProto.postMessage as Fn;
+    const terminate = WorkerProto.terminate as Fn;
+    const owed = new WeakMap<Worker, number>();
+    const ended = new WeakSet<Worker>();
+    const answer = (worker: Worker, all: boolean): void => {
+      const n = owed.get(worker) ?? 0;
+      const done = all ? n : Math.min(1, n);
+      owed.set(worker, n - done);
+      messages.handled += done;
+      if (n - done === 0) owing.delete(worker);
+    };
+    WorkerProto.postMessage = function postMessage(this: Worker, ...a: unknown[]): void {
+      postToWorker.apply(this, a); // a message that cannot be cloned throws here, and is not counted
+      if (ended.has(this)) return;
+      if (!owed.has(this)) {
+        owed.set(this, 0);
+        addListener.call(this, 'message', () => answer(this, false));
+        addListener.call(this, 'messageerror', () => answer(this, false));
+        addListener.call(this, 'error', () => answer(this, true));
+      }
+      owed.set(this, owed.get(this)! + 1);
+      if (!owing.has(this)) owing.set(this, performance.now());
+      messages.posted++;
+    };
+    WorkerProto.terminate = function (this: Worker): void {
+      ended.add(this);
+      answer(this, true);
+      terminate.call(this);
+    };
+  }
 }

@@ -174,7 +174,7 @@ export class ContextPool {
     const session = this.sessionNo;
     const context = await this.openContext('login');
     // In this order: the schedule watch adds its counters to the clock's state (the async watch
-    // adds to its `pending`), and the probe reads them all.
+    // adds its own and counts workers in the channel messages), and the probe reads them all.
     await context.addInitScript(initScript(installMutationClock));
     await context.addInitScript(initScript(installScheduleWatch));
     await context.addInitScript(initScript(installAsyncWatch));

@@ -1,8 +1,8 @@
 /**
  * Code that runs inside the page (serialized by Playwright: nothing outside the function body is
  * in reach) to count the work a page has scheduled, for the settle rule: timers due soon, short
- * intervals, animation frames, idle callbacks, channel messages, posts a worker has not answered
- * yet, and reads of fetch() bodies.
+ * intervals, animation frames, idle callbacks, channel messages, and reads of fetch() bodies
+ * (work handed off the main thread: `async-scripts.ts`).
  * @module
  */
 
@@ -29,10 +29,8 @@ export const LATER_TIMER_MS = 10_000;
  *   `requestAnimationFrame`, `requestIdleCallback`), each as `{kind, id}`, timeouts and
  *   intervals with `due` (`performance.now()` of their next run)
  * - `messages`: `MessageChannel` messages posted and handled (schedulers, React's among them,
- *   chain work slices this way, with no timer, request or DOM change in between), and posts to
- *   dedicated Workers and the workers' answers (one message from the worker answers one post)
- * - `workersOwing(now)`: the workers that owe the page an answer and began to owe it less than
- *   2 s before `now` (`performance.now()`)
+ *   chain work slices this way, with no timer, request or DOM change in between; the async
+ *   watch adds the page's posts to its workers and their answers)
  * - `bodyReads`: reads of response bodies in progress: a body method (`json()`, `text()` …)
  *   until its promise settles, and a body stream from the moment the page starts reading it
  *   (`getReader()`, `pipeTo()`, `pipeThrough()`, async iteration) until it reads the end,
@@ -183,54 +181,6 @@ export function installScheduleWatch(): void {
     };
     Port.removeEventListener = function removeEventListener(this: MessagePort, type: string, fn: unknown, ...rest: unknown[]): void {
       return (remove as (...x: unknown[]) => void).call(this, type, listener(type, fn), ...rest);
-    };
-  }
-  // Work handed to a dedicated Worker comes back as a message, with no timer, request or DOM
-  // change of the page's own while the worker runs: a post to a worker counts as posted until the
-  // worker sends a message back (each message answers one post), fails (`error`) or is
-  // terminated. A worker's messages before the page's first post to it answer nothing; a post to
-  // a terminated worker waits for nothing. For its first `answerMs` a worker's debt is awaited
-  // (`workersOwing`: it holds the full quiet window too, as a parse or a query in a worker may
-  // take longer than that window); after that it only keeps the page from settling early, so a
-  // worker that never answers costs that long, not the settle cap.
-  const answerMs = 2000;
-  const owing = new Map<Worker, number>(); // workers that owe an answer, by when their debt began
-  state.workersOwing = (now: number): number => {
-    let n = 0;
-    for (const since of owing.values()) if (now - since < answerMs) n++;
-    return n;
-  };
-  const WorkerProto = (window as unknown as { Worker?: { prototype: Worker } }).Worker?.prototype;
-  if (WorkerProto) {
-    const postToWorker = WorkerProto.postMessage as Fn;
-    const terminate = WorkerProto.terminate as Fn;
-    const addListener = EventTarget.prototype.addEventListener;
-    const owed = new WeakMap<Worker, number>();
-    const ended = new WeakSet<Worker>();
-    const answer = (worker: Worker, all: boolean): void => {
-      const n = owed.get(worker) ?? 0;
-      const done = all ? n : Math.min(1, n);
-      owed.set(worker, n - done);
-      messages.handled += done;
-      if (n - done === 0) owing.delete(worker);
-    };
-    WorkerProto.postMessage = function postMessage(this: Worker, ...a: unknown[]): void {
-      postToWorker.apply(this, a); // a message that cannot be cloned throws here, and is not counted
-      if (ended.has(this)) return;
-      if (!owed.has(this)) {
-        owed.set(this, 0);
-        addListener.call(this, 'message', () => answer(this, false));
-        addListener.call(this, 'messageerror', () => answer(this, false));
-        addListener.call(this, 'error', () => answer(this, true));
-      }
-      owed.set(this, owed.get(this)! + 1);
-      if (!owing.has(this)) owing.set(this, performance.now());
-      messages.posted++;
-    };
-    WorkerProto.terminate = function (this: Worker): void {
-      ended.add(this);
-      answer(this, true);
-      terminate.call(this);
     };
   }
   // The page's fetch() and XMLHttpRequest calls under way (a timeout is not fast-forwarded while

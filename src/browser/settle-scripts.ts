@@ -34,7 +34,7 @@ export interface SettleState {
    * loaded script, an event) is still waiting to be handled.
    */
   idleSinceChange: boolean;
-  /** Timers, intervals, animation frames, idle callbacks, channel messages, unanswered posts to workers and off-thread operations under way (see `installScheduleWatch`, `installAsyncWatch`; 1 when unknown). */
+  /** Timers, intervals, animation frames, idle callbacks, channel messages and posts a worker has not answered, scheduled soon (see `installScheduleWatch`, `installAsyncWatch`; 1 when unknown). */
   scheduled: number;
   /** Of {@link scheduled}: one-shot timers only (`setTimeout` due within `SOON_TIMER_MS`). */
   timers: number;
@@ -61,8 +61,7 @@ export interface SettleState {
    * What the page awaits that holds both settle windows until it ends (0 when unknown):
    * WebSockets and EventSources awaiting their first message (`installStreamWatch`), operations
    * the browser runs for the page off its main thread (IndexedDB, WebAssembly compilation …,
-   * `installAsyncWatch`), and workers that have owed an answer for less than 2 s
-   * (`installScheduleWatch`).
+   * `installAsyncWatch`), and workers that have owed an answer for less than 2 s (the same).
    */
   awaitingMessages: number;
   /**
