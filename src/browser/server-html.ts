@@ -13,6 +13,7 @@
  * content's CDATA sections, and markup so broken a browser would repair it differently.
  * @module
  */
+import { StringMemo } from '../util/memo.js';
 import { toRequestUrl } from '../url/normalize.js';
 
 /** Most bytes of the server's HTML read (2 MiB); the rest of a larger document is not looked at. */
@@ -59,6 +60,37 @@ export function decodeEntities(s: string): string {
  * (`toRequestUrl`). `null` for anything else (`mailto:`, `javascript:`, unparsable).
  */
 export function linkIdentity(href: string, base: string): string | null {
+  // The same links come back on every page of a site (its navigation).
+  return identities.get(resolutionKey(href, base), () => identityUncached(href, base));
+}
+
+/** An http(s) URL with an authority (`http://`, `https://`, after leading spaces): its resolution ignores the base. */
+const ABSOLUTE = /^\s*https?:\/\//i;
+
+/**
+ * The part of `base` that `href`'s resolution depends on, with `href`, as a memo key (WHATWG URL
+ * parsing): nothing of it for an absolute http(s) URL; all of it but the fragment for `''`,
+ * `#…` and `?…`; else its scheme, authority and path up to the last `/` (a path-relative or
+ * root-relative reference resolves the same from every page of one directory).
+ */
+function resolutionKey(href: string, base: string): string {
+  if (ABSOLUTE.test(href)) return href;
+  const first = href.trimStart()[0];
+  const hash = base.indexOf('#');
+  const whole = hash === -1 ? base : base.slice(0, hash);
+  if (first === undefined || first === '#' || first === '?') return `${whole}\n${href}`;
+  const query = whole.indexOf('?');
+  const path = query === -1 ? whole : whole.slice(0, query);
+  const authority = path.indexOf('//');
+  // A base without a path after its authority (never serialized so) keeps all of it.
+  if (authority === -1 || path.indexOf('/', authority + 2) === -1) return `${whole}\n${href}`;
+  return `${path.slice(0, path.lastIndexOf('/') + 1)}\n${href}`;
+}
+
+const identities = new StringMemo<string | null>();
+
+/** {@link linkIdentity} without the memo. */
+function identityUncached(href: string, base: string): string | null {
   try {
     const u = new URL(href.trim(), base);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') return null;

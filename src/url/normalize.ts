@@ -39,6 +39,7 @@
  */
 
 import { UsageError } from '../model/errors.js';
+import { StringMemo } from '../util/memo.js';
 
 /**
  * What to do with URL fragments.
@@ -312,6 +313,32 @@ function handleFragment(fragment: string, opts: Resolved, normalizeIt: boolean):
  * @throws {InvalidUrlError} when `url` does not parse as an absolute URL
  */
 export function normalize(url: string | URL, options?: NormalizeOptions): string {
+  const text = typeof url === 'string' ? url : url.href;
+  return memoFor(normalized, optionsKey(options)).get(text, () => normalizeUncached(text, options));
+}
+
+/** Memos of {@link normalize} and {@link toRequestUrl}, by the options that shape their results (see `optionsKey`). */
+const normalized = new Map<string, StringMemo<string>>();
+const requestUrls = new Map<string, StringMemo<string>>();
+
+/** The memo of `memos` for options `key`. */
+function memoFor(memos: Map<string, StringMemo<string>>, key: string): StringMemo<string> {
+  let memo = memos.get(key);
+  if (!memo) {
+    memo = new StringMemo<string>();
+    memos.set(key, memo);
+  }
+  return memo;
+}
+
+/** The options as a key of the memo: their values, not the object (a caller may reuse an object with other values). */
+function optionsKey(options: NormalizeOptions | undefined): string {
+  if (!options) return '';
+  return `${options.hashRoutes ?? ''}|${options.keepParams ?? ''}|${options.foldTrailingSlash ?? ''}|${options.foldIndex ?? ''}|${options.stripParams?.join('\u0000') ?? ''}`;
+}
+
+/** {@link normalize} without the memo. */
+function normalizeUncached(url: string, options?: NormalizeOptions): string {
   const parsed = parse(url);
   const opts = resolve(options);
   const rawFragment = parsed.hash.startsWith('#') ? parsed.hash.slice(1) : parsed.hash;
@@ -375,8 +402,13 @@ export function toRequestUrl(
   url: string | URL,
   options?: Pick<NormalizeOptions, 'hashRoutes'>,
 ): string {
-  const parsed = parse(url);
   const mode = options?.hashRoutes ?? 'auto';
+  return memoFor(requestUrls, mode).get(typeof url === 'string' ? url : url.href, (text) => requestUrlUncached(text, mode));
+}
+
+/** {@link toRequestUrl} without the memo. */
+function requestUrlUncached(url: string, mode: HashRouteMode): string {
+  const parsed = parse(url);
   const fragment = parsed.hash.startsWith('#') ? parsed.hash.slice(1) : '';
   const keep = fragment !== '' && (mode === 'keep' || (mode === 'auto' && isHashRoute(fragment)));
   if (keep) return parsed.href;

@@ -72,6 +72,31 @@ describe('readServerHtml', () => {
     expect(linkIdentity('tel:123', URL_)).toBeNull();
     expect(linkIdentity('http://[bad', URL_)).toBeNull();
   });
+
+  it('link identities are remembered by what their resolution depends on: the same href against other bases resolves anew', () => {
+    // Each row twice, in two orders: a remembered answer for one base must never answer for another.
+    const rows: [string, string, string | null][] = [
+      ['../classes/A.html', 'http://h/x/y/p.html?q=1#f', 'http://h/x/classes/A.html'],
+      ['../classes/A.html', 'http://h/x/y/other.html', 'http://h/x/classes/A.html'],
+      ['../classes/A.html', 'http://h/z/w/p.html', 'http://h/z/classes/A.html'],
+      ['#top', 'http://h/a/b.html?x', 'http://h/a/b.html?x'],
+      ['#top', 'http://h/a/c.html', 'http://h/a/c.html'],
+      ['?p=2', 'http://h/a/b.html?x', 'http://h/a/b.html?p=2'],
+      ['?p=2', 'http://h/a/c.html', 'http://h/a/c.html?p=2'],
+      ['', 'http://h/a/b.html?x#y', 'http://h/a/b.html?x'],
+      ['', 'http://h/a/c.html', 'http://h/a/c.html'],
+      ['//cdn.test/x', 'https://h/a/', 'https://cdn.test/x'],
+      ['//cdn.test/x', 'http://h/a/', 'http://cdn.test/x'],
+      ['/root', 'http://h/a/b', 'http://h/root'],
+      ['/root', 'http://other/a/b', 'http://other/root'],
+      ['http:rel', 'http://h/a/b', 'http://h/a/rel'],
+      ['http:rel', 'https://h/a/b', 'http://rel/'],
+      ['  http://h/Z ', 'http://q/', 'http://h/Z'],
+      ['#/route', 'http://h/a/b.html', 'http://h/a/b.html#/route'],
+      ['#/route', 'http://h/a/c.html', 'http://h/a/c.html#/route'],
+    ];
+    for (const order of [rows, [...rows].reverse()]) for (const [href, base, want] of order) expect([href, base, linkIdentity(href, base)]).toEqual([href, base, want]);
+  });
 });
 
 describe('decodeHtml', () => {
