@@ -15,7 +15,7 @@
  * value comes back as Playwright carries it.
  * @module
  */
-import type { Frame, Page } from 'playwright';
+import type { CDPSession, Frame, Page } from 'playwright';
 
 /**
  * The expression `body` (JavaScript that evaluates to a JSON-able value), turned into one that
@@ -47,4 +47,47 @@ export async function evaluateExpressionJson<T>(target: Page | Frame, jsonExpres
  */
 export async function evaluateJson<T, A = undefined>(target: Page | Frame, fn: (arg: A) => T, arg?: A): Promise<T> {
   return evaluateExpressionJson<T>(target, asJsonExpression(`(${fn.toString()})(${arg === undefined ? '' : JSON.stringify(arg)})`));
+}
+
+/** The part of CDP's `Runtime.evaluate` answer read here. */
+interface EvaluateAnswer {
+  result: { value?: unknown };
+  exceptionDetails?: { text: string; exception?: { description?: string } };
+}
+
+/**
+ * Evaluate `expression` in the main world of the tab's current document through the tab's own
+ * CDP session (`Runtime.evaluate`, by value), not through Playwright's `evaluate`: no utility
+ * script injected into each new document (~13 KB compiled per page), no serializer walking the
+ * value in the page, no protocol validators, one message each way. Half the cost of a trivial
+ * `page.evaluate` here (0.7 against 1.3 ms of wall per call, 200 calls in a quiet tab). For the
+ * calls every visit makes (the settle state, the settled read). The value comes back as CDP
+ * carries it: JSON values only (`undefined` left out of objects and `null` in arrays, non-finite
+ * numbers `null`). With `awaitPromise`, a promise's value (the evaluation fails when the
+ * document goes away meanwhile).
+ * @throws PageScriptError when the expression threw; the CDP error when there is no document to
+ *   evaluate in (it navigated away, the tab closed: "Inspected target navigated or closed")
+ */
+export async function evaluateInTab<T>(cdp: CDPSession, expression: string, awaitPromise = false): Promise<T> {
+  const answer = (await cdp.send('Runtime.evaluate', { expression, returnByValue: true, awaitPromise })) as EvaluateAnswer;
+  if (answer.exceptionDetails) throw new PageScriptError(answer.exceptionDetails.exception?.description ?? answer.exceptionDetails.text);
+  return answer.result.value as T;
+}
+
+/**
+ * {@link evaluateInTab} of `jsonExpression` (made by {@link asJsonExpression}), parsed (or taken
+ * as it came, when the page's JSON could not be trusted).
+ * @throws as {@link evaluateInTab}
+ */
+export async function evaluateInTabJson<T>(cdp: CDPSession, jsonExpression: string): Promise<T> {
+  const r = await evaluateInTab<unknown>(cdp, jsonExpression);
+  return (typeof r === 'string' ? JSON.parse(r) : r) as T;
+}
+
+/** An expression evaluated in a page threw (its message is the exception's description, first line first). */
+export class PageScriptError extends Error {
+  constructor(description: string) {
+    super(description);
+    this.name = 'PageScriptError';
+  }
 }

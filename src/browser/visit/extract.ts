@@ -64,7 +64,7 @@ async function readDom(ctx: VisitContext): Promise<void> {
   const { page: p, result, opts } = ctx;
   // A visit that clicks scans its clickables in the same call (click discovery's first scan).
   const exclude = opts.click ? clickExcludePattern(opts.click.exclude) : null;
-  const { main, lastChange, spa, clickables, longestTask } = await ctx.call(() => readSettledPage(p, exclude), 'reading the DOM');
+  const { main, lastChange, spa, clickables, longestTask } = await ctx.call(() => readSettledPage(ctx.tab.cdp, exclude), 'reading the DOM');
   // A sibling's call stopped this page's script, which held the renderer: the page hung (see `hang-watch.ts`).
   if (hungItself(ctx.tab, ctx.stopsAtStart, longestTask)) throw new CallTimeoutError('a script of the page', longestTask ?? 0);
   // A visit the settle stage ended (a stopped client-side navigation) is not read here.

@@ -19,7 +19,9 @@
  * wait inside the page).
  * @module
  */
+import type { CDPSession } from 'playwright';
 import { awaitQuiet, fastForwardTimers, type QuietReport, type QuietRequest } from '../settle-scripts.js';
+import { evaluateInTab } from '../json-result.js';
 import { CallTimeoutError, sleep } from '../timeout.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
@@ -71,6 +73,31 @@ const IN_PAGE_WAIT_MS = 1_000;
 export const MAX_FAST_FORWARDS = 3;
 /** What an unreadable settle state counts as: nothing is known, so nothing is settled. */
 const UNKNOWN_STATE: QuietReport = { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, linkQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0, timerDueInMs: Infinity, blank: false, fastForwarded: 0 };
+
+/** `awaitQuiet`'s source, sent with each question (see {@link askQuiet}). */
+const AWAIT_QUIET = awaitQuiet.toString();
+
+/**
+ * Ask the page for its settle state (`awaitQuiet`, which waits in the page up to `req.maxMs`)
+ * through the tab's own CDP session (`evaluateInTab`: every visit asks at least once). CDP
+ * carries finite numbers only: the state's "never" (`Infinity`: no timer due, no call made)
+ * travels as a string and is turned back into a number here.
+ * @throws what `evaluateInTab` throws (the document went away meanwhile)
+ */
+async function askQuiet(cdp: CDPSession, req: QuietRequest): Promise<QuietReport> {
+  const state = await evaluateInTab<Record<string, unknown>>(
+    cdp,
+    `(async () => {
+  const v = await (${AWAIT_QUIET})(${JSON.stringify(req)});
+  const out = {};
+  for (const k of Object.keys(v)) out[k] = typeof v[k] === 'number' && !Number.isFinite(v[k]) ? String(v[k]) : v[k];
+  return out;
+})()`,
+    true,
+  );
+  for (const [k, x] of Object.entries(state)) if (x === 'Infinity' || x === '-Infinity' || x === 'NaN') state[k] = Number(x);
+  return state as unknown as QuietReport;
+}
 
 /**
  * The settle stage (one per visit). Sets `settled`, `timings.settledMs`
@@ -145,7 +172,7 @@ export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTi
       // tells a hung page from a starved browser). Other failures (a navigation replaced the
       // document) leave the state unknown and the loop goes on.
       const state = await ctx.step(
-        ctx.call(() => p.evaluate(awaitQuiet, req), 'reading the settle state', req.maxMs + STARVED_ANSWER_MS).catch((err: unknown): QuietReport => {
+        ctx.call(() => askQuiet(ctx.tab.cdp, req), 'reading the settle state', req.maxMs + STARVED_ANSWER_MS).catch((err: unknown): QuietReport => {
           if (err instanceof CallTimeoutError || err instanceof VisitAbort) throw err;
           return UNKNOWN_STATE;
         }),

@@ -7,12 +7,12 @@
  * The result comes back as JSON text (see `json-result.ts`).
  * @module
  */
-import type { Page } from 'playwright';
+import type { CDPSession } from 'playwright';
 import { extractPage, type ExtractResult } from '../page-scripts.js';
 import { scanClickables, type ClickCandidate } from '../click-scripts.js';
 import { lastLinkChangeAt } from '../clock-scripts.js';
 import { longestTaskOf } from '../hang-watch.js';
-import { asJsonExpression, evaluateExpressionJson } from '../json-result.js';
+import { asJsonExpression, evaluateInTabJson } from '../json-result.js';
 import { SPA_SIGNALS_EXPRESSION, type SpaReading } from '../spa-scripts.js';
 
 /** What {@link readSettledPage} returns. */
@@ -50,12 +50,14 @@ const PLAIN = expression(null);
 let withScan: { exclude: string; expression: string } | null = null;
 
 /**
- * Read the settled page in one call (see the module comment).
+ * Read the settled page in one call (see the module comment), through the tab's own CDP session
+ * (`evaluateInTab`: the read runs on every page).
+ * @param cdp - the tab's CDP session (see `VisitTab.cdp`)
  * @param clickExclude - the accessible-name pattern never clicked (see `scanClickables`), or
  *   `null` for no scan (the visit does not click)
- * @throws what `page.evaluate` throws (the page went away, the document was replaced)
+ * @throws what `evaluateInTab` throws (the page went away, the document was replaced, the read threw)
  */
-export async function readSettledPage(page: Page, clickExclude: string | null = null): Promise<SettledReading> {
+export async function readSettledPage(cdp: CDPSession, clickExclude: string | null = null): Promise<SettledReading> {
   if (clickExclude !== null && withScan?.exclude !== clickExclude) withScan = { exclude: clickExclude, expression: expression(clickExclude) };
-  return evaluateExpressionJson<SettledReading>(page, clickExclude === null ? PLAIN : withScan!.expression);
+  return evaluateInTabJson<SettledReading>(cdp, clickExclude === null ? PLAIN : withScan!.expression);
 }
