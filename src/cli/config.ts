@@ -1,4 +1,5 @@
 import { describeFsError } from '../util/files.js';
+import { jsonErrorAt } from '../util/json-error.js';
 import { nearestName } from './suggest.js';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -38,7 +39,7 @@ export async function applyConfig<T extends Record<string, unknown>>(
     data = JSON.parse(text);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    throw new OptionsError(`cannot read config ${file}: ${e.code ? describeFsError(e, 'read') : withLineAndColumn(e.message.split('\n')[0]!, text)}`);
+    throw new OptionsError(`cannot read config ${file}: ${e.code ? describeFsError(e, 'read') : jsonErrorAt(e.message, text)}`);
   }
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw new OptionsError(`config ${file} must hold one JSON object of flag values`);
   const given = (name: string): boolean => argv.some((a) => a === `--${name}` || a.startsWith(`--${name}=`));
@@ -74,18 +75,4 @@ export async function applyConfig<T extends Record<string, unknown>>(
     } else out[key] = await one(value);
   }
   return out as T;
-}
-
-/**
- * A JSON parse error's message with its `position N` (a character offset into `text`, as V8 words
- * it) followed by the line and column (1-based) it is at, which an editor can go to.
- */
-export function withLineAndColumn(message: string, text: string): string {
-  const m = /\bposition (\d+)\b/.exec(message);
-  if (!m) return message;
-  const at = Math.min(Number(m[1]), text.length);
-  const before = text.slice(0, at);
-  const line = before.split('\n').length;
-  const column = at - before.lastIndexOf('\n');
-  return message.replace(m[0], `${m[0]} (line ${line}, column ${column})`);
 }

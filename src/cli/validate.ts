@@ -11,6 +11,7 @@ import { checkRedisTarget } from './redis-target.js';
 import { describeFsError, ensureWritableDir } from '../util/files.js';
 import { InvalidUrlError } from '../url/normalize.js';
 import { compilePattern } from '../url/pattern.js';
+import { jsonErrorAt } from '../util/json-error.js';
 
 /**
  * Check a seed (or another URL given on the command line) before anything starts: absolute
@@ -108,10 +109,12 @@ export function checkReadable(flag: string, file: string): string {
 export function checkStorageState(flag: string, file: string): string {
   checkReadable(flag, file);
   let data: unknown;
+  let text = '';
   try {
-    data = JSON.parse(fs.readFileSync(file, 'utf8'));
+    text = fs.readFileSync(file, 'utf8');
+    data = JSON.parse(text);
   } catch (err) {
-    const why = err instanceof SyntaxError ? `not JSON (${err.message.replace(/\s+/g, ' ')})` : describeFsError(err);
+    const why = err instanceof SyntaxError ? `not JSON (${jsonErrorAt(err.message, text)})` : describeFsError(err);
     throw new OptionsError(`${flag} ${file}: ${why}`);
   }
   const problem = storageStateProblem(data);

@@ -51,6 +51,13 @@ describe('config file', () => {
     expect(await refusal('{\n  "max-depth": 1,,\n}\n')).toBe('cannot read config FILE: Expected double-quoted property name in JSON at position 19 (line 2, column 18)');
   });
 
+  it('a file that is not JSON at all (YAML), or has a bad word: one line with the position, not an excerpt of the file', async () => {
+    // V8 words these with an excerpt of the text ("Unexpected token 'm', \"max-depth: 3\n…"), line breaks and all.
+    expect(await refusal('max-depth: 3\nscope: domain\n')).toBe("cannot read config FILE: Unexpected token 'm' in JSON at position 0 (line 1, column 1)");
+    expect(await refusal('{\n  "max-depth": 3,\n  "scroll": yes\n}\n')).toBe("cannot read config FILE: Unexpected token 'y' in JSON at position 32 (line 3, column 13)");
+    expect(await refusal('{"scroll": tru}')).toBe("cannot read config FILE: Unexpected token '}' in JSON at position 14 (line 1, column 15)");
+  });
+
   it('the command line wins, also --no-X over a config true', async () => {
     const f = await merged({ 'max-depth': 3, soft404: true, scope: 'domain' }, ['--max-depth', '1', '--no-soft404', '--scope=subdomains']);
     expect({ d: f['max-depth'], so: f.soft404, s: f.scope }).toEqual({ d: 1, so: false, s: 'subdomains' });

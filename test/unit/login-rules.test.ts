@@ -1,7 +1,11 @@
 // The pure rules of a logged-in crawl: what a sign-out looks like, how secrets are removed,
 // which --logged-out values are rules, which Recorder exports are accepted. No browser.
 import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { parseRecorderFlow, envNamesOf } from '../../src/browser/login/recorder.js';
+import { loadLoginRecipe } from '../../src/browser/login/recipe.js';
 import { LoginEnv, LoginRecipeError } from '../../src/browser/login/env.js';
 import { unsetNote } from '../../src/crawl/session-guard.js';
 import { parseLoggedOutRules, LoggedOutRuleError } from '../../src/crawl/logged-out.js';
@@ -93,6 +97,16 @@ describe('--logged-out rules', () => {
 });
 
 describe('Recorder exports', () => {
+  it('a Recorder export that is not JSON: one line with where it breaks', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-recipe-'));
+    const file = path.join(dir, 'login.json');
+    fs.writeFileSync(file, '{\n  "title": "login",\n  steps: []\n}\n');
+    await expect(loadLoginRecipe(file)).rejects.toThrow(`--login ${file}: not valid JSON (Expected double-quoted property name in JSON at position 24 (line 3, column 3))`);
+    fs.writeFileSync(file, 'title: login\nsteps: []\n');
+    await expect(loadLoginRecipe(file)).rejects.toThrow(`--login ${file}: not valid JSON (Unexpected token 'i' in JSON at position 1 (line 1, column 2))`);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   const flow = {
     title: 't',
     steps: [

@@ -81,7 +81,8 @@ describe('flag checks', () => {
     expect(checkStorageState('--storage-state', good)).toBe(good);
     expect(checkStorageState('--storage-state', file('empty.json', '{}'))).toBe(path.join(dir, 'empty.json'));
     const bad = (name: string, text: string): string => refusal(() => checkStorageState('--storage-state', file(name, text)));
-    expect(bad('text.txt', 'hello\nworld')).toMatch(/^--storage-state .*text\.txt: not JSON \(/);
+    expect(bad('text.txt', 'hello\nworld')).toBe(`--storage-state ${path.join(dir, 'text.txt')}: not JSON (Unexpected token 'h' in JSON at position 0 (line 1, column 1))`);
+    expect(bad('word.json', '{\n  "cookies": [],\n  "origins": nope\n}')).toBe(`--storage-state ${path.join(dir, 'word.json')}: not JSON (Unexpected token 'o' in JSON at position 33 (line 3, column 15))`);
     expect(bad('cookies.json', '{"cookies":5}')).toBe(`--storage-state ${path.join(dir, 'cookies.json')}: not a Playwright storage state ("cookies" is not an array)`);
     expect(bad('cookie.json', '{"cookies":[{"name":"a"}]}')).toMatch(/cookie 0 has no string "name" and "value"\)$/);
     expect(bad('origins.json', '{"origins":[{"origin":"x"}]}')).toMatch(/origin 0 needs a string "origin"/);

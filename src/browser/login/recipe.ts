@@ -13,6 +13,7 @@ import type { BrowserContext, Page } from 'playwright';
 import { LoginEnv, LoginRecipeError } from './env.js';
 export { LoginEnv, LoginRecipeError } from './env.js';
 import { envNamesOf, parseRecorderFlow, replayFlow } from './recorder.js';
+import { jsonErrorAt } from '../../util/json-error.js';
 
 /** What a login function is given. */
 export interface LoginArgs {
@@ -68,10 +69,12 @@ export async function loadLoginRecipe(file: string, env: LoginEnv = new LoginEnv
   if (!fs.existsSync(abs)) throw new LoginRecipeError(`--login ${file}: no such file`);
   if (/\.json$/i.test(abs)) {
     let json: unknown;
+    let text = '';
     try {
-      json = JSON.parse(fs.readFileSync(abs, 'utf8'));
+      text = fs.readFileSync(abs, 'utf8');
+      json = JSON.parse(text);
     } catch (err) {
-      throw new LoginRecipeError(`--login ${file}: not valid JSON (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`, { cause: err });
+      throw new LoginRecipeError(`--login ${file}: not valid JSON (${err instanceof SyntaxError ? jsonErrorAt(err.message, text) : err instanceof Error ? err.message.split('\n')[0] : String(err)})`, { cause: err });
     }
     const flow = parseRecorderFlow(json, file);
     for (const name of envNamesOf(flow)) if (!env.has(name)) throw new LoginRecipeError(`--login ${file} needs the environment variable ${name}, which is not set`);
