@@ -11,8 +11,9 @@
  *
  * A page can change what `JSON.stringify` writes: Prototype.js (1.6 and older) gives arrays a
  * `toJSON` that turns them into strings, and a page may replace `JSON.stringify` itself. When a
- * `toJSON` is set on a prototype of the values read, or `JSON.stringify` is not the browser's, the
- * value comes back as Playwright carries it.
+ * `toJSON` is set on a prototype of the values read, `JSON.stringify` is not the browser's, or a
+ * global the check reads was replaced (`String`, `Function.prototype.toString`), the value comes
+ * back as Playwright (or CDP) carries it.
  * @module
  */
 import type { CDPSession, Frame, Page } from 'playwright';
@@ -23,10 +24,15 @@ import type { CDPSession, Frame, Page } from 'playwright';
  */
 export function asJsonExpression(body: string): string {
   return `((v) => {
-  const J = typeof JSON === 'object' && JSON ? JSON.stringify : null;
-  const own = typeof J === 'function' && Function.prototype.toString.call(J).includes('[native code]');
-  const plain = [Array, Object, String, Number, Boolean].every((C) => !('toJSON' in C.prototype));
-  return own && plain ? J.call(JSON, v) : v;
+  let trusted = false;
+  try {
+    const J = typeof JSON === 'object' && JSON ? JSON.stringify : null;
+    const own = typeof J === 'function' && Function.prototype.toString.call(J).includes('[native code]');
+    trusted = own && [Array, Object, String, Number, Boolean].every((C) => !('toJSON' in C.prototype));
+  } catch {
+    // A page that replaced one of those globals: its JSON is not trusted either.
+  }
+  return trusted ? JSON.stringify(v) : v;
 })(${body})`;
 }
 

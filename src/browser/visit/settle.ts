@@ -81,7 +81,8 @@ const AWAIT_QUIET = awaitQuiet.toString();
  * Ask the page for its settle state (`awaitQuiet`, which waits in the page up to `req.maxMs`)
  * through the tab's own CDP session (`evaluateInTab`: every visit asks at least once). CDP
  * carries finite numbers only: the state's "never" (`Infinity`: no timer due, no call made)
- * travels as a string and is turned back into a number here.
+ * travels as a string and is turned back into a number here. The encoding in the page uses
+ * operators only, no global a page may have replaced (`Object.keys`, `Number.isFinite`).
  * @throws what `evaluateInTab` throws (the document went away meanwhile)
  */
 async function askQuiet(cdp: CDPSession, req: QuietRequest): Promise<QuietReport> {
@@ -90,7 +91,10 @@ async function askQuiet(cdp: CDPSession, req: QuietRequest): Promise<QuietReport
     `(async () => {
   const v = await (${AWAIT_QUIET})(${JSON.stringify(req)});
   const out = {};
-  for (const k of Object.keys(v)) out[k] = typeof v[k] === 'number' && !Number.isFinite(v[k]) ? String(v[k]) : v[k];
+  for (const k in v) {
+    const x = v[k];
+    out[k] = typeof x === 'number' && (x === Infinity || x === -Infinity || x !== x) ? \`\${x}\` : x;
+  }
   return out;
 })()`,
     true,
