@@ -35,3 +35,18 @@ export class StringMemo<V> {
     return this.values.size;
   }
 }
+
+/** One {@link StringMemo} per key (of the options that shape a function's results), made on first use. */
+export class StringMemos<V> {
+  private readonly memos = new Map<string, StringMemo<V>>();
+
+  /** The memo for `key`. */
+  for(key: string): StringMemo<V> {
+    let memo = this.memos.get(key);
+    if (!memo) {
+      memo = new StringMemo<V>();
+      this.memos.set(key, memo);
+    }
+    return memo;
+  }
+}
