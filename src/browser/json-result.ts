@@ -42,7 +42,11 @@ export function asJsonExpression(body: string): string {
  * @throws what `evaluate` throws (the page went away, the document was replaced, a script error)
  */
 export async function evaluateExpressionJson<T>(target: Page | Frame, jsonExpression: string): Promise<T> {
-  const r: unknown = await target.evaluate(jsonExpression);
+  return fromJson<T>(await target.evaluate(jsonExpression));
+}
+
+/** What an `asJsonExpression` evaluated to: its JSON text parsed, or the value as it came (the page's JSON was not trusted). */
+function fromJson<T>(r: unknown): T {
   return (typeof r === 'string' ? JSON.parse(r) : r) as T;
 }
 
@@ -86,8 +90,7 @@ export async function evaluateInTab<T>(cdp: CDPSession, expression: string, awai
  * @throws as {@link evaluateInTab}
  */
 export async function evaluateInTabJson<T>(cdp: CDPSession, jsonExpression: string): Promise<T> {
-  const r = await evaluateInTab<unknown>(cdp, jsonExpression);
-  return (typeof r === 'string' ? JSON.parse(r) : r) as T;
+  return fromJson<T>(await evaluateInTab<unknown>(cdp, jsonExpression));
 }
 
 /** An expression evaluated in a page threw (its message is the exception's description, first line first). */

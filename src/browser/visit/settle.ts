@@ -76,6 +76,8 @@ const UNKNOWN_STATE: QuietReport = { loaded: false, loadAt: null, painted: false
 
 /** `awaitQuiet`'s source, sent with each question (see {@link askQuiet}). */
 const AWAIT_QUIET = awaitQuiet.toString();
+/** The call of `fastForwardTimers`, through the tab's own CDP session like the settle state's. */
+const FAST_FORWARD = `(${fastForwardTimers.toString()})()`;
 
 /**
  * Ask the page for its settle state (`awaitQuiet`, which waits in the page up to `req.maxMs`)
@@ -139,7 +141,7 @@ export function settle(): Stage<VisitContext> {
  * @param capMs - the cap (ms); the visit's `settleTimeoutMs` unless given
  */
 export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTimeoutMs): Promise<boolean> {
-  const { page: p, opts, activity: act } = ctx;
+  const { opts, activity: act } = ctx;
   const start = Date.now();
   // A screenshot, axe and vitals read the rendered content, not only its links and title.
   const linksOnly = !opts.screenshotPath && !opts.a11y && !opts.vitals;
@@ -206,7 +208,7 @@ export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTi
       );
       if (verdict.kind === 'settled') return true;
       if (verdict.kind === 'fast-forward') {
-        await ctx.callOr(() => p.evaluate(fastForwardTimers), 'fast-forwarding timers', 0);
+        await ctx.callOr(() => evaluateInTab<number>(ctx.tab.cdp, FAST_FORWARD), 'fast-forwarding timers', 0);
         fastForwards++;
         nextRead = 0;
       } else {
