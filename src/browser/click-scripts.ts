@@ -189,13 +189,22 @@ export function clickCandidate(index: number): boolean {
 /**
  * Install the navigation recorder used while exploring clicks: `history.pushState` and
  * `replaceState` still run (the app expects them), but every URL they set is recorded on
- * `window.__spacrawlNav`, as are hash changes.
+ * `window.__spacrawlNav`, as are hash changes. Every navigation the document starts (the
+ * Navigation API's `navigate` event: a link followed, a `location` change, a form sent, a history
+ * or hash change; HTML "navigate" fires it before the navigation goes anywhere) is counted on
+ * `window.__spacrawlNavigates`, which stays unset in a browser without the API.
  */
 export function recordNavigations(): void {
-  const w = window as unknown as { __spacrawlNav?: string[]; __spacrawlNavHooked?: boolean };
+  const w = window as unknown as { __spacrawlNav?: string[]; __spacrawlNavHooked?: boolean; __spacrawlNavigates?: number; navigation?: EventTarget };
   w.__spacrawlNav = [];
   if (w.__spacrawlNavHooked) return;
   w.__spacrawlNavHooked = true;
+  if (w.navigation && typeof w.navigation.addEventListener === 'function') {
+    w.__spacrawlNavigates = 0;
+    w.navigation.addEventListener('navigate', () => {
+      w.__spacrawlNavigates = (w.__spacrawlNavigates ?? 0) + 1;
+    });
+  }
   const note = (u: string | URL | null | undefined): void => {
     if (u === null || u === undefined) return;
     try {

@@ -32,7 +32,10 @@ export function clickExcludePattern(exclude: readonly string[]): string {
 export const CLAIM_WAIT_MS = 5_000;
 /** How often (ms) a page whose every clickable waits on other pages looks again when no claim has ended. */
 const CLAIM_POLL_MS = 100;
-/** Least wait (ms) after a click before its effects are judged: its handler's requests and timers must show first. */
+/**
+ * Least wait (ms) after a click that started something (see `clickWithContext`) before its effects
+ * are judged: the requests it started must reach the crawler first.
+ */
 export const CLICK_REACTION_MS = 50;
 /**
  * Click waits a click gets once more when its first wait ran out with nothing new in sight (its
@@ -261,12 +264,12 @@ export async function exploreClicks(
         if (c.on || c.signature !== sig) continue;
         lastScan = null;
         onClick();
-        const made = await clickWithContext(page, c.index);
+        const made = await clickWithContext(page, c.index, exclude);
         if (!made.clicked) return true;
         const before = made.historyBefore;
         result.clicks++;
         dom = null;
-        await settle(false);
+        if (!made.after) await settle(false);
         const navs = [...navigations.splice(0), ...(await takeNavs())];
         if (navs.some((u) => identity(u) !== home) || identity(page.url()) !== home) return restore(before);
       }
@@ -348,7 +351,7 @@ export async function exploreClicks(
       const before = dom ?? (await read()).all;
       const firstClick = turn.clicks === 0;
       onClick();
-      const made = await clickWithContext(page, target.index);
+      const made = await clickWithContext(page, target.index, exclude);
       lastScan = null;
       if (!made.clicked) {
         done(turn);
@@ -358,13 +361,15 @@ export async function exploreClicks(
       const historyBefore = made.historyBefore;
       result.clicks++;
       turn.clicks++;
-      let settled = await settle(turn.chain);
+      // A click that started nothing that can still change the page was read in its own call
+      // (see `clickWithContext`); any other is waited for by the settle rule, then read.
+      let settled = made.after ? true : await settle(turn.chain);
       for (const u of before) turn.present.add(u);
       turn.present.add(home);
       // (a) navigations the click caused or attempted: links of this page
       const attempted = navigations.splice(0);
       // One call reads what the click did: its navigations, the DOM, the mutation clock and the clickables.
-      let look = await readAfterClick(page, exclude);
+      let look = made.after ?? (await readAfterClick(page, exclude));
       if (!settled && look.navigations.length === 0 && !revealsNew(look, before)) {
         // The click's wait ran out with nothing new in sight: its effect may still be on its way
         // (a slow answer, a busy machine). One more wait before it counts as revealing nothing,
