@@ -29,7 +29,8 @@ async function main() {
     const { flush } = await import('@oclif/core');
     if (skipEngineCheck) delete process.env.OCLIF_DISABLE_ENGINE_WARNING;
     const { runCli, processIO } = await import('../dist/src/main.js');
-    code = await runCli(process.argv.slice(2), processIO);
+    // This process exits once the command returns (below): a crawl need not wait for its browser to close.
+    code = await runCli(process.argv.slice(2), { ...processIO, exitsAfterRun: true });
     await flush();
   } catch (err) {
     // Only a broken installation gets here (node_modules/ or dist/ missing): runCli itself turns

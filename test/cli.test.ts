@@ -252,6 +252,34 @@ describe('a crawl of the tree', () => {
     expect(records.filter((x) => x.skipped === null).length).toBeLessThan(20);
   });
 
+  it('a spawned crawl leaves no browser process or profile folder behind (it does not wait for the browser to close)', async () => {
+    // bin/run.js exits once the crawl returns: the browser is told to close and the process's
+    // exit kills what is left (Playwright's exit hook). Chromium's profile folder goes under
+    // TMPDIR, named in the command line of every Chromium process it starts.
+    tree.server.reset();
+    const own = fs.mkdtempSync(path.join(tmp, 'exit-'));
+    const out = path.join(own, 'exit.jsonl');
+    const r = await spawnCli(['crawl', tree.url('/'), '--max-pages', '5', '--concurrency', '4', '--out', out, '-q'], { env: { TMPDIR: own } });
+    expect(r.code).toBe(0);
+    expect(readJsonl(out).filter((x) => x.skipped === null)).toHaveLength(5);
+    const living = (): string[] => {
+      const found: string[] = [];
+      for (const d of fs.readdirSync('/proc')) {
+        if (!/^\d+$/.test(d)) continue;
+        try {
+          if (fs.readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(own)) found.push(d);
+        } catch {
+          // the process ended while the table was read
+        }
+      }
+      return found;
+    };
+    // A killed process leaves the table once its parent (init, for an orphan) has reaped it.
+    for (let i = 0; i < 100 && living().length > 0; i++) await new Promise((w) => setTimeout(w, 50));
+    expect(living()).toEqual([]);
+    expect(fs.readdirSync(own).sort()).toEqual(['exit.jsonl']);
+  });
+
   it('SIGINT through io.onSignal (in-process): no page starts after it, exit 130, the summary says interrupted', async () => {
     slow.server.reset();
     const out = path.join(tmp, 'sigint-in-process.jsonl');

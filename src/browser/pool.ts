@@ -373,11 +373,16 @@ export class ContextPool {
   /** Close every context. */
   async close(): Promise<void> {
     await this.warming;
+    await Promise.all(this.forget().map((c) => withTimeout(c.close(), 10_000, 'closing a context').catch(() => {})));
+  }
+
+  /** Let go of every context without closing them (their browser closes them); returns them. */
+  forget(): BrowserContext[] {
     const contexts = this.contexts();
     this.all.clear();
     this.free.length = 0;
     this.current = null;
-    await Promise.all(contexts.map((c) => withTimeout(c.close(), 10_000, 'closing a context').catch(() => {})));
+    return contexts;
   }
 
   /** The contexts of the pool's slots, and the current one, each once. */

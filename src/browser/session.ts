@@ -284,10 +284,19 @@ export class BrowserSession {
     this.pool().release(slot, broken);
   }
 
-  /** Close the contexts, and the browser when the session launched it. Never throws. */
-  async close(): Promise<void> {
+  /**
+   * Close the contexts, and the browser when the session launched it. Never throws.
+   * @param background - the process exits next (see `CrawlOptions.processExitsAfter`): a browser
+   *   the session launched is told to close (which closes its contexts) and not waited for
+   */
+  async close(background = false): Promise<void> {
     const pool = this.contexts;
     this.contexts = null;
+    if (background && this.own && this.browser) {
+      pool?.forget();
+      void this.browser.close().catch(() => {});
+      return;
+    }
     await pool?.close();
     if (this.own) await this.browser?.close().catch(() => {});
   }

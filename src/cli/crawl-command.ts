@@ -133,7 +133,9 @@ export async function crawlCommand(cmd: SpacrawlCommand, parsed: { flags: CrawlF
     cmd.fail(message, exit);
   } finally {
     stop.close();
-    await closeEarly(early); // when the crawl did not take it (it closes its own)
+    // When the crawl did not take it (it closes its own). A process that exits next need not wait
+    // for the browser to close: its exit kills what is left (see `CrawlOptions.processExitsAfter`).
+    await closeEarly(early, cmd.io.exitsAfterRun === true);
   }
 }
 
@@ -256,7 +258,9 @@ export function frontierChoiceOf(flags: CrawlFlags): FrontierChoice {
 /**
  * Close the early browser launch, if one was started (see `early-launch.ts`). A function of its
  * own because TypeScript narrows `early` to `null` in the `finally` of the try that assigns it.
+ * @param exitsNext - the process exits next: the close is started and not waited for
  */
-async function closeEarly(early: EarlyLaunch | null): Promise<void> {
-  await early?.close();
+async function closeEarly(early: EarlyLaunch | null, exitsNext: boolean): Promise<void> {
+  const closing = early?.close();
+  if (!exitsNext) await closing;
 }

@@ -30,6 +30,12 @@ export interface CliIO {
    * exits; an in-process run throws {@link CliExit}, which `runCli` turns into its exit code.
    */
   exit(code: number): never;
+  /**
+   * `true` when the process exits as soon as the command returns (spacrawl's own `bin/run.js`):
+   * a crawl then does not wait for its browser to close (see `CrawlOptions.processExitsAfter`).
+   * Unset for a run in a process that goes on (tests, a host program, `runCli`'s default).
+   */
+  exitsAfterRun?: boolean;
 }
 
 /**

@@ -163,7 +163,7 @@ async function runCrawlWith(stop: CrawlStop, options: CrawlOptions, io: CliIO, o
   }
   let crawler: Crawler | null;
   try {
-    crawler = new Crawler({ ...options, onNotice: (m) => say(`note: ${m}`), onEvent: (e) => observers.onEvent(e) }); // validates options first
+    crawler = new Crawler({ ...options, processExitsAfter: io.exitsAfterRun === true, onNotice: (m) => say(`note: ${m}`), onEvent: (e) => observers.onEvent(e) }); // validates options first
   } catch (err) {
     await observers.close();
     throw err;

@@ -274,7 +274,8 @@ export class Crawler {
     } finally {
       if (maxTimer) clearTimeout(maxTimer);
       this.input.signal?.removeEventListener('abort', onExternalAbort);
-      await session.close();
+      // The CLI's process exits next: its browser closes meanwhile (see `processExitsAfter`).
+      await session.close(this.input.processExitsAfter === true);
       // Durable stores keep why the run ended, for export (a store failure has its own error).
       await this.frontier.recordEnd?.(this.endReason).catch(() => {});
       // The sizes at the end stay readable (the metrics' last scrapes) once the store is closed.
