@@ -117,17 +117,25 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
   const s = w.__spacrawl;
   if (!s || s.read) return;
   const setTimer = s.setTimer ?? ((f: () => void, ms: number) => window.setTimeout(f, ms));
+  // Both are read at every look at the state and never change back once known (a document loads
+  // once; a paint entry stays): each look no longer builds the timeline's entry lists again.
+  let loadAt: number | null = null;
   const loadStartedAt = (): number | null => {
+    if (loadAt !== null) return loadAt;
     try {
       const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
-      return nav && nav.loadEventStart > 0 ? performance.timeOrigin + nav.loadEventStart : null;
+      if (nav && nav.loadEventStart > 0) loadAt = performance.timeOrigin + nav.loadEventStart;
     } catch {
-      return null;
+      // no timeline: not known
     }
+    return loadAt;
   };
+  let painted = false;
   const hasPainted = (): boolean => {
+    if (painted) return true;
     try {
-      return performance.getEntriesByType('paint').length > 0;
+      painted = performance.getEntriesByType('paint').length > 0;
+      return painted;
     } catch {
       return true;
     }
