@@ -3,7 +3,7 @@
  * (src/cli/early-launch.ts), on real Chromium: how many contexts and tabs the first visits
  * open, which renderer they share, and who closes a browser launched before the crawl.
  */
-import type { Browser, BrowserContext } from 'playwright';
+import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContextPool } from '../../src/browser/pool.js';
 import { BrowserNotFoundError } from '../../src/browser/locate.js';
@@ -93,12 +93,26 @@ describe('ContextPool', () => {
 
   it('prewarm opens the first tab alone (the first page waits for it) and the others once it is ready', async () => {
     const before = snapshot();
-    pool = new ContextPool(browser, { userAgent: 'spacrawl-pool-test', recycleAfter: 100 });
+    // The pool's browser, with each context it opens counted against the tabs already open then
+    // (the order itself, not a count taken at some moment after the first acquire: on a busy
+    // machine the next context may already be open by the time the test looks).
+    const tabsAtOpen: number[] = [];
+    const watched = {
+      newContext: (o?: BrowserContextOptions): Promise<BrowserContext> => {
+        tabsAtOpen.push(openSince(before).pages);
+        return browser.newContext(o);
+      },
+    } as unknown as Browser;
+    pool = new ContextPool(watched, { userAgent: 'spacrawl-pool-test', recycleAfter: 100 });
     pool.prewarm(3);
     const first = await pool.acquire();
-    expect(openSince(before)).toEqual({ contexts: 1, pages: 1 });
+    expect(first.tab.page.isClosed()).toBe(false);
     const others = [await pool.acquire(), await pool.acquire()];
     expect(openSince(before)).toEqual({ contexts: 3, pages: 3 });
+    // The first context opened with no tab open yet; the two others once the first tab was.
+    expect(tabsAtOpen).toHaveLength(3);
+    expect(tabsAtOpen[0]).toBe(0);
+    expect(tabsAtOpen.slice(1).every((n) => n >= 1)).toBe(true);
     for (const s of [first, ...others]) pool.release(s, false);
     await pool.close();
     pool = null;
