@@ -22,18 +22,42 @@ import { jsonErrorAt } from '../util/json-error.js';
  * @throws InvalidUrlError with a one-line message otherwise
  */
 export function checkSeed(raw: string, what = 'seed URL'): string {
+  const absolute = `expected an absolute http:// or https:// ${what}`;
   let u: URL;
   try {
     u = new URL(raw);
   } catch {
-    throw new InvalidUrlError(raw, `expected an absolute http:// or https:// ${what}`);
+    const meant = withScheme(raw);
+    throw new InvalidUrlError(raw, meant ? `${absolute} (did you mean ${meant}?)` : absolute);
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    // `localhost:8080` and `example.com:8080/a` parse, with the host taken for a scheme.
+    const meant = /[.]|^localhost:$/i.test(u.protocol) ? withScheme(raw) : null;
+    if (meant) throw new InvalidUrlError(raw, `${absolute} (did you mean ${meant}?)`);
     throw new InvalidUrlError(raw, `unsupported scheme ${u.protocol} (only http and https can be crawled)`);
   }
   // The message names the URL without its user and password: error lines end up in CI logs.
   if (u.username || u.password) throw new InvalidUrlError(raw.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1***@'), 'URLs with credentials (user:pass@) are refused');
   return u.href;
+}
+
+/**
+ * A URL typed without its scheme (`example.com`, `127.0.0.1:8080/`, `localhost:3000`), with the
+ * one it most likely needs: `http://` for `localhost` and IP addresses (a local or private server),
+ * else `https://`; `null` when `raw` does not read as a host (no dot, not `localhost`), has a
+ * scheme already, or holds user information or whitespace.
+ */
+function withScheme(raw: string): string | null {
+  if (raw.includes('://') || raw.includes('@') || /\s/.test(raw)) return null;
+  let host: string;
+  try {
+    host = new URL(`http://${raw}`).hostname;
+  } catch {
+    return null;
+  }
+  const local = host === 'localhost' || host.startsWith('[') || /^\d+\.\d+\.\d+\.\d+$/.test(host);
+  if (!local && !host.includes('.')) return null;
+  return `${local ? 'http' : 'https'}://${raw}`;
 }
 
 /**

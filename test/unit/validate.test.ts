@@ -44,6 +44,22 @@ describe('flag checks', () => {
     expect(refusal(() => checkSeed('x', 'URL'))).toMatch(/expected an absolute http:\/\/ or https:\/\/ URL/);
   });
 
+  it('a seed typed without its scheme: the line says which URL was likely meant', () => {
+    const meant = (raw: string): string => refusal(() => checkSeed(raw)).replace(/^.*\(did you mean (.*)\?\)$/, '$1');
+    expect(refusal(() => checkSeed('example.com'))).toBe('Invalid URL "example.com": expected an absolute http:// or https:// seed URL (did you mean https://example.com?)');
+    expect(meant('www.example.com/docs/')).toBe('https://www.example.com/docs/');
+    expect(meant('127.0.0.1:8791/')).toBe('http://127.0.0.1:8791/');
+    // Parsed with the host taken for a scheme: not "unsupported scheme localhost:".
+    expect(meant('localhost:3000')).toBe('http://localhost:3000');
+    expect(meant('example.com:8080/a')).toBe('https://example.com:8080/a');
+    expect(meant('[::1]:8080/')).toBe('http://[::1]:8080/');
+    // Nothing that reads as a host, a scheme of its own, or user information: no guess.
+    for (const raw of ['not-a-url', 'x', 'a b.com']) expect(refusal(() => checkSeed(raw))).toBe(`Invalid URL "${raw}": expected an absolute http:// or https:// seed URL`);
+    expect(refusal(() => checkSeed('mailto:a@b.com'))).toBe('Invalid URL "mailto:a@b.com": unsupported scheme mailto: (only http and https can be crawled)');
+    expect(refusal(() => checkSeed('ftp.example.com:21'))).toMatch(/did you mean https:\/\/ftp\.example\.com:21\?/);
+    expect(refusal(() => checkSeed('localhost:3000', 'URL'))).toBe('Invalid URL "localhost:3000": expected an absolute http:// or https:// URL (did you mean http://localhost:3000?)');
+  });
+
   it('--screenshot viewport, --hide and --visual-mask need screenshots taken', () => {
     expect(() => checkScreenshotFlags({ screenshot: 'full', hide: [], 'visual-mask': [] }, false)).not.toThrow();
     expect(() => checkScreenshotFlags({ screenshot: 'viewport', hide: ['.b'], 'visual-mask': ['.d'] }, true)).not.toThrow();
