@@ -36,6 +36,8 @@ export default defineConfig({
     maxWorkers: Math.max(2, os.availableParallelism()),
     // The longest files of the browser and process tiers start first (test/tiers.mjs LONGEST_FIRST).
     sequence: { sequencer: LongestFirst },
+    // One temporary folder for the whole run, removed at its end (see test/global-tmp.ts).
+    globalSetup: ['./test/global-tmp.ts'],
     testTimeout: 120_000,
     hookTimeout: 60_000,
     projects: [
