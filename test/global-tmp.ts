@@ -9,6 +9,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
+/**
+ * Make the run's folder and point `TMPDIR` at it (the workers and what they spawn inherit it).
+ * @returns the teardown: `TMPDIR` as it was, the folder removed with all it holds
+ */
 export default function setup(): () => void {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'spacrawl-test-run-'));
   const before = process.env.TMPDIR;
