@@ -100,37 +100,118 @@ function identityUncached(href: string, base: string): string | null {
   }
 }
 
-/** Parse the attributes of a start tag from `s[i]` up to its `>`; returns them (names lowercased) and the index after the tag. */
-function readAttributes(s: string, i: number): { attrs: Map<string, string>; end: number } {
-  const attrs = new Map<string, string>();
+/**
+ * `true` for the code units `\s` matches (ECMAScript WhiteSpace and LineTerminator: the ASCII
+ * spaces, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000, U+FEFF): the
+ * tokenizer reads the text one code unit at a time (`charCodeAt`), with no string made for it.
+ */
+function isSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+const SLASH = 0x2f;
+const GT = 0x3e;
+const EQ = 0x3d;
+const DQUOTE = 0x22;
+const SQUOTE = 0x27;
+
+/** `true` when `s[start, end)` is `lower` (ASCII letters), case-insensitively. */
+function sameName(s: string, start: number, end: number, lower: string): boolean {
+  if (end - start !== lower.length) return false;
+  for (let k = 0; k < lower.length; k++) {
+    const c = s.charCodeAt(start + k);
+    if ((c >= 0x41 && c <= 0x5a ? c + 0x20 : c) !== lower.charCodeAt(k)) return false;
+  }
+  return true;
+}
+
+/**
+ * Read the attributes of a start tag from `s[i]` up to its `>` (a `>` inside a quoted value does
+ * not end it). Only `wanted` is kept: the first attribute of that name (lowercase), its value
+ * with character references decoded (`''` when it has none); `null` when there is none. No
+ * string is made for the other attributes: most tags of a page are read only to be skipped.
+ * @returns the attribute's value and the index after the tag
+ */
+function readAttribute(s: string, i: number, wanted: string | null): { value: string | null; end: number } {
   const n = s.length;
+  let value: string | null = null;
   while (i < n) {
-    while (i < n && /[\s/]/.test(s[i]!)) i++;
-    if (i >= n || s[i] === '>') return { attrs, end: i + 1 };
+    while (i < n && (s.charCodeAt(i) === SLASH || isSpace(s.charCodeAt(i)))) i++;
+    if (i >= n || s.charCodeAt(i) === GT) return { value, end: i + 1 };
     const nameStart = i;
-    while (i < n && !/[\s/>=]/.test(s[i]!)) i++;
-    const name = s.slice(nameStart, i).toLowerCase();
-    while (i < n && /\s/.test(s[i]!)) i++;
-    let value = '';
-    if (s[i] === '=') {
+    for (let c = s.charCodeAt(i); i < n && c !== SLASH && c !== GT && c !== EQ && !isSpace(c); c = s.charCodeAt(++i));
+    const nameEnd = i;
+    while (i < n && isSpace(s.charCodeAt(i))) i++;
+    let valueStart = i;
+    let valueEnd = i;
+    if (s.charCodeAt(i) === EQ) {
       i++;
-      while (i < n && /\s/.test(s[i]!)) i++;
-      const q = s[i];
-      if (q === '"' || q === "'") {
-        const close = s.indexOf(q, i + 1);
+      while (i < n && isSpace(s.charCodeAt(i))) i++;
+      const q = s.charCodeAt(i);
+      if (q === DQUOTE || q === SQUOTE) {
+        const close = s.indexOf(q === DQUOTE ? '"' : "'", i + 1);
         const stop = close === -1 ? n : close;
-        value = s.slice(i + 1, stop);
+        valueStart = i + 1;
+        valueEnd = stop;
         i = stop + 1;
       } else {
-        const start = i;
-        while (i < n && !/[\s>]/.test(s[i]!)) i++;
-        value = s.slice(start, i);
+        valueStart = i;
+        for (let c = s.charCodeAt(i); i < n && c !== GT && !isSpace(c); c = s.charCodeAt(++i));
+        valueEnd = i;
       }
     }
-    if (name && !attrs.has(name)) attrs.set(name, decodeEntities(value));
+    if (value === null && wanted !== null && nameEnd > nameStart && sameName(s, nameStart, nameEnd, wanted)) value = decodeEntities(s.slice(valueStart, valueEnd));
   }
-  return { attrs, end: n };
+  return { value, end: n };
 }
+
+/**
+ * Counts the characters of a page's text as `readSpaSignals` counts the rendered page's: its
+ * pieces joined by spaces, every run of whitespace made one space, the ends trimmed. Counted as
+ * the pieces come (no string of the whole text is built), and pieces stop counting once 1,000,000
+ * characters of text have come.
+ */
+class TextLength {
+  length = 0;
+  private chars = 0;
+  /** A space is owed before the next non-space (inside the text, not at its start). */
+  private space = false;
+  private started = false;
+
+  /** Count `s[start, end)` as one piece of text (character references decoded). */
+  add(s: string, start: number, end: number): void {
+    if (this.chars >= 1_000_000) return;
+    let k = start;
+    while (k < end && isSpace(s.charCodeAt(k))) k++;
+    if (k === end) return; // only whitespace: not a piece
+    const amp = s.indexOf('&', start);
+    if (amp !== -1 && amp < end) {
+      const t = decodeEntities(s.slice(start, end));
+      this.count(t, 0, t.length);
+    } else this.count(s, start, end);
+  }
+
+  private count(t: string, start: number, end: number): void {
+    this.chars += end - start;
+    // The space the pieces are joined with.
+    if (this.started) this.space = true;
+    for (let k = start; k < end; k++) {
+      if (isSpace(t.charCodeAt(k))) {
+        if (this.started) this.space = true;
+        continue;
+      }
+      if (this.space) this.length++;
+      this.space = false;
+      this.started = true;
+      this.length++;
+    }
+  }
+}
+
+/** The end tags of raw text and RCDATA elements, by name (each search sets `lastIndex`). */
+const END_TAGS = new Map<string, RegExp>();
 
 /**
  * Read the title, links and text length of `html` (see the module comment).
@@ -141,49 +222,47 @@ export function readServerHtml(html: string, documentUrl: string): ServerHtmlRea
   const s = html;
   const n = s.length;
   const hrefs: string[] = [];
-  const text: string[] = [];
-  let chars = 0;
+  const text = new TextLength();
   let title: string | null = null;
   let base = documentUrl;
   let baseSeen = false;
   let template = 0;
   let noscript = 0;
-  const addText = (raw: string): void => {
-    if (template > 0 || noscript > 0 || chars >= 1_000_000 || !/\S/.test(raw)) return;
-    const t = decodeEntities(raw);
-    text.push(t);
-    chars += t.length;
+  const addText = (start: number, end: number): void => {
+    if (template === 0 && noscript === 0) text.add(s, start, end);
   };
   let i = 0;
   while (i < n) {
     const lt = s.indexOf('<', i);
     if (lt === -1) {
-      addText(s.slice(i));
+      addText(i, n);
       break;
     }
-    if (lt > i) addText(s.slice(i, lt));
+    if (lt > i) addText(i, lt);
     i = lt;
     if (s.startsWith('<!--', i)) {
       const close = s.indexOf('-->', i + 4);
       i = close === -1 ? n : close + 3;
       continue;
     }
-    const next = s[i + 1] ?? '';
-    if (next === '!' || next === '?') {
+    const next = s.charCodeAt(i + 1);
+    if (next === 0x21 || next === 0x3f) {
+      // <! or <?
       const close = s.indexOf('>', i + 2);
       i = close === -1 ? n : close + 1;
       continue;
     }
-    const closing = next === '/';
+    const closing = next === SLASH;
     const nameStart = closing ? i + 2 : i + 1;
-    if (!/[a-zA-Z]/.test(s[nameStart] ?? '')) {
+    const first = nameStart < n ? s.charCodeAt(nameStart) | 0x20 : 0;
+    if (first < 0x61 || first > 0x7a) {
       // Not a tag: a "<" of the text.
-      addText('<');
+      addText(i, i + 1);
       i++;
       continue;
     }
     let j = nameStart;
-    while (j < n && !/[\s/>]/.test(s[j]!)) j++;
+    for (let c = s.charCodeAt(j); j < n && c !== SLASH && c !== GT && !isSpace(c); c = s.charCodeAt(++j));
     const name = s.slice(nameStart, j).toLowerCase();
     if (closing) {
       const close = s.indexOf('>', j);
@@ -192,16 +271,17 @@ export function readServerHtml(html: string, documentUrl: string): ServerHtmlRea
       if (name === 'noscript' && noscript > 0) noscript--;
       continue;
     }
-    const { attrs, end } = readAttributes(s, j);
+    const wanted = name === 'a' || name === 'area' || name === 'base' ? 'href' : name === 'template' ? 'shadowrootmode' : null;
+    const { value, end } = readAttribute(s, j, wanted);
     i = end;
     if (RAW_TEXT.has(name) || RCDATA.has(name)) {
-      const endTag = new RegExp(`</${name}[\\s/>]`, 'ig');
+      let endTag = END_TAGS.get(name);
+      if (!endTag) END_TAGS.set(name, (endTag = new RegExp(`</${name}[\\s/>]`, 'ig')));
       endTag.lastIndex = i;
       const close = endTag.exec(s)?.index ?? -1;
       const stop = close === -1 ? n : close;
-      const content = s.slice(i, stop);
-      if (name === 'title' && title === null && template === 0) title = decodeEntities(content).replace(/\s+/g, ' ').trim() || null;
-      if (name === 'textarea') addText(content);
+      if (name === 'title' && title === null && template === 0) title = decodeEntities(s.slice(i, stop)).replace(/\s+/g, ' ').trim() || null;
+      if (name === 'textarea') addText(i, stop);
       const gt = close === -1 ? -1 : s.indexOf('>', close);
       i = gt === -1 ? n : gt + 1;
       continue;
@@ -210,21 +290,21 @@ export function readServerHtml(html: string, documentUrl: string): ServerHtmlRea
       if (name === 'template') template++;
       continue;
     }
-    if (name === 'template' && !attrs.has('shadowrootmode')) template++;
+    if (name === 'template' && value === null) template++;
     else if (name === 'noscript') noscript++;
-    else if (name === 'base' && !baseSeen && attrs.has('href')) {
+    else if (name === 'base' && !baseSeen && value !== null) {
       baseSeen = true;
       try {
-        base = new URL(attrs.get('href')!.trim(), documentUrl).href;
+        base = new URL(value.trim(), documentUrl).href;
       } catch {
         // an unusable base leaves the document's URL
       }
-    } else if ((name === 'a' || name === 'area') && attrs.has('href')) hrefs.push(attrs.get('href')!);
+    } else if ((name === 'a' || name === 'area') && value !== null) hrefs.push(value);
   }
   const links = new Set<string>();
   for (const h of hrefs) {
     const id = linkIdentity(h, base);
     if (id) links.add(id);
   }
-  return { title, links, textLength: text.join(' ').replace(/\s+/g, ' ').trim().length };
+  return { title, links, textLength: text.length };
 }

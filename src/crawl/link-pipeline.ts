@@ -8,6 +8,7 @@ import type { DustLearner } from './dust.js';
 import type { Frontier, FrontierEntry } from '../store/frontier.js';
 import { skipRecord as storedSkipRecord } from '../store/policy.js';
 import type { TrapDetector } from './traps.js';
+import { StringMemo } from '../util/memo.js';
 
 // The one link pipeline (DESIGN.md, "One page's journey"): resolve → normalize → scope
 // (classifyLinks, synchronous, per page) → depth, traps, duplicates, robots.txt
@@ -44,8 +45,34 @@ export interface ClassifiedLinks {
   requestUrls: Map<string, string>;
 }
 
+/** Most URLs a {@link LinkPipeline} remembers as taken by the frontier before it starts over (~1 MB of URLs). */
+export const KNOWN_URLS_KEPT = 8_192;
+
 /** Cap on `linkDetails` per record, so a page with 100k links cannot bloat the report. */
 export const MAX_LINK_DETAILS = 2000;
+
+/** A link's URL as WHATWG serializes it, and whether it is http(s); `null` when it does not parse. */
+interface ParsedHref {
+  href: string;
+  web: boolean;
+}
+
+const parsedHrefs = new StringMemo<ParsedHref | null>();
+
+/**
+ * `href` parsed (see {@link ParsedHref}), remembered: a site's navigation brings the same links
+ * on every page.
+ */
+function parsedHref(href: string): ParsedHref | null {
+  return parsedHrefs.get(href, () => {
+    try {
+      const u = new URL(href);
+      return { href: u.href, web: u.protocol === 'http:' || u.protocol === 'https:' };
+    } catch {
+      return null;
+    }
+  });
+}
 
 /**
  * Resolve → normalize → scope for one page's links (the synchronous first half of the link
@@ -63,16 +90,12 @@ export function classifyLinks(found: readonly FoundLink[], scope: Scope, norm: N
   /** Canonical URLs a link names "Sign out", "Log off" …: every candidate of that URL is a sign-out. */
   const signOutTexts = new Set<string>();
   for (const l of found) {
-    let u: URL;
-    try {
-      u = new URL(l.href);
-    } catch {
-      continue;
-    }
-    const web = u.protocol === 'http:' || u.protocol === 'https:';
+    const u = parsedHref(l.href);
+    if (u === null) continue;
+    const web = u.web;
     let canonical: string;
     try {
-      canonical = web ? normalize(u, norm) : u.href;
+      canonical = web ? normalize(u.href, norm) : u.href;
     } catch {
       continue;
     }
@@ -85,7 +108,7 @@ export function classifyLinks(found: readonly FoundLink[], scope: Scope, norm: N
     }
     if (!web) continue;
     if (isLogoutText(l.text)) signOutTexts.add(canonical);
-    if (!out.requestUrls.has(canonical)) out.requestUrls.set(canonical, toRequestUrl(u, norm));
+    if (!out.requestUrls.has(canonical)) out.requestUrls.set(canonical, toRequestUrl(u.href, norm));
     if (scope.inScope(canonical)) {
       if (!inSeen.has(canonical)) {
         inSeen.add(canonical);
@@ -95,7 +118,7 @@ export function classifyLinks(found: readonly FoundLink[], scope: Scope, norm: N
       if (candSeen.has(canonical)) continue;
       candSeen.add(canonical);
       // One string when both spellings agree (most links): a queued entry keeps both.
-      const requestedUrl = toRequestUrl(u, norm);
+      const requestedUrl = toRequestUrl(u.href, norm);
       out.candidates.push({ url: canonical, requestedUrl: requestedUrl === canonical ? canonical : requestedUrl });
     } else if (!exSeen.has(canonical)) {
       exSeen.add(canonical);
@@ -223,6 +246,15 @@ export interface AdmissionParts {
  */
 export class LinkPipeline {
   /**
+   * Canonical URLs the frontier has taken from this pipeline (added, or stored with a page's
+   * record), at most {@link KNOWN_URLS_KEPT}: a link to one of them is not decided again, as the
+   * frontier would ignore it (it keeps the first entry of a URL). A site's navigation brings the
+   * same links on every page: ~70 on each TypeDoc page, each asked of the duplicate, trap and
+   * robots.txt rules, twice a page (when discovery starts and when the page is stored).
+   */
+  private known = new Set<string>();
+
+  /**
    * @param rules - depth budget, normalization, nofollow handling
    * @param parts - scope, traps, robots, duplicates, frontier and record stream
    */
@@ -230,6 +262,17 @@ export class LinkPipeline {
     private readonly rules: AdmissionRules,
     private readonly parts: AdmissionParts,
   ) {}
+
+  /**
+   * Note that the frontier took `entries` (call once their add or the page's completion
+   * succeeded: a link whose add failed is decided again when it comes back).
+   */
+  remember(entries: readonly FrontierEntry[]): void {
+    for (const e of entries) {
+      if (this.known.size >= KNOWN_URLS_KEPT) this.known = new Set();
+      this.known.add(e.url);
+    }
+  }
 
   /** Resolve → normalize → scope for one page's links (see {@link classifyLinks}). */
   classify(found: readonly FoundLink[]): ClassifiedLinks {
@@ -246,14 +289,16 @@ export class LinkPipeline {
    * @param candidates - in-scope canonical URLs (from {@link LinkPipeline.classify} or seeds)
    * @param depth - their link distance from a seed
    * @param referrer - canonical URL of the page they were found on; `null` for seeds and sitemap URLs
-   * @returns one frontier entry per candidate, in order; those not to be visited carry `skip`
+   * @returns one frontier entry per candidate the frontier has not taken from this pipeline
+   *   before (see {@link LinkPipeline.remember}), in order; those not to be visited carry `skip`
    */
   async admit(candidates: readonly Candidate[], depth: number, referrer: string | null): Promise<FrontierEntry[]> {
     const { dust, traps, robots } = this.parts;
     const entries: FrontierEntry[] = [];
     for (const c of candidates) {
+      if (this.known.has(c.url)) continue;
       const e: FrontierEntry = { url: c.url, requestedUrl: c.requestedUrl, depth, referrer };
-      // Asked for every candidate: the first URL of a family becomes its representative.
+      // Asked for every candidate not taken before: the first URL of a family becomes its representative.
       const dup = dust?.duplicateOf(c.url) ?? null;
       if (this.rules.skipSignOut && (c.signOut || isLogoutUrl(c.requestedUrl))) e.skip = 'logout';
       else if (depth > this.rules.maxDepth) e.skip = 'budget';
@@ -277,7 +322,9 @@ export class LinkPipeline {
    * @returns the entries the frontier did not know before
    */
   async offer(candidates: readonly Candidate[], depth: number, referrer: string | null): Promise<FrontierEntry[]> {
-    const fresh = await this.parts.frontier.add(await this.admit(candidates, depth, referrer));
+    const entries = await this.admit(candidates, depth, referrer);
+    const fresh = await this.parts.frontier.add(entries);
+    this.remember(entries);
     this.recordSkips(fresh);
     return fresh;
   }

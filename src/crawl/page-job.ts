@@ -429,6 +429,7 @@ export class PageJob {
     const fresh = await this.p.leases.finish(lease, r, discovered);
     if (fresh) {
       this.p.emit(r);
+      this.p.pipeline.remember(discovered);
       this.p.pipeline.recordSkips(fresh);
     }
     return { kind: 'done' };

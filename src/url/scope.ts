@@ -18,6 +18,7 @@ import { isIP } from 'node:net';
 import { getDomain } from 'tldts';
 import { InvalidUrlError, normalize, type NormalizeOptions } from './normalize.js';
 import { compilePattern } from './pattern.js';
+import { StringMemo } from '../util/memo.js';
 
 export { compilePattern, InvalidPatternError } from './pattern.js';
 
@@ -117,6 +118,11 @@ export class Scope {
   readonly #include: RegExp[];
   readonly #exclude: RegExp[];
   readonly #normalizeOptions: NormalizeOptions | undefined;
+  /**
+   * {@link Scope.reason}'s answers by URL as given, until a root is added (the same links come
+   * back on every page of a site: its navigation).
+   */
+  #reasons = new StringMemo<ScopeRejection | null>();
 
   /**
    * @param seeds the start URLs (absolute, http or https, no credentials); an empty list gives a
@@ -157,6 +163,7 @@ export class Scope {
       this.#ruleKeys.add(key);
       this.#rules.push(rule);
     }
+    this.#reasons = new StringMemo();
   }
 
   /**
@@ -176,6 +183,11 @@ export class Scope {
    *   unparsable URL gives `'scheme'`)
    */
   reason(url: string): ScopeRejection | null {
+    return this.#reasons.get(url, (u) => this.#reasonUncached(u));
+  }
+
+  /** {@link Scope.reason} without the memo. */
+  #reasonUncached(url: string): ScopeRejection | null {
     let canonical: string;
     try {
       canonical = normalize(url, this.#normalizeOptions);

@@ -169,6 +169,26 @@ describe('offer: → frontier, with a record per new skipped URL', () => {
     expect(await frontier.counts()).toEqual({ queued: 0, inFlight: 1, done: 1 });
   });
 
+  it('a URL the frontier has taken is not decided again; one whose add failed is', async () => {
+    const o = site.origin;
+    const { p, frontier, admitted } = pipeline({ robots: false });
+    await p.offer([cand(`${o}/a`), cand(`${o}/b`)], 1, `${o}/`);
+    expect(admitted).toEqual([`${o}/a`, `${o}/b`]);
+    // Found again on the next page (a site's navigation): not asked of the rules, not offered.
+    expect((await p.admit([cand(`${o}/a`), cand(`${o}/c`), cand(`${o}/b`)], 2, `${o}/a`)).map((e) => e.url)).toEqual([`${o}/c`]);
+    expect(admitted).toEqual([`${o}/a`, `${o}/b`, `${o}/c`]);
+    // Admitted but never taken by the frontier (its add failed): decided again when it comes back.
+    expect((await p.admit([cand(`${o}/c`)], 2, `${o}/b`)).map((e) => e.url)).toEqual([`${o}/c`]);
+    const failing = pipeline({ robots: false });
+    failing.frontier.add = () => Promise.reject(new Error('store down'));
+    await expect(failing.p.offer([cand(`${o}/d`)], 1, `${o}/`)).rejects.toThrow('store down');
+    expect((await failing.p.admit([cand(`${o}/d`)], 1, `${o}/`)).map((e) => e.url)).toEqual([`${o}/d`]);
+    // Told by the page's completion (`remember`): the same.
+    p.remember([{ url: `${o}/c`, requestedUrl: `${o}/c`, depth: 2, referrer: `${o}/b` }]);
+    expect(await p.admit([cand(`${o}/c`)], 2, `${o}/b`)).toEqual([]);
+    expect((await frontier.counts()).queued).toBe(2);
+  });
+
   it('skipRecord: the entry’s own reason, error and duplicate, everything else blank', () => {
     const e = { url: 'http://a.test/x', requestedUrl: 'http://a.test/x?utm_source=y', depth: 3, referrer: 'http://a.test/' };
     const budget = skipRecord(e, 'budget');
