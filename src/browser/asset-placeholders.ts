@@ -40,9 +40,11 @@ export const ASSET_PATTERNS: readonly { urlPattern: string; resourceType: (typeo
  * (`navigator.sendBeacon`, `<a ping>`) and CSP violation reports. With `--assets placeholder`
  * they are not made: paused before they go out and failed as blocked by the client
  * (`net::ERR_BLOCKED_BY_CLIENT`, which records leave out of `failedRequests`); `--assets load`
- * makes them. Prefetches (`<link rel="prefetch">`) are not among them: Chromium's `Fetch` filter
- * has no `Prefetch` type (Chromium 156: "Unknown resource type in fetch filter"), and pausing
- * every `Other` request to find them would cost a round trip each.
+ * makes them. Prefetches are not among them. Chromium's `Fetch` filter has no `Prefetch` type
+ * (Chromium 156: "Unknown resource type in fetch filter"); a `<link rel="prefetch">` is paused as
+ * type `Fetch` (with `Sec-Purpose: prefetch`), so finding them would pause every `fetch()` of the
+ * page, a round trip each. Speculation rules' prefetches and prerenders are requested by the
+ * browser's prefetch service, which a tab's `Fetch` never sees.
  */
 const UNREAD_KINDS = ['Ping', 'CSPViolationReport'] as const;
 const UNREAD_TYPES: ReadonlySet<string> = new Set(UNREAD_KINDS);
