@@ -161,7 +161,7 @@ describe('a seed that cannot be reached', () => {
     const r = await run(['crawl', `http://127.0.0.1:${port}/`]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
-    expect(lines(r.stderr).at(-1)).toBe(`spacrawl: no seed could be crawled: http://127.0.0.1:${port}/ cannot be reached (connect ECONNREFUSED 127.0.0.1:${port}), not even its robots.txt`);
+    expect(lines(r.stderr).at(-1)).toBe(`spacrawl: no seed could be crawled: http://127.0.0.1:${port}/ cannot be reached (connect ECONNREFUSED 127.0.0.1:${port}), not even its robots.txt: is the server running, on that port?`);
     // The note says the host is unreachable, not that robots.txt disallows it.
     expect(lines(r.stderr)[0]).toBe(`note: http://127.0.0.1:${port} could not be reached, not even for robots.txt (connect ECONNREFUSED 127.0.0.1:${port}): nothing on it is requested`);
     // Counted as unreachable, not as skipped by robots.txt: the summary line, --json and the record say so.

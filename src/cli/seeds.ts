@@ -24,8 +24,19 @@ export function noSeedLine(seeds: readonly PageRecord[]): string {
         : r.error?.code === 'robots-unavailable'
           ? /could not be fetched \((?!HTTP )(.*)\); the origin/.exec(r.error.message)
           : null;
-    if (unreachable) return `${r.url} cannot be reached (${unreachable[1]}), not even its robots.txt`;
+    if (unreachable) return `${r.url} cannot be reached (${unreachable[1]}), not even its robots.txt${hint(unreachable[1] ?? '')}`;
     return r.skipped ? `${r.url} skipped (${r.skipped}${r.error ? `: ${r.error.message}` : ''})` : `${r.url} ${r.error ? r.error.message : 'not reached'}`;
   });
   return `spacrawl: no seed could be crawled${why.length ? `: ${why.join('; ')}` : ''}`;
+}
+
+/**
+ * What to check for the two usual causes of an unreachable seed, from Node's error code in
+ * `cause`: nothing listening on the port (`ECONNREFUSED`), a host name DNS does not know
+ * (`ENOTFOUND`, `EAI_AGAIN`). Empty for any other cause.
+ */
+function hint(cause: string): string {
+  if (/\bECONNREFUSED\b/.test(cause)) return ': is the server running, on that port?';
+  if (/\b(ENOTFOUND|EAI_AGAIN)\b/.test(cause)) return ': is the host name right?';
+  return '';
 }
