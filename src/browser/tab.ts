@@ -31,6 +31,12 @@ export interface VisitTab {
   shown: ShownDocument | null;
   /** The tab has a {@link RequestGuard}: requests it picks are paused before they are sent (and decided by the guard, not by a visit). */
   guarded?: boolean;
+  /**
+   * Set by a visit that decides documents before they are requested (see `visit/intercept.ts`):
+   * given every document request of the tab paused before it is sent (and not refused by the
+   * guard), which it must answer; `null` while no visit decides (the requests go on at once).
+   */
+  onDocumentRequest?: ((ev: PausedDocumentRequest) => void) | null;
   /** The heap watches of the browser's renderers, shared by the pool's tabs (see `renderer-heap.ts`). */
   heaps: RendererHeaps;
   /** A garbage collection the last visit started on leaving, which the next visit waits for; `null` when none runs. */
@@ -55,6 +61,16 @@ export interface RequestGuard {
   onBlocked?(url: string): void;
 }
 
+/** A document request paused before it is sent (the part of CDP's `Fetch.requestPaused` event read). */
+export interface PausedDocumentRequest {
+  /** CDP's id of the paused request (to continue or fail it). */
+  requestId: string;
+  /** CDP id of the frame the document is for. */
+  frameId: string;
+  /** The request, with its absolute URL. */
+  request: { url: string };
+}
+
 /** `true` for a `Fetch.requestPaused` event of the request stage (no response yet, none failed). */
 export function isRequestStage(ev: { responseStatusCode?: number; responseErrorReason?: string }): boolean {
   return ev.responseStatusCode === undefined && ev.responseErrorReason === undefined;
@@ -62,8 +78,10 @@ export function isRequestStage(ev: { responseStatusCode?: number; responseErrorR
 
 /**
  * Open a tab in `context` for `visitPage`: a page with a CDP session that pauses every
- * document response (so non-HTML targets can be decided from their headers). While no visit
- * intercepts (`intercepting` is `false`), paused responses are let through at once. With a
+ * document request (so a visit can refuse a navigation before anything is sent, see
+ * `onDocumentRequest`) and every document response (so non-HTML targets can be decided from
+ * their headers). While no visit intercepts (`intercepting` is `false`, no
+ * `onDocumentRequest`), paused documents are let through at once. With a
  * `guard`, the requests it picks are paused before they are sent and refused when it says so.
  * With `assets: 'placeholder'`, image, media and font responses are paused too and answered
  * with stand-ins (see `answerAsset`), whether or not a visit is under way. `heaps` are the
@@ -77,6 +95,10 @@ export async function openTab(context: BrowserContext, guard: RequestGuard | nul
   await withTimeout(
     cdp.send('Fetch.enable', {
       patterns: [
+        // Documents twice: before they are requested (a page's own navigations, decided by the
+        // visit before anything is sent: off-site, disallowed by robots.txt, recorded elsewhere)
+        // and once answered (redirect hops, non-HTML documents, reload loops).
+        { urlPattern: '*', resourceType: 'Document', requestStage: 'Request' },
         { urlPattern: '*', resourceType: 'Document', requestStage: 'Response' },
         ...(assets === 'placeholder' ? [...ASSET_PATTERNS, ...UNREAD_PATTERNS] : []),
         ...(guard?.patterns ?? []).map((urlPattern) => ({ urlPattern, requestStage: 'Request' as const })),
@@ -86,17 +108,18 @@ export async function openTab(context: BrowserContext, guard: RequestGuard | nul
     'enabling response interception',
   );
   // Fetch pauses every document response; with no visit listening, let them through.
-  const tab: VisitTab = { page, events: new PageEvents(page), cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, shown: null, guarded: guard !== null, heaps, tidying: null, stops };
+  const tab: VisitTab = { page, events: new PageEvents(page), cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, shown: null, guarded: guard !== null, onDocumentRequest: null, heaps, tidying: null, stops };
   cdp.on('Fetch.requestPaused', (ev) => {
     if (isUnreadRequest(ev)) {
       cdp.send('Fetch.failRequest', { requestId: ev.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
       return;
     }
-    if (guard && isRequestStage(ev)) {
-      if (guard.blocks(ev.request.url)) {
+    if (isRequestStage(ev)) {
+      if (guard?.blocks(ev.request.url)) {
         guard.onBlocked?.(ev.request.url);
         cdp.send('Fetch.failRequest', { requestId: ev.requestId, errorReason: 'BlockedByClient' }).catch(() => {});
-      } else cdp.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
+      } else if (ev.resourceType === 'Document' && tab.onDocumentRequest) tab.onDocumentRequest(ev);
+      else cdp.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
       return;
     }
     if (isAssetResponse(ev)) return answerAsset(cdp, ev);

@@ -214,7 +214,11 @@ export class Crawler {
     const canonical = (u: string | URL): string => normalize(u, o.normalize);
     const scope = new Scope(o.seeds, { mode: o.scope, include: o.include, exclude: o.exclude, normalize: o.normalize });
     let robots: RobotsCache | null = null;
-    const claims = new DocumentClaims(this.frontier, scope, canonical, async (u) => (robots ? robots.isAllowed(u) : true));
+    const claims = new DocumentClaims(this.frontier, scope, canonical, async (u) => {
+      if (!robots) return true;
+      const d = await robots.check(u);
+      return d.allowed || (d.outcome.unanswered ? 'unreachable' : false);
+    });
     const seeds: Candidate[] = o.seeds.map((s) => ({ url: canonical(s), requestedUrl: toRequestUrl(s, o.normalize) }));
 
     const onExternalAbort = (): void => this.cancel('interrupted');

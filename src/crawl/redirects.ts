@@ -27,13 +27,15 @@ export class DocumentClaims {
    * @param frontier - where claims are made (atomically, across workers)
    * @param scope - the crawl's scope (a seed's redirect target may be added to it)
    * @param canonical - the crawl's `normalize()`; throws for URLs that cannot be crawled
-   * @param allowed - whether robots.txt lets the crawl request a URL (always `true` with `--ignore-robots`)
+   * @param allowed - whether robots.txt lets the crawl request a URL (always `true` with
+   *   `--ignore-robots`); `unreachable` when the URL's origin gave no answer at all to its
+   *   robots.txt (connection refused, DNS failure, timeout, TLS failure)
    */
   constructor(
     private readonly frontier: Frontier,
     private readonly scope: Scope,
     private readonly canonical: (u: string) => string,
-    private readonly allowed: (u: string) => Promise<boolean> = async () => true,
+    private readonly allowed: (u: string) => Promise<boolean | 'unreachable'> = async () => true,
   ) {}
 
   /**
@@ -69,13 +71,19 @@ export class DocumentClaims {
     const seedStart = entry.depth === 0 && doc.initial;
     if (!this.scope.inScope(url)) {
       if (!seedStart) return { stop: 'scope' };
-      // A seed's own redirects are followed; where it lands joins the scope.
-      if (doc.location !== null) return 'follow';
-      this.scope.addRoot(url);
+      // A seed's own redirects are followed (robots.txt permitting, below); where it lands joins the scope.
+      if (doc.location === null) this.scope.addRoot(url);
     }
-    // A redirect target, or a page the browser is sent to client-side: robots.txt applies to it.
-    if ((doc.location !== null || !doc.initial) && !(await this.allowed(target))) return { stop: 'robots' };
+    // A redirect target, or a page the browser is sent to client-side: robots.txt applies to it,
+    // read from the target's origin before the target is requested (a seed's hop to another host
+    // included). An origin that gave no answer at all, not even to robots.txt, gets the browser's
+    // own attempt, which fails the same way: the record names that network failure, after the
+    // hops that led there, rather than a robots.txt rule that was never read.
+    if ((doc.location !== null || !doc.initial) && (await this.allowed(target)) === false) return { stop: 'robots' };
     if (doc.location !== null) return this.mine.has(url) ? { stop: 'known' } : 'follow';
+    // A client-side navigation not answered (yet): nothing is claimed until a document answers (a
+    // URL that only redirects gets its own redirect record when it is visited).
+    if (doc.status === null) return this.claimable(url, entry.url) ? 'follow' : { stop: 'known' };
     return (await this.claim(url, entry.url)) ? 'follow' : { stop: 'known' };
   }
 
@@ -103,13 +111,21 @@ export class DocumentClaims {
   }
 
   /**
+   * `true` when this worker lets the visit of `owner` carry `url`'s page: it claimed it already,
+   * or neither visits nor has claimed it (another worker may have: see {@link claim}).
+   */
+  private claimable(url: string, owner: string): boolean {
+    const prev = this.owners.get(url);
+    return prev !== undefined ? prev === owner : !this.mine.has(url);
+  }
+
+  /**
    * Claim `url`'s page for the visit of `owner`, after a navigation that did not request a new
    * document (a history or hash change). `true` when `owner` carries the page.
    */
   async claim(url: string, owner: string): Promise<boolean> {
-    const prev = this.owners.get(url);
-    if (prev !== undefined) return prev === owner;
-    if (this.mine.has(url)) return false;
+    if (!this.claimable(url, owner)) return false;
+    if (this.owners.get(url) === owner) return true;
     // Unknown or only queued: done now, and this visit's record carries it.
     const ok = await this.frontier.markDone(url);
     if (ok) {

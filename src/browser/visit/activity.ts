@@ -117,6 +117,12 @@ export class PageActivity {
    * change) may load another document after the first; that one is what gets read.
    */
   lastDocument: Response | null = null;
+  /**
+   * The main-frame document responses after {@link mainResponse}, in order (client-side
+   * navigations that loaded another document; at most `MAX_CLIENT_FORWARDS` + 1 are let through,
+   * see `intercept.ts`): the record's chain names each one the page left, and their HTTP hops.
+   */
+  readonly laterDocuments: Response[] = [];
   /** How long the page waited for servers (see {@link ServerWait}). */
   readonly serverWait = new ServerWait();
   private failMain!: (failure: string) => void;

@@ -8,6 +8,8 @@
  * `ctx.spa` for the inspect stage; see `settled-read.ts`).
  * @module
  */
+import type { Response } from 'playwright';
+import type { RedirectHop } from '../../model/record.js';
 import type { FoundLink } from '../discovery.js';
 import { clickExcludePattern } from '../explore.js';
 import { readFrames } from '../frames.js';
@@ -17,7 +19,7 @@ import { hungItself } from '../hang-watch.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import { readSettledPage } from './settled-read.js';
-import { inheritFragment, stripFragment } from './urls.js';
+import { httpChain, inheritFragment, stripFragment } from './urls.js';
 
 /** Most ids and names kept per page (`--check-fragments`). */
 export const MAX_ANCHORS = 10_000;
@@ -103,7 +105,27 @@ async function readDom(ctx: VisitContext): Promise<void> {
   const arrived = mainResp ? inheritFragment(ctx.document.routeUrl ?? mainResp.url(), ctx.requestedUrl) : null;
   if (arrived && stripFragment(main.href) !== stripFragment(arrived)) {
     result.redirectChain.push({ url: arrived, status: null, kind: 'client' });
+    result.redirectChain.push(...(await ctx.step(laterHops(arrived, ctx.activity.laterDocuments))));
   }
+}
+
+/**
+ * The hops of the documents a page loaded after its first one (`first`, left by a client-side
+ * navigation), in order: each one's HTTP redirects (`http` hops), and each one the page left
+ * again (a `client` hop; a reload of the URL it was at is not a hop). Never rejects.
+ */
+async function laterHops(first: string, docs: readonly Response[]): Promise<RedirectHop[]> {
+  const hops: RedirectHop[] = [];
+  let left = stripFragment(first);
+  for (const [i, d] of docs.entries()) {
+    hops.push(...(await httpChain(d.request())));
+    const at = stripFragment(d.url());
+    if (i < docs.length - 1 && at !== left) {
+      hops.push({ url: d.url(), status: null, kind: 'client' });
+      left = at;
+    }
+  }
+  return hops;
 }
 
 /** Runs in the page: the selectors that match a rendered element (a size, not `visibility: hidden`); an invalid one matches nothing. */

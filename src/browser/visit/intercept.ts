@@ -9,7 +9,7 @@
  */
 import { isAssetResponse } from '../asset-placeholders.js';
 import { rendersAsPage } from '../document-type.js';
-import { isRequestStage } from '../tab.js';
+import { isRequestStage, type PausedDocumentRequest } from '../tab.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import type { DocumentDecision, StoppedNavigation } from './types.js';
@@ -61,8 +61,10 @@ export function intercept(): Stage<VisitContext> {
       const onPaused = (ev: PausedResponse): void => void decide(ctx, ev);
       tab.cdp.on('Fetch.requestPaused', onPaused);
       tab.intercepting = true;
+      tab.onDocumentRequest = (ev) => void decideRequest(ctx, ev);
       detach = () => {
         tab.intercepting = false;
+        tab.onDocumentRequest = null;
         tab.cdp.off('Fetch.requestPaused', onPaused);
       };
     },
@@ -74,24 +76,24 @@ export function intercept(): Stage<VisitContext> {
 }
 
 /** Let a paused response through as it is. */
-function pass(ctx: VisitContext, ev: PausedResponse): void {
+function pass(ctx: VisitContext, ev: { requestId: string }): void {
   ctx.tab.cdp.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
 }
 
 /** Answer a paused response with an empty HTML page instead (nothing more is downloaded or rendered). */
-function answerEmpty(ctx: VisitContext, ev: PausedResponse): void {
+function answerEmpty(ctx: VisitContext, ev: { requestId: string }): void {
   ctx.tab.cdp
     .send('Fetch.fulfillRequest', { requestId: ev.requestId, responseCode: 200, responseHeaders: [{ name: 'content-type', value: 'text/html' }], body: '' })
     .catch(() => {});
 }
 
 /** Refuse a paused response: the navigation fails and the page stays where it is. */
-function refuse(ctx: VisitContext, ev: PausedResponse): void {
+function refuse(ctx: VisitContext, ev: { requestId: string }): void {
   ctx.tab.cdp.send('Fetch.failRequest', { requestId: ev.requestId, errorReason: 'Aborted' }).catch(() => {});
 }
 
 /** Stop the navigation at `ev` and note where and why in the result. */
-function stopAt(ctx: VisitContext, ev: PausedResponse, stop: StoppedNavigation): void {
+function stopAt(ctx: VisitContext, ev: { requestId: string }, stop: StoppedNavigation): void {
   const doc = ctx.document;
   ctx.result.stopped = stop;
   if (stop.kind === 'client') doc.clientStop();
@@ -121,12 +123,31 @@ async function decideUnanswered(ctx: VisitContext, ev: PausedResponse): Promise<
   return pass(ctx, ev);
 }
 
+/**
+ * Decide a document request of the main frame before it is sent (the tab hands them over, see
+ * `VisitTab.onDocumentRequest`): a client-side navigation of the page (a `location` change, a
+ * meta refresh, a form) to a document `onDocument` stops (off-site, disallowed by robots.txt,
+ * recorded under another URL) is refused before anything is requested (RFC 9309 §2.2.2: the rules
+ * apply to every URL the crawler requests), and the page stays where it is. The first
+ * navigation's requests go on: its URL was decided before it was asked for, and its redirect
+ * hops are decided from their answers. Whatever goes on is decided again once answered (see
+ * `decide`). Never throws.
+ */
+async function decideRequest(ctx: VisitContext, ev: PausedDocumentRequest): Promise<void> {
+  const { document: doc, result, opts } = ctx;
+  if (ev.frameId !== ctx.tab.mainFrameId || !doc.deciding || !doc.decided || result.stopped || !opts.onDocument) return pass(ctx, ev);
+  const decision = await Promise.resolve(opts.onDocument({ url: ev.request.url, status: null, location: null, initial: false })).catch((): DocumentDecision => 'follow');
+  if (decision !== 'follow' && !result.stopped) return stopAt(ctx, ev, { reason: decision.stop, target: ev.request.url, kind: 'client' });
+  return pass(ctx, ev);
+}
+
 /** Decide one paused response (see the module comment). Never throws. */
 async function decide(ctx: VisitContext, ev: PausedResponse): Promise<void> {
   const { document: doc, result, opts, requestedUrl } = ctx;
-  // A request paused before it is sent belongs to the tab's request guard (which lets it go or
-  // refuses it), an asset's response to the tab's placeholders (see `openTab`).
-  if ((ctx.tab.guarded && isRequestStage(ev)) || isAssetResponse(ev)) return;
+  // A request paused before it is sent belongs to the tab (its request guard, its unread
+  // requests) or, for a document, to `decideRequest`; an asset's response to the tab's
+  // placeholders (see `openTab`).
+  if (isRequestStage(ev) || isAssetResponse(ev)) return;
   const status = ev.responseStatusCode;
   if (ev.frameId !== ctx.tab.mainFrameId || !doc.deciding || result.stopped) return pass(ctx, ev);
   if (status === undefined) return decideUnanswered(ctx, ev);

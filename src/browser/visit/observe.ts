@@ -13,6 +13,7 @@ import { stopScripts } from '../hang-watch.js';
 import { INJECTED_SOURCE_URL } from '../init-scripts.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
+import { MAX_CLIENT_FORWARDS } from './intercept.js';
 import { isImplicitFavicon } from './urls.js';
 
 /** Most entries kept per list of the record (console errors, page errors, failed requests, downloads, mixed content). */
@@ -191,7 +192,7 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
         if (!act.mainResponse) {
           act.mainResponse = resp;
           result.respondedAt = Date.now();
-        }
+        } else if (act.laterDocuments.length <= MAX_CLIENT_FORWARDS) act.laterDocuments.push(resp);
         act.lastDocument = resp;
       }
       return;

@@ -111,11 +111,18 @@ export interface ScreenshotSettings {
   mask: readonly string[];
 }
 
-/** A main-frame document response, as {@link VisitOptions.onDocument} sees it. */
+/**
+ * A main-frame document, as {@link VisitOptions.onDocument} sees it: a response, or a
+ * client-side navigation's request before it is sent.
+ */
 export interface DocumentResponse {
-  /** The URL that answered (absolute). */
+  /** The URL that answered, or is about to be requested (absolute). */
   url: string;
-  /** Its HTTP status; `null` for a client-side navigation that got no answer (a host that cannot be reached). */
+  /**
+   * Its HTTP status; `null` for a client-side navigation not answered yet (asked before its
+   * request is sent: a stop then means it is never requested) or that got no answer (a host that
+   * cannot be reached).
+   */
   status: number | null;
   /** For a redirect (3xx with `Location`): the target, resolved against `url`; else `null`. */
   location: string | null;
