@@ -34,14 +34,26 @@ export interface ClickCandidate {
    * control the click revealed.
    */
   clickedAs?: string;
+  /**
+   * How a person works it, when not by a click: `hover` (the mouse moved onto it: a menu that
+   * opens on hover, announced by `aria-haspopup`, also on a link, which is never clicked), or
+   * `choose` (an `<option>` of a jump menu or filter: chosen in its `<select>`, which tells the
+   * page with `input` and `change` events). Absent: clicked.
+   */
+  action?: 'hover' | 'choose';
 }
+
 
 /**
  * Find click candidates: visible elements that are not links (anchors without a destination of
  * their own, such as `<a onclick>` or `<a href="#">`, count as buttons) and not form submits, and that
  * look clickable: an explicit role (`button`, `link`, `tab`, `treeitem`, `menuitem`),
  * `aria-expanded="false"`, `<summary>`, an `onclick` attribute, or a `cursor: pointer` that the
- * element sets itself (not one inherited from a clickable ancestor). Open shadow roots are
+ * element sets itself (not one inherited from a clickable ancestor); a checkbox or radio button
+ * with a change or click handler of its own (`onchange`, `onclick`, `oninput`). Also what a person
+ * works otherwise (see `ClickCandidate.action`): a menu trigger (`aria-haspopup`), links included,
+ * is hovered; the options of a `<select>` with a handler of its own or whose values are URLs (a
+ * jump menu) are chosen, at most 20 of each (a country list is not worth 200 looks). Open shadow roots are
  * searched too. Elements whose accessible name matches `excludePattern` (destructive or
  * session-ending actions) are never returned, nor disabled ones (`disabled`, or
  * `aria-disabled="true"` / `inert` on the element or an ancestor). Stores the elements on
@@ -50,9 +62,15 @@ export interface ClickCandidate {
  */
 export function scanClickables(excludePattern: string): ClickCandidate[] {
   const exclude = new RegExp(excludePattern, 'i');
-  const w = window as unknown as { __spacrawlClickables?: Element[]; __spacrawlClickableSigs?: string[]; __spacrawlClicked?: WeakMap<Element, string> };
+  const w = window as unknown as {
+    __spacrawlClickables?: Element[];
+    __spacrawlClickableSigs?: string[];
+    __spacrawlClickableActions?: (string | undefined)[];
+    __spacrawlClicked?: WeakMap<Element, string>;
+  };
   const clicked = w.__spacrawlClicked;
   const sigs: string[] = [];
+  const actions: (string | undefined)[] = [];
   const ROLES = new Set(['button', 'link', 'tab', 'treeitem', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option']);
   const found: Element[] = [];
   const out: ClickCandidate[] = [];
@@ -129,7 +147,14 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     if (cs?.display === 'none') return;
     const sr = (el as HTMLElement).shadowRoot;
     if (sr) walkChildren(sr, '');
-    if (link) return;
+    if (link) {
+      // A link that opens a menu on hover: hovered, never clicked (it leads where it leads).
+      if (popup(el)) {
+        const lcs = getComputedStyle(el);
+        if (visible(el, lcs)) add(el, tag, nameOf(el), false, 'hover');
+      }
+      return;
+    }
     if (svg || !cs) return walkChildren(el, parentCursor);
     const cursor = cs.cursor;
     walkSelf(el, tag, cs, cursor === 'pointer' && parentCursor !== 'pointer');
@@ -138,27 +163,62 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
   const walkChildren = (root: Element | ShadowRoot, cursor: string): void => {
     for (let c = root.firstElementChild; c; c = c.nextElementSibling) visit(c, cursor);
   };
-  const walkSelf = (el: Element, tag: string, cs: CSSStyleDeclaration, pointer: boolean): void => {
-    if (tag === 'select' || tag === 'option' || tag === 'textarea' || (tag === 'input' && !isSubmit(el))) return;
-    const role = el.getAttribute('role');
-    const explicit =
-      (role !== null && ROLES.has(role)) || el.getAttribute('aria-expanded') === 'false' || tag === 'summary' || el.hasAttribute('onclick') || tag === 'button';
-    if (!explicit && !pointer) return;
-    if (isSubmit(el) || !visible(el, cs)) return;
-    if ((el as HTMLButtonElement).disabled || el.hasAttribute('disabled') || el.closest('[aria-disabled="true"], [inert]')) return;
-    const name = nameOf(el);
+  const popup = (el: Element): boolean => {
+    const v = el.getAttribute('aria-haspopup');
+    return v !== null && v !== 'false';
+  };
+  const disabled = (el: Element): boolean =>
+    (el as HTMLButtonElement).disabled || el.hasAttribute('disabled') || el.closest('[aria-disabled="true"], [inert]') !== null;
+  /** A handler the page set on the element itself (attribute or property). */
+  const handles = (el: Element, ...events: string[]): boolean => events.some((e) => (el as unknown as Record<string, unknown>)[`on${e}`] != null);
+  /** A form control's name: its `aria-label`, else its label's own text (not the control's: a select's options), its title, name or id. */
+  const labelOf = (el: HTMLInputElement | HTMLSelectElement): string => {
+    const label = el.labels?.[0];
+    const own = label ? [...label.childNodes].filter((n) => !n.contains(el)).map((n) => n.textContent ?? '').join(' ') : '';
+    return (el.getAttribute('aria-label') || own.trim() || el.getAttribute('title') || el.getAttribute('name') || el.id || '').replace(/\s+/g, ' ').trim().slice(0, 100);
+  };
+  const URLISH = /^(https?:\/\/|\/|\.\.?\/|\?|#!?\/)/i;
+  const add = (el: Element, kind: string, name: string, on: boolean, action?: string, sigName = name): void => {
     if (name && exclude.test(name)) return;
     const landmark = landmarkOf(el);
-    const sig = `${role ?? tag}|${name}|${landmark}`;
+    const sig = `${action === 'hover' ? 'hover:' : ''}${kind}|${sigName}|${landmark}`;
     const classes = [...el.classList].map((c) => c.replace(/[0-9]+/g, '')).filter(Boolean).sort().join('.');
-    const template = `${role ?? tag}|${landmark}|${el.parentElement?.localName ?? ''}|${classes}|${el.hasAttribute('aria-expanded') ? 'x' : ''}`;
-    const on =
-      ['aria-selected', 'aria-expanded', 'aria-pressed', 'aria-checked'].some((a) => el.getAttribute(a) === 'true') ||
-      (tag === 'summary' && el.parentElement?.localName === 'details' && (el.parentElement as HTMLDetailsElement).open);
+    const template = `${action === 'hover' ? 'hover:' : ''}${kind}|${landmark}|${el.parentElement?.localName ?? ''}|${classes}|${el.hasAttribute('aria-expanded') ? 'x' : ''}`;
     const was = clicked?.get(el);
-    out.push({ index: found.length, signature: sig, template, name, kind: role ?? tag, on, ...(was !== undefined && was !== sig ? { clickedAs: was } : {}) });
+    out.push({ index: found.length, signature: sig, template, name, kind, on, ...(was !== undefined && was !== sig ? { clickedAs: was } : {}), ...(action ? { action: action as 'hover' | 'choose' } : {}) });
     found.push(el);
     sigs.push(sig);
+    actions.push(action);
+  };
+  const walkSelf = (el: Element, tag: string, cs: CSSStyleDeclaration, pointer: boolean): void => {
+    if (tag === 'select') {
+      // A jump menu or a filter: each option chosen once (the selected one too: choosing it tells
+      // the page nothing new only when it has no handler, and a jump menu's first entry is a page).
+      const sel = el as HTMLSelectElement;
+      if (sel.multiple || disabled(sel) || !visible(sel, cs)) return;
+      const opts = [...sel.options].filter((o) => !o.disabled && o.value !== '');
+      if (!handles(sel, 'change', 'input') && !opts.some((o) => URLISH.test(o.value.trim()))) return;
+      const label = labelOf(sel);
+      for (const o of opts.slice(0, 20)) {
+        const text = (o.label || o.text).replace(/\s+/g, ' ').trim().slice(0, 100);
+        add(o, 'option', text, false, 'choose', `${label}: ${text}`);
+      }
+      return;
+    }
+    const toggle = tag === 'input' && ['checkbox', 'radio'].includes((el as HTMLInputElement).type) && handles(el, 'change', 'click', 'input');
+    if (!toggle && (tag === 'option' || tag === 'textarea' || (tag === 'input' && !isSubmit(el)))) return;
+    const role = el.getAttribute('role');
+    const explicit =
+      toggle || (role !== null && ROLES.has(role)) || el.getAttribute('aria-expanded') === 'false' || tag === 'summary' || el.hasAttribute('onclick') || tag === 'button';
+    // A menu trigger no click reaches (no role, no pointer): hovered.
+    const hover = !explicit && !pointer && popup(el);
+    if (!explicit && !pointer && !hover) return;
+    if (isSubmit(el) || !visible(el, cs) || disabled(el)) return;
+    const on =
+      ['aria-selected', 'aria-expanded', 'aria-pressed', 'aria-checked'].some((a) => el.getAttribute(a) === 'true') ||
+      (tag === 'summary' && el.parentElement?.localName === 'details' && (el.parentElement as HTMLDetailsElement).open) ||
+      (toggle && (el as HTMLInputElement).checked);
+    add(el, role ?? tag, toggle ? labelOf(el as HTMLInputElement) : nameOf(el), on, hover ? 'hover' : undefined);
   };
   const walk = (root: Document): void => {
     if (root.documentElement) visit(root.documentElement, '');
@@ -166,22 +226,54 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
   walk(document);
   w.__spacrawlClickables = found;
   w.__spacrawlClickableSigs = sigs;
+  w.__spacrawlClickableActions = actions;
   return out;
 }
 
 /**
- * Click candidate `index` of the last {@link scanClickables} (a real `click()` on the element,
- * after scrolling it into view), remembering the element with the signature it had when first
+ * Work candidate `index` of the last {@link scanClickables} as its `action` says (a real
+ * `click()` on the element, the mouse events of a hover, or the option chosen in its `<select>`),
+ * after scrolling it into view, remembering the element with the signature it had when first
  * clicked (see `ClickCandidate.clickedAs`). Returns `false` when the element is gone.
  */
 export function clickCandidate(index: number): boolean {
-  const w = window as unknown as { __spacrawlClickables?: Element[]; __spacrawlClickableSigs?: string[]; __spacrawlClicked?: WeakMap<Element, string> };
+  const w = window as unknown as {
+    __spacrawlClickables?: Element[];
+    __spacrawlClickableSigs?: string[];
+    __spacrawlClickableActions?: (string | undefined)[];
+    __spacrawlClicked?: WeakMap<Element, string>;
+  };
   const el = (w.__spacrawlClickables ?? [])[index] as HTMLElement | undefined;
   if (!el || !el.isConnected) return false;
   const clicked = (w.__spacrawlClicked ??= new WeakMap());
   const sig = w.__spacrawlClickableSigs?.[index];
   if (sig !== undefined && !clicked.has(el)) clicked.set(el, sig);
+  const action = w.__spacrawlClickableActions?.[index];
+  if (action === 'choose') {
+    const sel = el.closest('select');
+    if (!sel) return false;
+    sel.scrollIntoView({ block: 'center', inline: 'center' });
+    sel.value = (el as HTMLOptionElement).value;
+    sel.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+    sel.dispatchEvent(new Event('change', { bubbles: true }));
+    return true;
+  }
   el.scrollIntoView({ block: 'center', inline: 'center' });
+  if (action === 'hover') {
+    // What a mouse moving onto it from outside the page sends: over and move on the element,
+    // enter on it and on every ancestor (pointer events first).
+    const r = el.getBoundingClientRect();
+    const at = { clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, view: window };
+    const chain: Element[] = [];
+    for (let p: Element | null = el; p; p = p.parentElement) chain.unshift(p);
+    el.dispatchEvent(new PointerEvent('pointerover', { ...at, bubbles: true, cancelable: true, composed: true, pointerType: 'mouse', isPrimary: true }));
+    for (const p of chain) p.dispatchEvent(new PointerEvent('pointerenter', { ...at, pointerType: 'mouse', isPrimary: true }));
+    el.dispatchEvent(new MouseEvent('mouseover', { ...at, bubbles: true, cancelable: true, composed: true }));
+    for (const p of chain) p.dispatchEvent(new MouseEvent('mouseenter', at));
+    el.dispatchEvent(new PointerEvent('pointermove', { ...at, bubbles: true, cancelable: true, composed: true, pointerType: 'mouse', isPrimary: true }));
+    el.dispatchEvent(new MouseEvent('mousemove', { ...at, bubbles: true, cancelable: true, composed: true }));
+    return true;
+  }
   el.click();
   return true;
 }

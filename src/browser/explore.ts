@@ -422,7 +422,8 @@ export async function exploreClicks(
       lastScan = cands;
       const revealed = turn.depth < opts.maxRevealDepth ? fresh(cands, turn.depth + 1, [...turn.state, turn.sig]) : [];
       const self = find(cands, turn.sig);
-      if (after.fresh > 0 && turn.clicks <= opts.repeat && self && !self.on && !toggles.has(turn.template)) {
+      // A hover or a chosen option shows the same again: only clicks are repeated.
+      if (after.fresh > 0 && turn.clicks <= opts.repeat && self && !self.on && self.action === undefined && !toggles.has(turn.template)) {
         // Again ("Next", "Load more"), after what this click revealed.
         turn.state = [...turn.state, turn.sig];
         turn.chain = true;

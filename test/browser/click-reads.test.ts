@@ -70,7 +70,11 @@ async function click(name: string): Promise<{ inCall: boolean; links: string[] |
   const cands = await page.evaluate(scanClickables, EXCLUDE);
   const target = cands.find((c) => c.name === name);
   if (!target) throw new Error(`no clickable named ${name}`);
+  // As click discovery does (see `exploreClicks`): a navigation of the page is refused, so the
+  // page stays and the click's call returns (a navigation that committed first would end it).
+  await page.route('**/*', (route) => (route.request().isNavigationRequest() && route.request().frame() === page.mainFrame() ? route.abort('aborted') : route.fallback()));
   const made = await clickWithContext(page, target.index, EXCLUDE);
+  await page.unrouteAll();
   expect(made.clicked).toBe(true);
   return { inCall: made.after !== null, links: made.after?.page ? made.after.page.links.map((l) => new URL(l.href).pathname).sort() : null };
 }

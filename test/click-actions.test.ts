@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright';
+import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
+import { sharedBrowser } from './helpers/browser.js';
+import { Crawler } from '../src/crawl/crawler.js';
+import type { CrawlOptions } from '../src/crawl/options.js';
+import type { PageRecord } from '../src/model/record.js';
+
+// Controls a person works otherwise than by a click: menus that open on hover, jump menus and
+// filters (`<select>`), checkboxes with a handler of their own.
+
+let browser: Browser;
+let site: FixtureServer;
+
+const page = (title: string, body: string): string => html(title, body);
+
+beforeAll(async () => {
+  browser = await sharedBrowser();
+  site = await startFixtureServer((_req, url) => {
+    switch (url.pathname) {
+      case '/hover/':
+        // A link whose menu opens on hover (the links are made on mouseenter of its list item),
+        // and a trigger with no role or pointer, only aria-haspopup.
+        return {
+          body: page(
+            'Hover',
+            `<nav><ul>
+              <li id="products"><a href="/hover/products" aria-haspopup="true" aria-expanded="false">Products</a><div id="sub1"></div></li>
+              <li id="company"><span aria-haspopup="menu">Company</span><div id="sub2"></div></li>
+            </ul></nav>
+            <script>
+              const li = document.getElementById('products');
+              li.addEventListener('mouseenter', () => { document.getElementById('sub1').innerHTML = '<a href="/hover/widgets">Widgets</a>'; li.firstElementChild.setAttribute('aria-expanded', 'true'); });
+              li.addEventListener('mouseleave', () => { document.getElementById('sub1').innerHTML = ''; li.firstElementChild.setAttribute('aria-expanded', 'false'); });
+              document.getElementById('company').addEventListener('mouseenter', () => { document.getElementById('sub2').innerHTML = '<a href="/hover/jobs">Jobs</a>'; });
+            </script>`,
+          ),
+        };
+      case '/forms/':
+        return {
+          body: page(
+            'Forms',
+            `<label>Version <select onchange="location.href = this.value"><option value="/forms/v3/">v3</option><option value="/forms/v2/">v2</option><option value="/forms/v1/">v1</option></select></label>
+            <label>Region <select id="region"><option value="">Choose</option><option value="eu">EU</option><option value="us">US</option></select></label><div id="stores"></div>
+            <label><input type="checkbox" id="archived"> Show archived</label><div id="archive"></div>
+            <label>Country <select name="country" id="country">${Array.from({ length: 30 }, (_, i) => `<option value="c${i}">C${i}</option>`).join('')}</select></label>
+            <label>Size <select id="size">${Array.from({ length: 30 }, (_, i) => `<option value="s${i}">S${i}</option>`).join('')}</select></label><div id="sized"></div>
+            <script>
+              document.getElementById('region').onchange = (e) => { document.getElementById('stores').innerHTML = '<a href="/forms/stores/' + e.target.value + '">Stores</a>'; };
+              document.getElementById('archived').onchange = (e) => { document.getElementById('archive').innerHTML = e.target.checked ? '<a href="/forms/archive">Archive</a>' : ''; };
+              document.getElementById('size').onchange = (e) => { document.getElementById('sized').innerHTML = '<a href="/forms/size/' + e.target.value + '">Size</a>'; };
+            </script>`,
+          ),
+        };
+      default:
+        return { body: page(`Page ${url.pathname}`, '') };
+    }
+  });
+});
+afterAll(async () => {
+  await site?.close();
+});
+
+async function linksOfSeed(seed: string, opts: Partial<CrawlOptions> = {}): Promise<{ seed: PageRecord; all: PageRecord[] }> {
+  const crawler = new Crawler({ seeds: [`${site.origin}${seed}`], maxDepth: 0, settleTimeoutMs: 3000, soft404: false, ...opts, browser });
+  const all: PageRecord[] = [];
+  for await (const r of crawler.records()) all.push(r);
+  return { seed: all.find((r) => r.depth === 0)!, all };
+}
+const paths = (urls: string[]): string[] => urls.map((u) => new URL(u).pathname).sort();
+
+describe('controls worked otherwise than by a click', () => {
+  it('menus that open on hover (aria-haspopup, on a link too) are hovered: their links are found, the trigger link is not clicked', async () => {
+    site.reset();
+    const { seed } = await linksOfSeed('/hover/');
+    expect(paths(seed.links)).toEqual(['/hover/jobs', '/hover/products', '/hover/widgets']);
+    expect(seed.clickDiscovery?.made).toBe(2);
+    expect(site.count('/hover/products')).toBe(0);
+  });
+
+  it('jump menus and filters are chosen option by option (at most 20 of a select), checkboxes with a handler are clicked; a select without a handler or URLs is left alone', async () => {
+    site.reset();
+    const { seed } = await linksOfSeed('/forms/');
+    expect(paths(seed.links)).toEqual([
+      '/forms/archive',
+      '/forms/stores/eu',
+      '/forms/stores/us',
+      ...Array.from({ length: 20 }, (_, i) => `/forms/size/s${i}`),
+      '/forms/v1/',
+      '/forms/v2/',
+      '/forms/v3/',
+    ].sort());
+    // 3 versions, 2 regions, the checkbox, 20 sizes; none of the 30 countries.
+    expect(seed.clickDiscovery?.made).toBe(26);
+    // The jump menu's navigations were refused while clicking: found as links, not loaded.
+    expect(['/forms/v1/', '/forms/v2/', '/forms/v3/'].map((p) => site.count(p))).toEqual([0, 0, 0]);
+  });
+
+  it('--click off works none of them', async () => {
+    const { seed } = await linksOfSeed('/forms/', { click: 'off' });
+    expect(seed.links).toEqual([]);
+  });
+});
