@@ -234,6 +234,15 @@ export function takeNavigations(): string[] {
   return out;
 }
 
+/**
+ * Forget the URLs recorded by {@link recordNavigations} (the list is emptied), and return the
+ * document's URL (`page.url()` may lag behind a navigation that made no request, to `about:blank`).
+ */
+export function clearNavigations(): string {
+  (window as unknown as { __spacrawlNav?: string[] }).__spacrawlNav = [];
+  return location.href;
+}
+
 /** When the DOM last changed (`performance.now()` of the mutation clock, see `installMutationClock`; 0 without it). */
 export function lastMutation(): number {
   return (window as unknown as { __spacrawl?: { last: number } }).__spacrawl?.last ?? 0;
