@@ -227,6 +227,29 @@ describe('clicks that navigate', () => {
     expect(s.log.filter((q) => q.method !== 'GET')).toEqual([]);
   });
 
+  it('a form sent by POST into a new window is not sent (the page\'s guard does not see a popup\'s requests), and the clicks go on', async () => {
+    // form.submit() fires no submit event; requestSubmit() does; a name that no frame has opens a window too.
+    const submit = `const f = document.createElement('form'); f.method = 'post'; f.action = '/post-blank'; f.target = '_blank'; document.body.appendChild(f); f.submit()`;
+    const home = html(
+      'Home',
+      `<div style="cursor:pointer" onclick="${submit}">Continue</div>` +
+        `<form id="f" method="post" action="/post-named" target="other"><input name="q" value="1"></form><div style="cursor:pointer" onclick="document.getElementById('f').requestSubmit()">Send</div>` +
+        `<div style="cursor:pointer" onclick="this.insertAdjacentHTML('afterend', '<a href=/revealed.html>r</a>')">Show related</div>`,
+    );
+    const s = keep(
+      await startFixtureServer((req, url) => {
+        if (req.method !== 'GET') return { body: 'Did POST' };
+        if (url.pathname === '/') return { body: home };
+        return url.pathname.endsWith('.html') ? { body: html(url.pathname, `<p>${url.pathname}</p>`) } : { status: 404, body: 'no' };
+      }),
+    );
+    const recs = await run({ seeds: [`${s.origin}/`], concurrency: 1, click: 'all' });
+    const r = recordOf(recs, s, '/');
+    expect(linksOf(r)).toEqual(['/revealed.html']);
+    expect(r.clickDiscovery).toEqual({ made: 4, skipped: { chrome: 0, template: 0, budget: 0, limit: 0, restore: 0 } });
+    expect(s.log.filter((q) => q.method !== 'GET')).toEqual([]);
+  });
+
   it('a click that takes the page where it cannot be brought back from ends its clicks, and the record says so (restore, not limit)', async () => {
     // A navigation to about:blank makes no request: nothing refuses it, and going back to the
     // page would load it anew, which the guard refuses.

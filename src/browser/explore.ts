@@ -115,8 +115,9 @@ function identity(u: string): string {
  * Safety while exploring: every non-GET request is aborted (nothing a click triggers may change
  * server state) and every document navigation of the main frame is recorded and aborted. A
  * refused navigation (a form sent by POST included) leaves the page's document as it was, so the
- * clicks go on. A page that could not be restored all the same (its document replaced) ends its
- * clicks: what is left unclicked counts as skipped for `restore`, not `limit`.
+ * clicks go on. A form sent by POST into a new window is not sent (see `recordNavigations`). A
+ * page that could not be restored all the same (its document replaced) ends its clicks: what is
+ * left unclicked counts as skipped for `restore`, not `limit`.
  * @param known - hrefs already found on the page (updated; not reported again)
  * @param onClick - told right before each click (the page's activity learns that what follows was asked for)
  * @param scanned - the page's clickables as a scan just read them (see `scanClickables`, with
