@@ -107,7 +107,7 @@ describe('toggles whose label flips ("Show details" becomes "Hide details")', ()
     const home = recordOf(recs, s, '/');
     expect(linksOf(home)).toEqual(['/more/1', '/more/2']);
     // "Show details" once; "Show more" (links), then "Show less" (takes them away: done).
-    expect(home.clickDiscovery).toEqual({ made: 3, skipped: { chrome: 0, template: 0, budget: 0, limit: 0 } });
+    expect(home.clickDiscovery).toEqual({ made: 3, skipped: { chrome: 0, template: 0, budget: 0, limit: 0, restore: 0 } });
   });
 });
 
@@ -203,6 +203,64 @@ describe('clicks that navigate', () => {
     expect(s.count('/')).toBe(1);
     expect(s.count('/?filters=open')).toBe(1);
   });
+
+  it('a click whose POST form navigation is refused leaves the page as it was: the clickables after it are still clicked', async () => {
+    // The refused POST must not put Chromium's error page in the tab (going back from it would
+    // be a navigation of its own, which the guard refuses too): then no other clickable was clicked.
+    const post = `const f = document.createElement('form'); f.method = 'post'; f.action = '/js-form-post'; document.body.appendChild(f); f.submit()`;
+    const reveal = `this.insertAdjacentHTML('afterend', '<a href=/revealed.html>r</a>')`;
+    const home = html('Home', `<div style="cursor:pointer" onclick="${post}">Continue</div><div style="cursor:pointer" onclick="${reveal}">Show related</div>`);
+    const s = keep(
+      await startFixtureServer((req, url) => {
+        if (req.method !== 'GET') return { body: 'Did POST' };
+        if (url.pathname === '/') return { body: home };
+        return url.pathname.endsWith('.html') ? { body: html(url.pathname, `<p>${url.pathname}</p>`) } : { status: 404, body: 'no' };
+      }),
+    );
+    const recs = await run({ seeds: [`${s.origin}/`], concurrency: 1 });
+    const r = recordOf(recs, s, '/');
+    expect(linksOf(r)).toEqual(['/revealed.html']);
+    // "Continue" once; "Show related" twice: its first click revealed a new link, so it is clicked
+    // again (as a "Load more" would be), and that one revealed nothing new.
+    expect(r.clickDiscovery).toEqual({ made: 3, skipped: { chrome: 0, template: 0, budget: 0, limit: 0, restore: 0 } });
+    expect(visited(recs)).toEqual(['/', '/revealed.html']);
+    expect(s.log.filter((q) => q.method !== 'GET')).toEqual([]);
+  });
+
+  it('a form sent by POST into a new window is not sent (the page\'s guard does not see a popup\'s requests), and the clicks go on', async () => {
+    // form.submit() fires no submit event; requestSubmit() does; a name that no frame has opens a window too.
+    const submit = `const f = document.createElement('form'); f.method = 'post'; f.action = '/post-blank'; f.target = '_blank'; document.body.appendChild(f); f.submit()`;
+    const home = html(
+      'Home',
+      `<div style="cursor:pointer" onclick="${submit}">Continue</div>` +
+        `<form id="f" method="post" action="/post-named" target="other"><input name="q" value="1"></form><div style="cursor:pointer" onclick="document.getElementById('f').requestSubmit()">Send</div>` +
+        `<div style="cursor:pointer" onclick="this.insertAdjacentHTML('afterend', '<a href=/revealed.html>r</a>')">Show related</div>`,
+    );
+    const s = keep(
+      await startFixtureServer((req, url) => {
+        if (req.method !== 'GET') return { body: 'Did POST' };
+        if (url.pathname === '/') return { body: home };
+        return url.pathname.endsWith('.html') ? { body: html(url.pathname, `<p>${url.pathname}</p>`) } : { status: 404, body: 'no' };
+      }),
+    );
+    const recs = await run({ seeds: [`${s.origin}/`], concurrency: 1, click: 'all' });
+    const r = recordOf(recs, s, '/');
+    expect(linksOf(r)).toEqual(['/revealed.html']);
+    expect(r.clickDiscovery).toEqual({ made: 4, skipped: { chrome: 0, template: 0, budget: 0, limit: 0, restore: 0 } });
+    expect(s.log.filter((q) => q.method !== 'GET')).toEqual([]);
+  });
+
+  it('a click that takes the page where it cannot be brought back from ends its clicks, and the record says so (restore, not limit)', async () => {
+    // A navigation to about:blank makes no request: nothing refuses it, and going back to the
+    // page would load it anew, which the guard refuses.
+    const home = html('Home', `<div style="cursor:pointer" onclick="location.href = 'about:blank'">Leave</div><div style="cursor:pointer" onclick="this.insertAdjacentHTML('afterend', '<a href=/revealed.html>r</a>')">Show related</div>`);
+    const s = keep(await startFixtureServer((_req, url) => (url.pathname === '/' ? { body: home } : { status: 404, body: 'no' })));
+    const recs = await run({ seeds: [`${s.origin}/`], concurrency: 1 });
+    const r = recordOf(recs, s, '/');
+    expect(linksOf(r)).toEqual([]);
+    expect(r.clickDiscovery).toEqual({ made: 1, skipped: { chrome: 0, template: 0, budget: 0, limit: 0, restore: 1 } });
+    expect(s.count('/')).toBe(1);
+  });
 });
 
 describe('what a click stores', () => {
@@ -224,7 +282,7 @@ describe('what a click stores', () => {
     const s = keep(await startFixtureServer((_req, url) => (pages[url.pathname] ? { body: pages[url.pathname] } : { status: 404, body: 'no' })));
     // One tab: /a's clicks are over before /b loads, in the same tab (sessionStorage is a tab's).
     const recs = await run({ seeds: [`${s.origin}/`], concurrency: 1 });
-    expect(recordOf(recs, s, '/a').clickDiscovery).toEqual({ made: 1, skipped: { chrome: 0, template: 0, budget: 0, limit: 0 } });
+    expect(recordOf(recs, s, '/a').clickDiscovery).toEqual({ made: 1, skipped: { chrome: 0, template: 0, budget: 0, limit: 0, restore: 0 } });
     expect(linksOf(recordOf(recs, s, '/b'))).toEqual(['/', '/visited']);
     expect(visited(recs)).toEqual(['/', '/a', '/b', '/visited']);
     expect([s.count('/archived'), s.count('/compact')]).toEqual([0, 0]);

@@ -75,11 +75,13 @@ export interface ExploreResult {
  * clicks reveal the same links on every page), `template` (their template's clicks revealed no
  * link on other pages, see `ClickMemory`), `budget` (the page's click time ran out; a click that
  * keeps revealing new links is never cut short by it), `limit` (the page's most clicks was
- * reached).
+ * reached), `restore` (a click took the page where it could not be brought back from without
+ * reloading it, its document replaced: the page's clicks stopped there).
  */
 export interface ClickSkips {
   chrome: number;
   template: number;
   budget: number;
   limit: number;
+  restore: number;
 }

@@ -285,12 +285,37 @@ export function clickCandidate(index: number): boolean {
  * Navigation API's `navigate` event: a link followed, a `location` change, a form sent, a history
  * or hash change; HTML "navigate" fires it before the navigation goes anywhere) is counted on
  * `window.__spacrawlNavigates`, which stays unset in a browser without the API.
+ *
+ * A form of the document sent by POST into a new window (`target="_blank"`, or a name no frame of
+ * the document has; by `form.submit()`, `requestSubmit()` or its submit button) is not sent: it
+ * would load in a popup, whose requests the page's request guard (see `exploreClicks`) never sees.
+ * Into the page itself or one of its frames it is sent, and the guard refuses it.
  */
 export function recordNavigations(): void {
   const w = window as unknown as { __spacrawlNav?: string[]; __spacrawlNavHooked?: boolean; __spacrawlNavigates?: number; navigation?: EventTarget };
   w.__spacrawlNav = [];
   if (w.__spacrawlNavHooked) return;
   w.__spacrawlNavHooked = true;
+  const intoNewWindow = (form: HTMLFormElement, submitter: HTMLElement | null): boolean => {
+    const attr = (name: string): string | null => (submitter?.hasAttribute(`form${name}`) ? submitter.getAttribute(`form${name}`) : form.getAttribute(name));
+    if ((attr('method') ?? '').trim().toLowerCase() !== 'post') return false;
+    const target = (attr('target') ?? document.querySelector('base[target]')?.getAttribute('target') ?? '').trim();
+    const lower = target.toLowerCase();
+    if (lower === '' || lower === '_self' || lower === '_parent' || lower === '_top') return false;
+    if (lower === '_blank') return true;
+    return ![...document.querySelectorAll('iframe, frame')].some((f) => f.getAttribute('name') === target);
+  };
+  const send = HTMLFormElement.prototype.submit;
+  HTMLFormElement.prototype.submit = function submit(this: HTMLFormElement): void {
+    if (!intoNewWindow(this, null)) send.call(this);
+  };
+  window.addEventListener(
+    'submit',
+    (e) => {
+      if (e.target instanceof HTMLFormElement && intoNewWindow(e.target, (e as SubmitEvent).submitter)) e.preventDefault();
+    },
+    true,
+  );
   if (w.navigation && typeof w.navigation.addEventListener === 'function') {
     w.__spacrawlNavigates = 0;
     w.navigation.addEventListener('navigate', () => {
@@ -324,6 +349,15 @@ export function takeNavigations(): string[] {
   const out = w.__spacrawlNav ?? [];
   w.__spacrawlNav = [];
   return out;
+}
+
+/**
+ * Forget the URLs recorded by {@link recordNavigations} (the list is emptied), and return the
+ * document's URL (`page.url()` may lag behind a navigation that made no request, to `about:blank`).
+ */
+export function clearNavigations(): string {
+  (window as unknown as { __spacrawlNav?: string[] }).__spacrawlNav = [];
+  return location.href;
 }
 
 /** When the DOM last changed (`performance.now()` of the mutation clock, see `installMutationClock`; 0 without it). */

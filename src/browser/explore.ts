@@ -7,7 +7,7 @@
 import type { Page, Route } from 'playwright';
 import { toRequestUrl } from '../url/normalize.js';
 import { clickWithContext, readAfterClick, type AfterClick } from './click-reads.js';
-import { historyLength, recordNavigations, replaceUrlBack, scanClickables, takeNavigations, type ClickCandidate } from './click-scripts.js';
+import { clearNavigations, historyLength, recordNavigations, replaceUrlBack, scanClickables, takeNavigations, type ClickCandidate } from './click-scripts.js';
 import type { ClickOptions, ClickStep, ExploreResult } from './click-options.js';
 import { extractPage, type ExtractResult } from './page-scripts.js';
 import { keepStorage, restoreStorage } from './storage-scripts.js';
@@ -113,7 +113,11 @@ function identity(u: string): string {
  *   before the page is scanned again (the accessibility check of revealed states uses it).
  *
  * Safety while exploring: every non-GET request is aborted (nothing a click triggers may change
- * server state) and every document navigation of the main frame is recorded and aborted.
+ * server state) and every document navigation of the main frame is recorded and aborted. A
+ * refused navigation (a form sent by POST included) leaves the page's document as it was, so the
+ * clicks go on. A form sent by POST into a new window is not sent (see `recordNavigations`). A
+ * page that could not be restored all the same (its document replaced) ends its clicks: what is
+ * left unclicked counts as skipped for `restore`, not `limit`.
  * @param known - hrefs already found on the page (updated; not reported again)
  * @param onClick - told right before each click (the page's activity learns that what follows was asked for)
  * @param scanned - the page's clickables as a scan just read them (see `scanClickables`, with
@@ -127,7 +131,7 @@ export async function exploreClicks(
   onClick: () => void = () => {},
   scanned?: ClickCandidate[],
 ): Promise<ExploreResult> {
-  const result: ExploreResult = { links: [], clicks: 0, blocked: 0, skipped: { chrome: 0, template: 0, budget: 0, limit: 0 } };
+  const result: ExploreResult = { links: [], clicks: 0, blocked: 0, skipped: { chrome: 0, template: 0, budget: 0, limit: 0, restore: 0 } };
   /** Count a clickable left unclicked because the site memory says so. */
   const skippedByMemory = (sig: string, template: string): void => {
     const why = opts.policy.skipReason(sig, template);
@@ -135,14 +139,20 @@ export async function exploreClicks(
   };
   const deadline = Date.now() + opts.budgetMs;
   const navigations: string[] = [];
+  // A refused navigation of the page's document (a form sent by POST, a link followed) is
+  // cancelled ('aborted'): for any other error Chromium commits its error page in the tab,
+  // replacing the document being explored (and going back from there is a navigation of its own,
+  // which this guard refuses too: click discovery on the page would be over). Other refused
+  // requests are 'blockedbyclient', which the visit knows for the guard's, not the site's failures.
   const guard = async (route: Route): Promise<void> => {
     const req = route.request();
+    const ofPage = req.isNavigationRequest() && req.frame() === page.mainFrame();
     if (req.method() !== 'GET' && req.method() !== 'HEAD' && req.method() !== 'OPTIONS') {
       result.blocked++;
-      await route.abort('blockedbyclient').catch(() => {});
+      await route.abort(ofPage ? 'aborted' : 'blockedbyclient').catch(() => {});
       return;
     }
-    if (req.isNavigationRequest() && req.frame() === page.mainFrame()) {
+    if (ofPage) {
       navigations.push(req.url());
       result.blocked++;
       await route.abort('aborted').catch(() => {});
@@ -215,18 +225,36 @@ export async function exploreClicks(
     // are over (what they stored must not change how later pages render: see storage-scripts.ts).
     const keep = opts.restoreStorage ? ` (${keepStorage.toString()})();` : '';
     await withTimeout(page.evaluate(`(${recordNavigations.toString()})();${keep}`), 5_000, 'hooking history');
-    /** Undo a click that navigated away; `false` when the page could not be restored without reloading. */
-    const restore = async (historyBefore: number): Promise<boolean> => {
-      if (page.url() !== origin) {
+    /**
+     * Forget the navigations the page recorded, and read its document's URL there, where it is
+     * never behind (see `clearNavigations`); `null` when the call fails.
+     */
+    const documentUrl = async (): Promise<string | null> => withTimeout(page.evaluate(clearNavigations), 2_000, 'reading the URL').catch(() => null);
+    /**
+     * Undo a click that navigated away; `false` when the page could not be restored without reloading.
+     * @param at - where the page is, when known better than `page.url()` (see {@link documentUrl})
+     */
+    const restore = async (historyBefore: number, at = page.url()): Promise<boolean> => {
+      if (at !== origin) {
         const grew = (await withTimeout(page.evaluate(historyLength), 2_000, 'reading history').catch(() => historyBefore)) > historyBefore;
         if (grew) await withTimeout(page.goBack({ waitUntil: 'commit', timeout: 3_000 }), 4_000, 'restoring the page').catch(() => null);
         else await withTimeout(page.evaluate(replaceUrlBack, origin), 2_000, 'restoring the URL').catch(() => null);
         await sleep(CLICK_REACTION_MS);
         await settleWait(Math.min(1_000, Math.max(0, deadline - Date.now())));
       }
-      await takeNavs();
+      const now = (await documentUrl()) ?? page.url();
       navigations.length = 0;
-      return identity(page.url()) === home;
+      return identity(now) === home;
+    };
+    /**
+     * After a click call that failed: `true` while the page is still the one explored, or once it
+     * is restored (see `restore`). The call may have failed because the click took the page away by
+     * a navigation that makes no request, which the guard never sees (to `about:blank`).
+     */
+    const stayed = async (): Promise<boolean> => {
+      // Twice: the first call may meet the document going away.
+      const at = (await documentUrl()) ?? (await documentUrl()) ?? page.url();
+      return identity(at) === home || restore(0, at);
     };
     const seenSigs = new Set<string>();
     /** Name and kind of each clickable seen, for naming revealed states. */
@@ -265,7 +293,7 @@ export async function exploreClicks(
         lastScan = null;
         onClick();
         const made = await clickWithContext(page, c.index, exclude);
-        if (!made.clicked) return true;
+        if (!made.clicked) return stayed();
         const before = made.historyBefore;
         result.clicks++;
         dom = null;
@@ -289,6 +317,8 @@ export async function exploreClicks(
       opts.onFound?.(result.links.slice(told));
       told = result.links.length;
     };
+    /** `true` once the page could not be restored after a click (see `restore`): its clicks are over. */
+    let lost = false;
     while (queue.length && result.clicks < opts.limit) {
       tell();
       // Only clickables that another page is still learning are left: look again when a claim
@@ -325,7 +355,12 @@ export async function exploreClicks(
       }
       let target = find(lastScan ?? (lastScan = await scan()), turn.sig);
       if (!target && turn.state.length) {
-        if (!(await replay(turn.state))) break;
+        if (!(await replay(turn.state))) {
+          // Not clicked: left with the rest.
+          queue.unshift(turn);
+          lost = true;
+          break;
+        }
         target = find(await scan(), turn.sig);
       }
       if (!target || (target.on && turn.clicks === 0)) {
@@ -355,7 +390,11 @@ export async function exploreClicks(
       lastScan = null;
       if (!made.clicked) {
         done(turn);
-        continue;
+        if (await stayed()) continue;
+        // The click was made, and took the page where it cannot be brought back from.
+        result.clicks++;
+        lost = true;
+        break;
       }
       const changedBefore = opts.onRevealed && firstClick ? made.changedBefore : null;
       const historyBefore = made.historyBefore;
@@ -389,7 +428,10 @@ export async function exploreClicks(
         // What the page shows now is the target's, not this page's: go back, read nothing.
         dom = null;
         done(turn);
-        if (!(await restore(historyBefore))) break;
+        if (!(await restore(historyBefore))) {
+          lost = true;
+          break;
+        }
         continue;
       }
       // (b) links it revealed, and clickables it revealed
@@ -434,8 +476,8 @@ export async function exploreClicks(
       }
     }
     tell();
-    // What is left unclicked: the most clicks were made.
-    result.skipped.limit += queue.length;
+    // What is left unclicked: the page was lost, or else the most clicks were made.
+    result.skipped[lost ? 'restore' : 'limit'] += queue.length;
   } finally {
     for (const sig of claimed) opts.policy.release(sig);
     if (opts.restoreStorage) await withTimeout(page.evaluate(restoreStorage), 5_000, 'restoring storage').catch(() => 0);

@@ -217,11 +217,13 @@ export interface ServerHtml {
  * included) and the clickables found and not clicked, by reason: `chrome` (the site's memory
  * knows their clicks reveal the same links on every page), `template` (controls of their template
  * revealed no link on two other pages), `budget` (the page's click time ran out; a chain of
- * clicks that keeps revealing links is never cut short), `limit` (`--click-limit` reached).
+ * clicks that keeps revealing links is never cut short), `limit` (`--click-limit` reached),
+ * `restore` (a click left the page where it could not be brought back from without reloading it:
+ * the page's clicks stopped there).
  */
 export interface ClickDiscovery {
   made: number;
-  skipped: { chrome: number; template: number; budget: number; limit: number };
+  skipped: { chrome: number; template: number; budget: number; limit: number; restore: number };
 }
 
 /** Failure without a usable HTTP response. `code` is one of {@link ErrorCode}. */
