@@ -260,15 +260,16 @@ describe('a link found late on a page keeps the depth and referrer of the neares
     if (store.name !== 'memory') expect(sorted((await store.stored()).map((r) => `${pathOf(r.url)} ${r.depth} ${r.referrer === null ? '-' : pathOf(r.referrer)} ${r.skipped ?? r.status}`))).toEqual(['/ 0 - 200', '/a.html 1 / 200', '/b.html 1 / 200', '/c.html 2 /b.html budget']);
   });
 
-  it('no maxDepth: /b.html is recorded at depth 1 with the seed as referrer, and /c.html at depth 2 from /b.html', async () => {
+  it('no maxDepth: a free tab visits /b.html as soon as /a.html reports it (depth 2); the seed\'s later report changes nothing, nothing is requested twice', async () => {
     const { records, events, origin } = await crawlLateSite({});
     expectWellFormed(records);
     expect(events.indexOf('record /a.html'), events.join(', ')).toBeLessThan(events.indexOf('answered /api/more'));
     const byPath = new Map(records.map((r) => [pathOf(r.url), r]));
     expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(['/', '/a.html', '/b.html', '/c.html']);
     expect(records).toHaveLength(4);
-    expect(byPath.get('/b.html')).toMatchObject({ depth: 1, referrer: `${origin}/`, status: 200, title: 'B' });
-    expect(byPath.get('/c.html')).toMatchObject({ depth: 2, referrer: `${origin}/b.html`, status: 200, title: 'C' });
+    // Visits do not wait for the seed, which still clicks: /b.html keeps the depth it was visited at.
+    expect(byPath.get('/b.html')).toMatchObject({ depth: 2, referrer: `${origin}/a.html`, status: 200, title: 'B' });
+    expect(byPath.get('/c.html')).toMatchObject({ depth: 3, referrer: `${origin}/b.html`, status: 200, title: 'C' });
     for (const p of ['/', '/a.html', '/b.html', '/c.html']) expect(events.filter((e) => e === `GET ${p}`), p).toHaveLength(1);
   });
 });

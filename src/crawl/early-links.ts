@@ -45,7 +45,7 @@ export function offerEarlyLinks(parts: EarlyLinkParts, entry: FrontierEntry, sof
   const { candidates } = parts.pipeline.classify(links);
   void parts.pipeline.offer(candidates, entry.depth + 1, entry.url).then(
     (fresh) => {
-      // New URLs to visit, or queued ones brought nearer (the depth gate may let them go now).
+      // New URLs to visit, or queued ones brought nearer.
       if (fresh.some((e) => !e.skip && !e.held)) parts.offered();
     },
     () => {},

@@ -347,11 +347,13 @@ export class LinkPipeline {
   /**
    * Have the frontier decide the URLs it holds past `maxDepth` whose depth can no longer drop
    * (see `Frontier.decideHeld`), and emit their `skipped: "budget"` records. Call it after a page
-   * completes, and once nothing is left to lease.
+   * completes, and once nothing is left to lease. Without a depth budget nothing is held, and the
+   * frontier is not asked (a shared frontier's round trip per page).
    * @returns how many were decided
    * @throws the frontier's error (a store failure)
    */
   async decideHeld(): Promise<number> {
+    if (this.rules.maxDepth === Infinity) return 0;
     const decided = await this.parts.frontier.decideHeld();
     for (const e of decided) this.parts.emit(skipRecord(e, 'budget'));
     return decided.length;

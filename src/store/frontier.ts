@@ -79,10 +79,11 @@ export interface FrontierCounts {
  * Depth is the fewest link steps from a seed, as breadth-first order defines it. A page reports
  * its links at its own depth + 1, and may do so while it is leased (links found before a click
  * are offered while it goes on clicking) or when it completes; so a URL of depth `d` could still
- * get a smaller depth from any page of depth `d - 2` or less that is queued or leased. That is
- * the depth gate: such a URL is not leased ({@link Frontier.next}), nor decided past
- * `--max-depth` ({@link Frontier.decideHeld}), while one is. URLs of depths `d - 1` and `d` are
- * leased side by side.
+ * get a smaller depth from any page of depth `d - 2` or less that is queued or leased. A waiting
+ * URL takes it ({@link Frontier.add}); a URL past `--max-depth` is not decided while such a page
+ * is queued or leased ({@link Frontier.decideHeld}). Leasing does not wait for them (a page
+ * clicking for seconds would leave every tab idle): a URL leased before a nearer report keeps
+ * the depth it was leased at.
  */
 export interface Frontier {
   /**
@@ -101,10 +102,8 @@ export interface Frontier {
    */
   add(entries: readonly FrontierEntry[]): Promise<FrontierEntry[]>;
   /**
-   * Lease the next queued URL: breadth-first (lowest depth first, then first-come), held back by
-   * the depth gate: a URL of depth `d` is not leased while a URL of depth `d - 2` or less is.
-   * @returns `null` when nothing is claimable right now (URLs may still be in flight, or wait at
-   *   the gate for one to complete)
+   * Lease the next queued URL: breadth-first (lowest depth first, then first-come).
+   * @returns `null` when nothing is claimable right now (URLs may still be in flight)
    */
   next(): Promise<Lease | null>;
   /**

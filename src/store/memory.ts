@@ -76,8 +76,8 @@ class Levels {
 /**
  * The default {@link Frontier}: everything in memory, lost when the process ends; records are
  * not kept (they stream to the reporters).
- * Breadth-first: one FIFO queue per depth, the lowest non-empty depth served first, behind the
- * depth gate (leased URLs counted per depth); held URLs wait in lists of their own.
+ * Breadth-first: one FIFO queue per depth, the lowest non-empty depth served first; held URLs
+ * wait in lists of their own (leased URLs counted per depth, for {@link MemoryFrontier.decideHeld}).
  */
 export class MemoryFrontier implements Frontier {
   private readonly states = new Map<string, State>();
@@ -139,8 +139,7 @@ export class MemoryFrontier implements Frontier {
 
   async next(): Promise<Lease | null> {
     const e = this.queue.first();
-    // The depth gate: a leased page of depth e.depth - 2 or less could still report e nearer.
-    if (!e || this.lowestLeased() <= e.depth - 2) return null;
+    if (!e) return null;
     this.queue.advance(e.depth);
     this.queued--;
     const token = randomUUID();

@@ -197,7 +197,7 @@ describe.each(STORES)('$name frontier: the Frontier contract', (s) => {
     if (s.keepsRecords) expect(recs.find((r) => r.url === b.entry.url)).toMatchObject({ depth: 1, referrer: 'http://site.test/t', requestedUrl: 'http://site.test/b?via=t' });
   });
 
-  test('the depth gate: a URL is not leased while a URL two depths nearer is; one depth nearer is leased beside it', async () => {
+  test('leasing does not wait for nearer pages in flight: a URL leased before a nearer report keeps its depth', async () => {
     const f = await s.open();
     const peer = await s.peer(f);
     await f.add([entry('/', 0), entry('/t', 0)]);
@@ -206,16 +206,14 @@ describe.each(STORES)('$name frontier: the Frontier contract', (s) => {
     await f.complete(home, pageRecord(home.entry), [entry('/a', 1, home.entry.url), entry('/b', 1, home.entry.url)]);
     const a = (await f.next())!;
     await f.complete(a, pageRecord(a.entry), [entry('/deep', 2, a.entry.url)]);
-    // /b (depth 1) goes while /t (depth 0) is leased; /deep (depth 2) waits for /t, for every claimer.
+    // /t (depth 0) is still leased: /b (depth 1), then /deep (depth 2) go all the same, for every claimer.
     const b = (await peer.next())!;
     expect(b.entry.url).toBe('http://site.test/b');
-    expect(await f.next()).toBeNull();
-    expect(await peer.next()).toBeNull();
-    expect(await f.counts()).toEqual({ queued: 1, inFlight: 2, done: 2 });
-    await f.complete(t, pageRecord(t.entry), []);
-    // /b (depth 1) could report /deep at depth 2, not nearer: /deep goes beside it.
-    const deep = (await peer.next())!;
+    const deep = (await f.next())!;
     expect(deep.entry).toEqual(entry('/deep', 2, a.entry.url));
+    expect(await f.counts()).toEqual({ queued: 0, inFlight: 3, done: 2 });
+    // /t reports /deep nearer now: it is leased already, and keeps its entry.
+    expect(await f.complete(t, pageRecord(t.entry), [entry('/deep', 1, t.entry.url)])).toEqual([]);
     await f.complete(b, pageRecord(b.entry), []);
     await f.complete(deep, pageRecord(deep.entry), [entry('/far', 3, deep.entry.url)]);
     expect(await drainLeases(f)).toEqual(['/far']);

@@ -37,8 +37,8 @@ export { WORKER_LIVE_MS, type CrawlStatus } from './workers.js';
  * Version of the crawl's key layout in Redis; a crawl stored with a higher version is refused.
  * 2: records may hold blanked skip records (`{"$gone":1}`, left by a resume with a larger budget),
  * which version 1 cannot read; a crawl is marked 2 when a resume blanks one. 3: URLs may be held
- * past `--max-depth` (state `held`, key `held`) and leases wait at the depth gate, which version 2
- * workers would ignore; a crawl is marked 3 when it is created, or when it first holds a URL.
+ * past `--max-depth` (state `held`, key `held`), which version 2 workers would never decide; a
+ * crawl is marked 3 when it is created, or when it first holds a URL.
  */
 export const REDIS_SCHEMA_VERSION = 3;
 
@@ -166,8 +166,7 @@ export class RedisFrontier implements SharedFrontier {
 
   /**
    * Claim the next URL atomically: one whose lease expired (a dead worker's), else the queued
-   * URL of lowest depth, first-come within a depth, unless a URL of its depth - 2 or less is
-   * leased by any worker (the depth gate). It gets a fresh token and expires
+   * URL of lowest depth, first-come within a depth. It gets a fresh token and expires
    * `leaseTtlMs` from now on Redis's clock. A URL not claimed before is refused once the
    * crawl-wide budget is spent.
    * @returns the lease (`recovered` when it was taken over from an expired one), or `null` when nothing is claimable (URLs may be in flight elsewhere)

@@ -24,9 +24,9 @@ export const GONE_RECORD = '{"$gone":1}';
 export const GONE_RECORD_LAYOUT = 2;
 
 /**
- * The first key layout whose workers hold URLs past `--max-depth` (state `held`, key `held`) and
- * keep the depth gate: a crawl that holds one is marked with it, so that older workers, which
- * would lease past the gate and never decide a held URL, cannot join it.
+ * The first key layout whose workers hold URLs past `--max-depth` (state `held`, key `held`): a
+ * crawl that holds one is marked with it, so that older workers, which would never decide a held
+ * URL, cannot join it.
  */
 export const HELD_LAYOUT = 3;
 
@@ -116,7 +116,6 @@ export const SCRIPTS = {
   add: lua(`return add_entries(ARGV[1])`),
   // ARGV: token, ttl, maxPages (0 = none). Expired leases first (they were claimed earlier); the
   // third value returned is 1 when the lease was taken over from a holder that let it expire.
-  // The first queued URL waits ({'gate'}) while a URL of its depth - 2 or less is leased.
   claim: lua(`
 local now = now_ms()
 local url
@@ -129,7 +128,6 @@ else
   local q = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
   if #q == 0 then return nil end
   url = q[1]
-  if lowest_leased() <= score_depth(q[2]) - 2 then return {'gate'} end
   local max = tonumber(ARGV[3])
   if max > 0 and redis.call('SISMEMBER', KEYS[8], url) == 0 and redis.call('SCARD', KEYS[8]) >= max then
     return {'budget'}

@@ -211,8 +211,7 @@ export class SqliteFrontier implements Frontier {
 
   /**
    * Claim the next URL in one transaction that commits before it returns: the queued URL
-   * of lowest depth, first-come within a depth, unless a leased URL of its depth - 2 or less holds
-   * it back (the depth gate) — or a leased one whose lease expired — gets a fresh random token and
+   * of lowest depth, first-come within a depth — or a leased one whose lease expired — gets a fresh random token and
    * expires `leaseTtlMs` from now.
    * @returns the lease (`recovered` when it was taken over from an expired lease), or `null`
    * when nothing is claimable right now (URLs may be in flight)

@@ -161,11 +161,9 @@ export function prepare(db: Database.Database): Statements {
     ),
     insertRecord: db.prepare<[{ url: string; json: string | null }]>('INSERT INTO records (url, json) VALUES (@url, @json)'),
     claimable: db.prepare<[{ now: number }], { url: string; state: UrlState }>(
-      // The first queued URL, unless the depth gate holds it (a leased URL of its depth - 2 or
-      // less), or the first leased URL whose lease expired.
+      // The first queued URL, or the first leased URL whose lease expired.
       `SELECT url, state FROM (
-         SELECT * FROM (SELECT url, depth, seq, state FROM urls WHERE state = 'queued' ORDER BY depth, seq LIMIT 1) AS q
-           WHERE NOT EXISTS (SELECT 1 FROM urls WHERE state = 'leased' AND depth <= q.depth - 2)
+         SELECT * FROM (SELECT url, depth, seq, state FROM urls WHERE state = 'queued' ORDER BY depth, seq LIMIT 1)
          UNION ALL
          SELECT * FROM (SELECT url, depth, seq, state FROM urls WHERE state = 'leased' AND lease_expires <= @now ORDER BY depth, seq LIMIT 1)
        ) ORDER BY depth, seq LIMIT 1`,
