@@ -1,6 +1,6 @@
 /**
  * The crawl loop (lease → schedule → visit → decide → complete) and its lifetime: start, budgets, parking,
- * cancellation, result. About 430 lines, one piece on purpose: what it keeps is the loop's own state (in-flight
+ * cancellation, result. About 440 lines, one piece on purpose: what it keeps is the loop's own state (in-flight
  * count, budgets, end reason) that every step of the loop reads; the jobs that do not need it live beside it
  * (page-job.ts, link-pipeline.ts, leases.ts, signals.ts, browser/session.ts).
  * @module
@@ -19,7 +19,7 @@ import { Scope } from '../url/scope.js';
 import { Channel } from './channel.js';
 import { robotsForCrawl } from './crawl-robots.js';
 import { DustLearner } from './dust.js';
-import { isShared, type Frontier, type FrontierCounts, type Lease, type SharedFrontier } from '../store/frontier.js';
+import { isShared, type Frontier, type FrontierCounts, type FrontierEntry, type Lease, type SharedFrontier } from '../store/frontier.js';
 import { LeaseKeeper } from './leases.js';
 import { LinkChecker } from './link-checks.js';
 import { LinkPipeline, skipRecord, type Candidate } from './link-pipeline.js';
@@ -274,7 +274,7 @@ export class Crawler {
       await pipeline.offer(seeds, 0, null);
       // The sitemap reader (fast-xml-parser) is loaded only with --sitemap.
       if (o.sitemap) await (await import('./sitemap-seeds.js')).seedFromSitemaps(session.http, robots, seeds, pipeline, (m) => this.signals.notice(m), this.sitemapUrls);
-      await this.loop(this.job, emit);
+      await this.loop(this.job, pipeline, emit);
     } finally {
       if (maxTimer) clearTimeout(maxTimer);
       this.input.signal?.removeEventListener('abort', onExternalAbort);
@@ -314,7 +314,7 @@ export class Crawler {
    * Lease → schedule → run the page job → (park again) until the frontier is dry and nothing is
    * in flight or parked, the budget is spent, or the crawl is cancelled (then the grace period).
    */
-  private async loop(job: PageJob, emit: (r: PageRecord) => void): Promise<void> {
+  private async loop(job: PageJob, pipeline: LinkPipeline, emit: (r: PageRecord) => void): Promise<void> {
     const o = this.options;
     const limit = this.limit;
     const active = new Set<Promise<void>>();
@@ -373,7 +373,9 @@ export class Crawler {
         }
         if (active.size === 0 && this.parked.length === 0) {
           if (!this.shared) break;
-          // Other workers may still add links, or die and leave their leases to expire here.
+          // Other workers may still add links, or die and leave their leases to expire here; the
+          // one whose page let held URLs be decided may have died before deciding them.
+          await pipeline.decideHeld();
           if (await this.shared.budgetSpent()) budgetSpent = true;
           const c = await this.frontier.counts();
           if (c.inFlight === 0 && (c.queued === 0 || budgetSpent)) {
@@ -408,11 +410,14 @@ export class Crawler {
         return;
       }
       await Promise.all(active);
+      let left: FrontierEntry[] = [];
       if (budgetSpent) {
-        const left = await this.frontier.drain();
+        left = await this.frontier.drain();
         for (const e of left) emit(skipRecord(e, 'budget'));
-        this.endReason = left.length > 0 || sharedLeft > 0 ? 'max-pages' : 'done';
-      } else this.endReason = 'done';
+      }
+      // Nothing is left that could report a URL held past --max-depth within it.
+      await pipeline.decideHeld();
+      this.endReason = budgetSpent && (left.length > 0 || sharedLeft > 0) ? 'max-pages' : 'done';
     } finally {
       this.leases.stopRenewing();
     }

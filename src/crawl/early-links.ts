@@ -45,7 +45,8 @@ export function offerEarlyLinks(parts: EarlyLinkParts, entry: FrontierEntry, sof
   const { candidates } = parts.pipeline.classify(links);
   void parts.pipeline.offer(candidates, entry.depth + 1, entry.url).then(
     (fresh) => {
-      if (fresh.some((e) => !e.skip)) parts.offered();
+      // New URLs to visit, or queued ones brought nearer.
+      if (fresh.some((e) => !e.skip && !e.held)) parts.offered();
     },
     () => {},
   );

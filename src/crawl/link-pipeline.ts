@@ -13,7 +13,8 @@ import { StringMemo } from '../util/memo.js';
 // The one link pipeline (DESIGN.md, "One page's journey"): resolve → normalize → scope
 // (classifyLinks, synchronous, per page) → depth, traps, duplicates, robots.txt
 // (LinkPipeline.admit) → frontier (LinkPipeline.offer or the page's lease completion), with a
-// record for every in-scope URL decided without a visit.
+// record for every in-scope URL decided without a visit (URLs past --max-depth are decided by the
+// frontier once their depth can no longer drop: LinkPipeline.decideHeld).
 
 /** An in-scope link on its way to the frontier. */
 export interface Candidate {
@@ -204,7 +205,10 @@ export function robotsSkip(o: RobotsOutcome): Pick<FrontierEntry, 'skip' | 'skip
 
 /** The rules of a {@link LinkPipeline} (from the crawl's resolved options). */
 export interface AdmissionRules {
-  /** Deepest link distance visited; deeper URLs are `skipped: "budget"`. */
+  /**
+   * Deepest link distance visited; deeper URLs are held by the frontier, and `skipped: "budget"`
+   * once no page could still report them within it.
+   */
   maxDepth: number;
   /** How URLs are made canonical. */
   normalize: NormalizeOptions;
@@ -238,21 +242,23 @@ export interface AdmissionParts {
 /**
  * Admission of URLs into the frontier, the asynchronous half of the link pipeline. Each
  * candidate found at `depth - 1` (or a seed at 0) is decided in this order: a sign-out while
- * logged in (`skipSignOut`) → `skipped: "logout"`; past `maxDepth` →
- * `skipped: "budget"`; a crawler trap → `trap`; a variant of a known URL differing only in
- * learned parameters → `duplicate`; disallowed by robots.txt → `robots` (with a
- * `robots-unavailable` error when the origin's robots.txt could not be fetched, RFC 9309
- * §2.3.1.4). Skipped entries are stored as done at once; each new one gets a record.
+ * logged in (`skipSignOut`) → `skipped: "logout"`; past `maxDepth` → held (`held`: the
+ * frontier decides it as `skipped: "budget"` once no page that could report it within
+ * `maxDepth` is left, see {@link LinkPipeline.decideHeld}); a crawler trap → `trap`; a variant of
+ * a known URL differing only in learned parameters → `duplicate`; disallowed by robots.txt →
+ * `robots` (with a `robots-unavailable` error when the origin's robots.txt could not be fetched,
+ * RFC 9309 §2.3.1.4). Skipped entries are stored as done at once; each new one gets a record.
  */
 export class LinkPipeline {
   /**
    * Canonical URLs the frontier has taken from this pipeline (added, or stored with a page's
-   * record), at most {@link KNOWN_URLS_KEPT}: a link to one of them is not decided again, as the
-   * frontier would ignore it (it keeps the first entry of a URL). A site's navigation brings the
-   * same links on every page: ~70 on each TypeDoc page, each asked of the duplicate, trap and
-   * robots.txt rules, twice a page (when discovery starts and when the page is stored).
+   * record), each with the smallest depth it was offered at, at most {@link KNOWN_URLS_KEPT}: a
+   * link to one of them at that depth or deeper is not decided again, as the frontier would ignore
+   * it (it changes a URL only to a smaller depth). A site's navigation brings the same links on
+   * every page: ~70 on each TypeDoc page, each asked of the duplicate, trap and robots.txt rules,
+   * twice a page (when discovery starts and when the page is stored).
    */
-  private known = new Set<string>();
+  private known = new Map<string, number>();
 
   /**
    * @param rules - depth budget, normalization, nofollow handling
@@ -269,8 +275,10 @@ export class LinkPipeline {
    */
   remember(entries: readonly FrontierEntry[]): void {
     for (const e of entries) {
-      if (this.known.size >= KNOWN_URLS_KEPT) this.known = new Set();
-      this.known.add(e.url);
+      const depth = this.known.get(e.url);
+      if (depth !== undefined && depth <= e.depth) continue;
+      if (depth === undefined && this.known.size >= KNOWN_URLS_KEPT) this.known = new Map();
+      this.known.set(e.url, e.depth);
     }
   }
 
@@ -290,18 +298,20 @@ export class LinkPipeline {
    * @param depth - their link distance from a seed
    * @param referrer - canonical URL of the page they were found on; `null` for seeds and sitemap URLs
    * @returns one frontier entry per candidate the frontier has not taken from this pipeline
-   *   before (see {@link LinkPipeline.remember}), in order; those not to be visited carry `skip`
+   *   before at this depth or a smaller one (see {@link LinkPipeline.remember}), in order; those
+   *   not to be visited carry `skip`, those past `maxDepth` `held`
    */
   async admit(candidates: readonly Candidate[], depth: number, referrer: string | null): Promise<FrontierEntry[]> {
     const { dust, traps, robots } = this.parts;
     const entries: FrontierEntry[] = [];
     for (const c of candidates) {
-      if (this.known.has(c.url)) continue;
+      const known = this.known.get(c.url);
+      if (known !== undefined && known <= depth) continue;
       const e: FrontierEntry = { url: c.url, requestedUrl: c.requestedUrl, depth, referrer };
       // Asked for every candidate not taken before: the first URL of a family becomes its representative.
       const dup = dust?.duplicateOf(c.url) ?? null;
       if (this.rules.skipSignOut && (c.signOut || isLogoutUrl(c.requestedUrl))) e.skip = 'logout';
-      else if (depth > this.rules.maxDepth) e.skip = 'budget';
+      else if (depth > this.rules.maxDepth) e.held = true;
       else if (traps.check(c.url)) e.skip = 'trap';
       else if (dup) {
         e.skip = 'duplicate';
@@ -310,7 +320,7 @@ export class LinkPipeline {
         const d = await robots.check(c.requestedUrl);
         if (!d.allowed) Object.assign(e, robotsSkip(d.outcome));
       }
-      if (!e.skip) this.parts.onAdmitted?.(c.requestedUrl);
+      if (!e.skip && !e.held) this.parts.onAdmitted?.(c.requestedUrl);
       entries.push(e);
     }
     return entries;
@@ -332,5 +342,20 @@ export class LinkPipeline {
   /** Emit a record for each new entry that was decided without a visit. */
   recordSkips(fresh: readonly FrontierEntry[]): void {
     for (const e of fresh) if (e.skip) this.parts.emit(skipRecord(e));
+  }
+
+  /**
+   * Have the frontier decide the URLs it holds past `maxDepth` whose depth can no longer drop
+   * (see `Frontier.decideHeld`), and emit their `skipped: "budget"` records. Call it after a page
+   * completes, and once nothing is left to lease. Without a depth budget nothing is held, and the
+   * frontier is not asked (a shared frontier's round trip per page).
+   * @returns how many were decided
+   * @throws the frontier's error (a store failure)
+   */
+  async decideHeld(): Promise<number> {
+    if (this.rules.maxDepth === Infinity) return 0;
+    const decided = await this.parts.frontier.decideHeld();
+    for (const e of decided) this.parts.emit(skipRecord(e, 'budget'));
+    return decided.length;
   }
 }

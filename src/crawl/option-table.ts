@@ -24,7 +24,7 @@ export const CRAWL_OPTIONS = {
     value: 'N',
     topic: 'budget',
     help: 'deepest link distance from a seed to visit (seeds are 0); default: no limit',
-    doc: '; deeper URLs get `skipped: "budget"`',
+    doc: '; deeper URLs get `skipped: "budget"` once no page that could still reach them within N links is queued or being visited (depth is the fewest link steps from a seed)',
   },
   maxPages: {
     flag: 'max-pages',

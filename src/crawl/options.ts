@@ -30,7 +30,10 @@ export interface CrawlOptions {
   seeds: string[];
   /** Pages in flight at once (a p-limit semaphore). @default 4 */
   concurrency?: number;
-  /** Deepest link distance visited; deeper URLs get `skipped: "budget"`. @default Infinity */
+  /**
+   * Deepest link distance visited (the fewest link steps from a seed); deeper URLs get
+   * `skipped: "budget"`, once no page that could still reach them within it is left. @default Infinity
+   */
   maxDepth?: number;
   /** Most navigations started; the rest get `skipped: "budget"`. @default 10000 */
   maxPages?: number;

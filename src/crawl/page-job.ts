@@ -221,6 +221,7 @@ export class PageJob {
     if (!dup) return false;
     const r = skipRecord({ ...e, duplicateOf: dup }, 'duplicate', null);
     if (await this.p.leases.finish(lease, r, [])) this.p.emit(r);
+    await this.p.pipeline.decideHeld();
     return true;
   }
 
@@ -422,7 +423,11 @@ export class PageJob {
     return { discovered, requestUrls: classified.requestUrls };
   }
 
-  /** The complete step: the record and the links it found go to the frontier in one step (fenced by the lease), then out. */
+  /**
+   * The complete step: the record and the links it found go to the frontier in one step (fenced
+   * by the lease), then out; then the URLs held past `--max-depth` that this page kept from their
+   * decision (it could have reported them nearer) may be decided.
+   */
   private async complete(lease: Lease, r: PageRecord, discovered: readonly FrontierEntry[]): Promise<PageOutcome> {
     // Nothing a login typed is stored or written (a site may echo it into a URL or a title).
     this.p.login?.secrets.redactDeep(r);
@@ -432,6 +437,7 @@ export class PageJob {
       this.p.pipeline.remember(discovered);
       this.p.pipeline.recordSkips(fresh);
     }
+    await this.p.pipeline.decideHeld();
     return { kind: 'done' };
   }
 

@@ -17,13 +17,23 @@ export interface FrontierEntry {
   requestedUrl: string;
   /** Link distance from a seed; seeds are 0. */
   depth: number;
-  /** Canonical URL of the page where it was first found; `null` for seeds. */
+  /**
+   * Canonical URL of the page that reported it at its depth (the first such report); `null` for
+   * seeds and sitemap URLs.
+   */
   referrer: string | null;
   /**
-   * Set when the URL is decided without a visit (robots, budget …): it is stored as done
-   * at once and never leased.
+   * Set when the URL is decided without a visit (robots, trap …): it is stored as done at once
+   * and never leased.
    */
   skip?: SkipReason;
+  /**
+   * Set (without `skip`) for a URL past `--max-depth`: it is held — never leased, no record
+   * yet — until no page that could still report it within the limit is queued or leased; then
+   * {@link Frontier.decideHeld} stores it as `skipped: "budget"`. A report at a smaller depth
+   * before then replaces it ({@link Frontier.add}).
+   */
+  held?: true;
   /** With `skip`: the error to record (e.g. robots.txt unreachable), if any. */
   skipError?: RecordError | null;
   /** With `skip: "duplicate"`: the canonical URL it repeats. */
@@ -52,6 +62,7 @@ export interface ResumeBudget {
 
 /** Sizes of the frontier's states. */
 export interface FrontierCounts {
+  /** URLs waiting: for a visit, or (held past `--max-depth`) for their decision. */
   queued: number;
   inFlight: number;
   done: number;
@@ -62,7 +73,17 @@ export interface FrontierCounts {
  *
  * The interface is asynchronous so that persistent (SQLite) and shared (Redis) stores can
  * implement it. Implementations must make check-and-mark atomic: a canonical URL is
- * accepted by {@link Frontier.add} once for the life of the crawl.
+ * accepted by {@link Frontier.add} once for the life of the crawl, and changes only while it
+ * waits (queued or held), to a smaller depth.
+ *
+ * Depth is the fewest link steps from a seed, as breadth-first order defines it. A page reports
+ * its links at its own depth + 1, and may do so while it is leased (links found before a click
+ * are offered while it goes on clicking) or when it completes; so a URL of depth `d` could still
+ * get a smaller depth from any page of depth `d - 2` or less that is queued or leased. A waiting
+ * URL takes it ({@link Frontier.add}); a URL past `--max-depth` is not decided while such a page
+ * is queued or leased ({@link Frontier.decideHeld}). Leasing does not wait for them (a page
+ * clicking for seconds would leave every tab idle): a URL leased before a nearer report keeps
+ * the depth it was leased at.
  */
 export interface Frontier {
   /**
@@ -71,16 +92,28 @@ export interface Frontier {
    */
   readonly leaseTtlMs?: number;
   /**
-   * Offer URLs. Each canonical URL not seen before is stored (queued, or done at once when
-   * the entry has `skip`); URLs seen before are ignored.
-   * @returns the entries that were new, in the order given
+   * Offer URLs. Each canonical URL not seen before is stored: queued, held (`held`), or done
+   * at once (`skip`). A URL seen before that still waits (queued or held) takes an entry without
+   * `skip` that gives it a smaller depth: that entry's depth, referrer and requested URL, and a
+   * place after the URLs already waiting at that depth; a held URL so reported within the limit
+   * (no `held`) is queued, while a queued one is never held again. Anything else about a URL seen
+   * before is ignored: a URL leased, visited or decided keeps its entry and its record.
+   * @returns the entries taken (new URLs, and those that lowered a waiting URL's depth), in the order given
    */
   add(entries: readonly FrontierEntry[]): Promise<FrontierEntry[]>;
   /**
    * Lease the next queued URL: breadth-first (lowest depth first, then first-come).
-   * @returns `null` when nothing is queued right now (URLs may still be in flight)
+   * @returns `null` when nothing is claimable right now (URLs may still be in flight)
    */
   next(): Promise<Lease | null>;
+  /**
+   * Decide the held URLs whose depth can no longer drop: a held URL of depth `d` once no URL of
+   * depth `d - 2` or less is queued or leased. Each is stored as `skipped: "budget"` (a store
+   * that keeps records keeps its skip record, as for an entry added with `skip`) and returned
+   * once, crawl-wide. Call it after a page completes, and once the crawl has nothing left to lease.
+   * @returns the URLs decided (their entries, without `skip`), breadth-first
+   */
+  decideHeld(): Promise<FrontierEntry[]>;
   /**
    * Finish a leased URL in one atomic step: store its record, mark it done and add the links
    * discovered on it (as {@link Frontier.add} does). Succeeds only while `lease.token` still
@@ -99,11 +132,14 @@ export interface Frontier {
   /**
    * Mark a URL that was reached another way (the final URL of a redirect) as done, so a
    * link to it is not rendered again.
-   * @returns `true` if the URL was unknown or only queued (it is now done), `false` if it
-   * was already in flight or done
+   * @returns `true` if the URL was unknown or only waiting (queued or held; it is now done),
+   * `false` if it was already in flight or done
    */
   markDone(url: string): Promise<boolean>;
-  /** Take every queued URL out of the queue (marking them done), e.g. when a budget is spent. */
+  /**
+   * Take every queued URL out of the queue (marking them done), e.g. when a budget is spent. Held
+   * URLs stay held ({@link Frontier.decideHeld} decides them once nothing is queued or leased).
+   */
   drain(): Promise<FrontierEntry[]>;
   counts(): Promise<FrontierCounts>;
   /**
@@ -121,8 +157,9 @@ export interface Frontier {
   recordEnd?(reason: EndReason): Promise<void>;
   /**
    * Durable and shared stores, on a resume with a larger budget: queue again the URLs earlier runs
-   * skipped for their budget, as `reopenDepth` (store policy) says, and take back their skip records.
-   * @returns the canonical URLs queued again
+   * skipped for their budget, and the URLs they held, as `reopenDepth` (store policy) says, and take
+   * back the skip records.
+   * @returns the canonical URLs queued again that had a skip record
    */
   reopenBudget?(budget: ResumeBudget): Promise<string[]>;
   close(): Promise<void>;

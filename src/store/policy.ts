@@ -327,7 +327,10 @@ export async function* pagedRecords<Row>(
  * crawl alike. Counts are of canonical URLs in the frontier.
  */
 export interface CrawlProgress {
-  /** URLs waiting for a visit (with leases that expired, or whose owner is gone: they are visited again). */
+  /**
+   * URLs waiting for a visit (with leases that expired, or whose owner is gone: they are visited
+   * again), or, held past `--max-depth`, for their decision.
+   */
   queued: number;
   /** URLs leased by a live crawl right now. */
   inFlight: number;
@@ -370,9 +373,9 @@ export function storedEndReason(stored: string | null | undefined, queued: numbe
 
 /**
  * What a resume with a larger budget reopens, for every durable or shared store: the URLs an
- * earlier run skipped for its budget (`skipped: "budget"`) go back in the queue, in their old
- * order, and their skip records are dropped — unless the pages visited so far already reach
- * `maxPages` (nothing is reopened); URLs deeper than `maxDepth` stay skipped.
+ * earlier run skipped for its budget (`skipped: "budget"`) or held past its `--max-depth` go back
+ * in the queue, in their old order, and the skip records are dropped — unless the pages visited
+ * so far already reach `maxPages` (nothing is reopened); URLs deeper than `maxDepth` stay as they are.
  * @param visited - pages navigated so far (SQLite: completed visits; Redis: URLs claimed)
  * @returns the deepest depth to reopen, or `null` when nothing is reopened
  */

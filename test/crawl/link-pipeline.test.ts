@@ -9,7 +9,7 @@ import { DustLearner } from '../../src/crawl/dust.js';
 import { LinkPipeline, skipRecord, type AdmissionParts, type AdmissionRules, type Candidate } from '../../src/crawl/link-pipeline.js';
 import { MemoryFrontier } from '../../src/store/memory.js';
 import { TrapDetector } from '../../src/crawl/traps.js';
-import type { PageRecord } from '../../src/model/record.js';
+import { blankRecord, type PageRecord } from '../../src/model/record.js';
 import { HttpClient } from '../../src/net/http-client.js';
 import { RobotsCache } from '../../src/url/robots.js';
 import { Scope } from '../../src/url/scope.js';
@@ -101,14 +101,43 @@ describe('admit: depth → traps → duplicates → robots.txt', () => {
     expect(admitted).toEqual([`${o}/ok`]);
   });
 
-  it('a URL past maxDepth is a budget skip before robots.txt is even fetched', async () => {
+  it('a URL past maxDepth is held, before robots.txt is even fetched; the frontier decides it, and decideHeld records it as a budget skip', async () => {
     const o = site.origin;
     site.reset();
-    const { p, admitted } = pipeline({ rules: { maxDepth: 1 } });
+    const { p, emitted, admitted } = pipeline({ rules: { maxDepth: 1 } });
     const entries = await p.admit([cand(`${o}/private/deep`), cand(`${o}/deep`)], 2, `${o}/x`);
-    expect(entries.map((e) => e.skip)).toEqual(['budget', 'budget']);
+    expect(entries.map((e) => [e.skip, e.held])).toEqual([
+      [undefined, true],
+      [undefined, true],
+    ]);
     expect(site.count('/robots.txt')).toBe(0);
     expect(admitted).toEqual([]);
+    expect(await p.offer([cand(`${o}/deep`)], 2, `${o}/x`)).toEqual([{ url: `${o}/deep`, requestedUrl: `${o}/deep`, depth: 2, referrer: `${o}/x`, held: true }]);
+    expect(emitted).toEqual([]);
+    // Nothing is queued or leased that could report it nearer: decided now.
+    expect(await p.decideHeld()).toBe(1);
+    expect(emitted.map((r) => [new URL(r.url).pathname, r.skipped, r.depth, r.referrer, r.status])).toEqual([['/deep', 'budget', 2, `${o}/x`, null]]);
+    expect(await p.decideHeld()).toBe(0);
+  });
+
+  it('a held URL reported again within maxDepth is admitted again (the frontier queues it); deeper or as deep, it is not', async () => {
+    const o = site.origin;
+    const { p, frontier, emitted, admitted } = pipeline({ robots: false, rules: { maxDepth: 1 } });
+    await p.offer([cand(`${o}/`)], 0, null);
+    const seed = (await frontier.next())!;
+    // Reported at depth 2 by a page visited while the seed is still in flight: held.
+    await p.offer([cand(`${o}/b`)], 2, `${o}/a`);
+    expect(await p.decideHeld()).toBe(0);
+    expect(await p.admit([cand(`${o}/b`)], 2, `${o}/c`)).toEqual([]);
+    // The seed reports it at depth 1: the frontier takes it, queued.
+    const nearer = await p.offer([cand(`${o}/b`)], 1, `${o}/`);
+    expect(nearer).toEqual([{ url: `${o}/b`, requestedUrl: `${o}/b`, depth: 1, referrer: `${o}/` }]);
+    expect(admitted).toEqual([`${o}/`, `${o}/b`]);
+    expect(await p.admit([cand(`${o}/b`)], 1, `${o}/`)).toEqual([]);
+    await frontier.complete(seed, blankRecord(seed.entry.url, seed.entry.url, 0, null), []);
+    expect(await p.decideHeld()).toBe(0);
+    expect((await frontier.next())!.entry).toEqual(nearer[0]);
+    expect(emitted).toEqual([]);
   });
 
   it('an unreachable robots.txt disallows the origin with a robots-unavailable error (RFC 9309 §2.3.1.4)', async () => {

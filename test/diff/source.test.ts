@@ -101,7 +101,7 @@ describe('opening a side', () => {
       await a.close();
     }
     const cases: [string, string][] = [
-      ['2', 'was written by a newer spacrawl (state schema 2; this version reads up to 1)'],
+      ['3', 'was written by a newer spacrawl (state schema 3; this version reads up to 2)'],
       ['0', 'has an unknown state schema (0)'],
     ];
     for (const [schema, why] of cases) {

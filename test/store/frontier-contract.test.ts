@@ -15,7 +15,8 @@ import { allRecords, drainLeases, entry, pageRecord, skipRedis, until } from './
 // The Frontier contract (src/store/frontier.ts), one suite run over every store: memory, SQLite
 // (a state file) and Redis (a real redis-server on a free loopback port). What only one store
 // does (locking, kill -9, file problems, budgets across workers, Redis loss) is tested in
-// sqlite.test.ts, redis.test.ts and ../redis.test.ts.
+// sqlite.test.ts, redis.test.ts and ../redis.test.ts. About 500 lines on purpose: one list of the
+// contract's promises (depth rules included), run over the three stores alike from one setup.
 
 const KEY = { seeds: ['http://site.test/'], scope: 'host' };
 const redisSkipped = skipRedis('test/store/frontier-contract.test.ts');
@@ -151,12 +152,137 @@ describe.each(STORES)('$name frontier: the Frontier contract', (s) => {
     const a = await s.open();
     const b = await s.peer(a);
     expect((await a.add([entry('/x', 2), entry('/', 0)])).map((e) => e.url)).toEqual(['http://site.test/x', 'http://site.test/']);
-    expect(await b.add([entry('/x', 1), entry('/y', 1)])).toEqual([entry('/y', 1)]);
+    // /x waits at depth 2: the other claimer's report at depth 1 is taken, as a new URL is.
+    expect(await b.add([entry('/x', 1), entry('/y', 1)])).toEqual([entry('/x', 1), entry('/y', 1)]);
     const claims = await Promise.all([a.next(), b.next(), a.next(), b.next(), a.next()]);
     const urls = claims.filter((c) => c !== null).map((c) => c.entry.url);
     expect(urls.sort()).toEqual(['http://site.test/', 'http://site.test/x', 'http://site.test/y']);
     expect(claims.filter((c) => c === null)).toHaveLength(2);
     expect(await a.counts()).toEqual({ queued: 0, inFlight: 3, done: 0 });
+  });
+
+  test('a report at a smaller depth wins while the URL waits (depth, referrer, requested URL, breadth-first place); a leased or visited URL keeps its entry and record', async () => {
+    const f = await s.open();
+    await f.add([entry('/', 0), entry('/t', 0)]);
+    const home = (await f.next())!;
+    const t = (await f.next())!;
+    await f.complete(home, pageRecord(home.entry), [entry('/a', 1, home.entry.url), entry('/e', 1, home.entry.url)]);
+    const a = (await f.next())!;
+    expect(a.entry.url).toBe('http://site.test/a');
+    // /a (depth 1) reports /b at depth 2 first, while /t (depth 0) is still in flight.
+    const fromA = entry('/b', 2, a.entry.url, { requestedUrl: 'http://site.test/b?via=a' });
+    expect(await f.add([fromA, entry('/d', 2, a.entry.url)])).toEqual([fromA, entry('/d', 2, a.entry.url)]);
+    // Not smaller: ignored; an entry with skip never replaces a waiting URL.
+    expect(await f.add([entry('/b', 2, 'http://site.test/e'), entry('/b', 3), entry('/b', 1, null, { skip: 'robots' })])).toEqual([]);
+    const fromT = entry('/b', 1, t.entry.url, { requestedUrl: 'http://site.test/b?via=t' });
+    expect(await f.complete(t, pageRecord(t.entry), [fromT])).toEqual([fromT]);
+    expect(await f.counts()).toEqual({ queued: 3, inFlight: 1, done: 2 });
+    // Breadth-first at its new depth, after the URLs already waiting there: /e, then /b, then /d.
+    const e = (await f.next())!;
+    expect(e.entry.url).toBe('http://site.test/e');
+    const b = (await f.next())!;
+    expect(b.entry).toEqual(fromT);
+    // Leased: a report at a smaller depth changes nothing.
+    expect(await f.add([entry('/b', 0, 'http://site.test/x')])).toEqual([]);
+    expect(await f.markDone(b.entry.url)).toBe(false);
+    const bRec = pageRecord(b.entry);
+    await f.complete(b, bRec, []);
+    // Visited: its record stays as stored, and it is not queued again.
+    expect(await f.add([entry('/b', 0, 'http://site.test/x')])).toEqual([]);
+    for (const l of [a, e]) await f.complete(l, pageRecord(l.entry), []);
+    expect(await drainLeases(f)).toEqual(['/d']);
+    expect(await f.counts()).toEqual({ queued: 0, inFlight: 0, done: 6 });
+    const recs = await allRecords(f);
+    expect(recs.filter((r) => r.url === b.entry.url)).toEqual(kept([bRec]));
+    if (s.keepsRecords) expect(recs.find((r) => r.url === b.entry.url)).toMatchObject({ depth: 1, referrer: 'http://site.test/t', requestedUrl: 'http://site.test/b?via=t' });
+  });
+
+  test('leasing does not wait for nearer pages in flight: a URL leased before a nearer report keeps its depth', async () => {
+    const f = await s.open();
+    const peer = await s.peer(f);
+    await f.add([entry('/', 0), entry('/t', 0)]);
+    const home = (await f.next())!;
+    const t = (await f.next())!;
+    await f.complete(home, pageRecord(home.entry), [entry('/a', 1, home.entry.url), entry('/b', 1, home.entry.url)]);
+    const a = (await f.next())!;
+    await f.complete(a, pageRecord(a.entry), [entry('/deep', 2, a.entry.url)]);
+    // /t (depth 0) is still leased: /b (depth 1), then /deep (depth 2) go all the same, for every claimer.
+    const b = (await peer.next())!;
+    expect(b.entry.url).toBe('http://site.test/b');
+    const deep = (await f.next())!;
+    expect(deep.entry).toEqual(entry('/deep', 2, a.entry.url));
+    expect(await f.counts()).toEqual({ queued: 0, inFlight: 3, done: 2 });
+    // /t reports /deep nearer now: it is leased already, and keeps its entry.
+    expect(await f.complete(t, pageRecord(t.entry), [entry('/deep', 1, t.entry.url)])).toEqual([]);
+    await f.complete(b, pageRecord(b.entry), []);
+    await f.complete(deep, pageRecord(deep.entry), [entry('/far', 3, deep.entry.url)]);
+    expect(await drainLeases(f)).toEqual(['/far']);
+  });
+
+  test('a held URL (past --max-depth) is never leased; a report within the limit queues it; decideHeld skips the others for the budget once nothing could report them nearer, each once', async () => {
+    const f = await s.open();
+    const peer = await s.peer(f);
+    await f.add([entry('/', 0), entry('/t', 0)]);
+    const home = (await f.next())!;
+    const t = (await f.next())!;
+    await f.complete(home, pageRecord(home.entry), [entry('/a', 1, home.entry.url)]);
+    const a = (await f.next())!;
+    const held = { held: true } as const;
+    const heldB = entry('/b', 2, a.entry.url, held);
+    const heldC = entry('/c', 2, a.entry.url, held);
+    expect(await f.complete(a, pageRecord(a.entry), [heldB, heldC])).toEqual([heldB, heldC]);
+    // /t (depth 0) is in flight: it could still report /b or /c at depth 1.
+    expect(await f.decideHeld()).toEqual([]);
+    expect(await f.next()).toBeNull();
+    expect(await f.counts()).toEqual({ queued: 2, inFlight: 1, done: 2 });
+    // A held report at the same depth changes nothing; a queued URL is never held again.
+    expect(await f.add([entry('/c', 2, 'http://site.test/x', held)])).toEqual([]);
+    const fromT = entry('/b', 1, t.entry.url);
+    expect(await f.complete(t, pageRecord(t.entry), [fromT])).toEqual([fromT]);
+    expect(await f.add([entry('/b', 0, null, held)])).toEqual([]);
+    // Nothing of depth 0 is left: /b (depth 1, queued) could report /c at depth 2 only, not nearer.
+    expect(await f.decideHeld()).toEqual([entry('/c', 2, a.entry.url)]);
+    expect(await peer.decideHeld()).toEqual([]);
+    const b = (await f.next())!;
+    expect(b.entry).toEqual(fromT);
+    // Decided: later reports, nearer or not, change nothing.
+    expect(await f.complete(b, pageRecord(b.entry), [entry('/c', 2, b.entry.url, held)])).toEqual([]);
+    expect(await f.add([entry('/c', 1, b.entry.url)])).toEqual([]);
+    expect(await f.next()).toBeNull();
+    expect(await f.counts()).toEqual({ queued: 0, inFlight: 0, done: 5 });
+    const recs = await allRecords(f);
+    expect(recs.map((r) => `${new URL(r.url).pathname}:${r.skipped ?? r.depth}`)).toEqual(kept(['/:0', '/a:1', '/t:0', '/c:budget', '/b:1']));
+    if (s.keepsRecords) expect(recs[3]).toMatchObject({ depth: 2, referrer: 'http://site.test/a', status: null, error: null });
+    if (s.states) expect(await s.states(f)).toMatchObject({ '/b': 'done', '/c': 'skipped' });
+  });
+
+  test('held URLs: markDone takes them, drain leaves them, decideHeld decides them once nothing is queued or leased', async () => {
+    const f = await s.open();
+    const held = { held: true } as const;
+    await f.add([entry('/', 0), entry('/one', 1), entry('/h', 3, null, held), entry('/h2', 3, null, held)]);
+    expect(await f.markDone('http://site.test/h')).toBe(true);
+    expect(await f.counts()).toEqual({ queued: 3, inFlight: 0, done: 1 });
+    // /one (depth 1) could report /h2 at depth 2, within a limit of 2: it waits.
+    expect(await f.decideHeld()).toEqual([]);
+    expect((await f.drain()).map((e) => new URL(e.url).pathname)).toEqual(['/', '/one']);
+    expect(await f.counts()).toEqual({ queued: 1, inFlight: 0, done: 3 });
+    expect(await f.decideHeld()).toEqual([entry('/h2', 3)]);
+    expect(await f.decideHeld()).toEqual([]);
+    expect(await f.counts()).toEqual({ queued: 0, inFlight: 0, done: 4 });
+    expect((await allRecords(f)).map((r) => `${new URL(r.url).pathname}:${r.skipped}`)).toEqual(kept(['/:budget', '/one:budget', '/h2:budget']));
+  });
+
+  withRecords('reopenBudget queues held URLs up to maxDepth again (they have no record to take back)', async () => {
+    const f = await s.open();
+    await f.add([entry('/', 0), entry('/h', 2, 'http://site.test/x', { held: true })]);
+    expect(await f.reopenBudget!({ maxPages: 10, maxDepth: 1 })).toEqual([]);
+    expect(await drainLeases(f)).toEqual(['/']);
+    expect(await f.reopenBudget!({ maxPages: 10, maxDepth: 2 })).toEqual([]);
+    const h = (await f.next())!;
+    expect(h.entry).toEqual(entry('/h', 2, 'http://site.test/x'));
+    await f.complete(h, pageRecord(h.entry), []);
+    expect(await f.decideHeld()).toEqual([]);
+    expect((await allRecords(f)).map((r) => `${new URL(r.url).pathname}:${r.skipped ?? 'page'}`)).toEqual(['/:page', '/h:page']);
   });
 
   test('hands out distinct tokens, and counts queued, in-flight and done', async () => {

@@ -245,6 +245,46 @@ describe('SqliteFrontier: queue', () => {
   });
 });
 
+describe('SqliteFrontier: schema', () => {
+  it('a state file of schema 1 is brought up to schema 2 when opened: its URLs, states, order and records are kept, and URLs can be held', async () => {
+    const file = stateFile();
+    let f = openF(file);
+    await f.add([entry('/a', 0), entry('/b', 1), entry('/r', 1, null, { skip: 'robots' })]);
+    const a = (await f.next())!;
+    await f.complete(a, pageRecord(a.entry), [entry('/c', 1, a.entry.url)]);
+    await closeF(f);
+    // Turn it into the file spacrawl wrote before schema 2: `urls.state` could not be 'held'.
+    const db = new Database(file);
+    db.exec(`
+      CREATE TABLE urls_v1 (
+        url TEXT PRIMARY KEY, requested_url TEXT NOT NULL, depth INTEGER, referrer TEXT,
+        state TEXT NOT NULL CHECK (state IN ('queued','leased','done','failed','skipped')),
+        skip_reason TEXT, skip_error TEXT CHECK (skip_error IS NULL OR json_valid(skip_error)), duplicate_of TEXT,
+        token TEXT, lease_expires INTEGER, seq INTEGER NOT NULL, CHECK (depth IS NOT NULL OR state = 'done'));
+      INSERT INTO urls_v1 SELECT * FROM urls;
+      DROP TABLE urls;
+      ALTER TABLE urls_v1 RENAME TO urls;
+      CREATE INDEX urls_claim ON urls (state, depth, seq);
+      UPDATE meta SET value = '1' WHERE key = 'schema';`);
+    expect(() => db.prepare("UPDATE urls SET state = 'held' WHERE url = 'http://site.test/b'").run()).toThrow(/CHECK constraint/);
+    db.close();
+
+    f = openF(file);
+    const check = new Database(file, { readonly: true });
+    try {
+      expect(check.prepare("SELECT value FROM meta WHERE key = 'schema'").pluck().get()).toBe('2');
+      expect(check.prepare("SELECT COUNT(*) FROM sqlite_schema WHERE type = 'index' AND name = 'urls_claim'").pluck().get()).toBe(1);
+    } finally {
+      check.close();
+    }
+    expect(await f.counts()).toEqual({ queued: 2, inFlight: 0, done: 2 });
+    expect(await f.add([entry('/h', 2, 'http://site.test/b', { held: true })])).toHaveLength(1);
+    expect(await drainLeases(f)).toEqual(['/b', '/c']);
+    expect(await f.decideHeld()).toEqual([entry('/h', 2, 'http://site.test/b')]);
+    expect((await allRecords(f)).map((r) => `${new URL(r.url).pathname}:${r.skipped ?? 'page'}`)).toEqual(['/r:robots', '/a:page', '/b:page', '/c:page', '/h:budget']);
+  });
+});
+
 describe('SqliteFrontier: leases and fencing', () => {
   it('a database error inside complete writes nothing and surfaces as StateStoreError', async () => {
     const f = openF(stateFile());

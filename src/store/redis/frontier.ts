@@ -36,9 +36,11 @@ export { WORKER_LIVE_MS, type CrawlStatus } from './workers.js';
 /**
  * Version of the crawl's key layout in Redis; a crawl stored with a higher version is refused.
  * 2: records may hold blanked skip records (`{"$gone":1}`, left by a resume with a larger budget),
- * which version 1 cannot read; a crawl is marked 2 when it is created, or when a resume blanks one.
+ * which version 1 cannot read; a crawl is marked 2 when a resume blanks one. 3: URLs may be held
+ * past `--max-depth` (state `held`, key `held`), which version 2 workers would never decide; a
+ * crawl is marked 3 when it is created, or when it first holds a URL.
  */
-export const REDIS_SCHEMA_VERSION = 2;
+export const REDIS_SCHEMA_VERSION = 3;
 
 export { DEFAULT_LEASE_TTL_MS } from './defaults.js';
 
@@ -150,9 +152,10 @@ export class RedisFrontier implements SharedFrontier {
   }
 
   /**
-   * Offer URLs in one atomic step: each canonical URL not stored before is queued (or, with
-   * `skip`, stored as skipped with a record); others are ignored.
-   * @returns the entries that were new, in the order given
+   * Offer URLs in one atomic step: each canonical URL not stored before is queued (held, with
+   * `held`; or, with `skip`, stored as skipped with a record); a stored URL still queued or held
+   * takes an entry that lowers its depth, as the {@link Frontier} contract says; others are ignored.
+   * @returns the entries taken (new or lowering), in the order given
    * @throws RedisStoreError when Redis fails
    */
   async add(entries: readonly FrontierEntry[]): Promise<FrontierEntry[]> {
@@ -177,6 +180,18 @@ export class RedisFrontier implements SharedFrontier {
     const lease: Lease = { entry: { url: e.url, requestedUrl: e.requestedUrl, depth: e.depth, referrer: e.referrer }, token };
     if (Number(res[2]) === 1) lease.recovered = true;
     return lease;
+  }
+
+  /**
+   * Decide atomically the held URLs no queued or leased URL (of any worker) can report at a
+   * smaller depth any more (see {@link Frontier.decideHeld}): each is stored as skipped for
+   * `budget`, with a record (which a resume with a larger budget can reopen).
+   * @returns their entries, breadth-first
+   * @throws RedisStoreError when Redis fails
+   */
+  async decideHeld(): Promise<FrontierEntry[]> {
+    const res = (await this.run(SCRIPTS.decide, [])) as string[];
+    return res.map(storedEntry);
   }
 
   /**
@@ -216,7 +231,7 @@ export class RedisFrontier implements SharedFrontier {
 
   /**
    * Mark a URL reached another way (a redirect's final URL) as done, without a record.
-   * @returns `true` if it was unknown or only queued
+   * @returns `true` if it was unknown, queued or held
    * @throws RedisStoreError when Redis fails
    */
   async markDone(url: string): Promise<boolean> {
@@ -226,16 +241,13 @@ export class RedisFrontier implements SharedFrontier {
 
   /**
    * Take every queued URL out of the queue atomically; each is stored as skipped for `reason`
-   * with a record. Leased URLs are not touched.
+   * with a record. Leased and held URLs are not touched.
    * @returns the drained entries, breadth-first
    * @throws RedisStoreError when Redis fails
    */
   async drain(reason: SkipReason = 'budget'): Promise<FrontierEntry[]> {
     const res = (await this.run(SCRIPTS.drain, [reason])) as string[];
-    return res.map((j) => {
-      const e = JSON.parse(j) as StoredEntry;
-      return { url: e.url, requestedUrl: e.requestedUrl, depth: e.depth, referrer: e.referrer };
-    });
+    return res.map(storedEntry);
   }
 
   /** `true` once `maxPages` distinct URLs were claimed, crawl-wide. @throws RedisStoreError */
@@ -246,7 +258,7 @@ export class RedisFrontier implements SharedFrontier {
   }
 
   /**
-   * Crawl-wide sizes: `queued` (including expired leases), `inFlight` (live leases), `done`
+   * Crawl-wide sizes: `queued` (held URLs and expired leases included), `inFlight` (live leases), `done`
    * (done, failed, skipped, and URLs marked done).
    * @throws RedisStoreError when Redis fails
    */
@@ -283,10 +295,10 @@ export class RedisFrontier implements SharedFrontier {
 
   /**
    * For a worker started with a larger budget: queue again the URLs skipped for the budget
-   * (`skipped: "budget"`), as `reopenDepth` (store policy) says — nothing while the URLs claimed
-   * crawl-wide already reach `maxPages`; URLs deeper than `maxDepth` stay skipped. Their skip
-   * records are blanked in place (records and exports no longer show them). One Lua script.
-   * @returns the canonical URLs queued again, in their old order
+   * (`skipped: "budget"`) and the URLs held, as `reopenDepth` (store policy) says — nothing while
+   * the URLs claimed crawl-wide already reach `maxPages`; URLs deeper than `maxDepth` stay as they
+   * are. The skip records are blanked in place (records and exports no longer show them). One Lua script.
+   * @returns the canonical URLs queued again that had a skip record, in their old order
    * @throws RedisStoreError when Redis fails
    */
   async reopenBudget(budget: ResumeBudget): Promise<string[]> {
@@ -350,6 +362,12 @@ async function join(conn: RedisConnection, opts: RedisFrontierOptions): Promise<
     await r.hsetnx(metaKey, 'created_at', new Date().toISOString());
   }
   return key as CrawlKey;
+}
+
+/** An entry as the `entries` hash stores it (JSON), as a frontier entry. */
+function storedEntry(json: string): FrontierEntry {
+  const e = JSON.parse(json) as StoredEntry;
+  return { url: e.url, requestedUrl: e.requestedUrl, depth: e.depth, referrer: e.referrer };
 }
 
 /** A stored record line as a PageRecord. */

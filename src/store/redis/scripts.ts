@@ -1,6 +1,6 @@
 /**
  * The atomic core of the Redis frontier: the crawl's keys, and one Lua script per frontier step
- * (add, claim, complete, renew, release, mark-done, drain, counts, begin, end, reopen), each atomic across workers
+ * (add, claim, complete, renew, release, mark-done, drain, decide, counts, begin, end, reopen), each atomic across workers
  * and timed by the Redis server's clock; plus the JSON the scripts take and store.
  * @module
  */
@@ -10,11 +10,12 @@ import { luaScript, NOW_MS, type LuaScript } from './connection.js';
 import { WORKER_LIVE_MS } from './workers.js';
 
 /**
- * Keys of one crawl, in the order the frontier scripts take them (KEYS[1] … KEYS[13]).
+ * Keys of one crawl, in the order the frontier scripts take them (KEYS[1] … KEYS[14]).
  * `budget`: URL → index in `records` of the skip record of each URL skipped for the budget (so
- * a resume with a larger budget can reopen it and blank that record in place).
+ * a resume with a larger budget can reopen it and blank that record in place). `held`: the URLs
+ * held past `--max-depth`, ordered as the queue is (depth, then first-come).
  */
-export const FRONTIER_KEYS = ['entries', 'state', 'queue', 'leases', 'tokens', 'records', 'counts', 'started', 'completions', 'seq', 'meta', 'workers', 'budget'] as const;
+export const FRONTIER_KEYS = ['entries', 'state', 'queue', 'leases', 'tokens', 'records', 'counts', 'started', 'completions', 'seq', 'meta', 'workers', 'budget', 'held'] as const;
 
 /** What stands in `records` for a skip record taken back by a resume (records keep their places). */
 export const GONE_RECORD = '{"$gone":1}';
@@ -22,10 +23,37 @@ export const GONE_RECORD = '{"$gone":1}';
 /** The first key layout (`REDIS_SCHEMA_VERSION`) whose readers skip {@link GONE_RECORD}s: a crawl that gets one is marked with it. */
 export const GONE_RECORD_LAYOUT = 2;
 
+/**
+ * The first key layout whose workers hold URLs past `--max-depth` (state `held`, key `held`): a
+ * crawl that holds one is marked with it, so that older workers, which would never decide a held
+ * URL, cannot join it.
+ */
+export const HELD_LAYOUT = 3;
+
 const PRELUDE = `${NOW_MS}
 local function score(depth, seq)
   return string.format('%.0f', depth * 1e9 + seq)
 end
+local function score_depth(s)
+  return math.floor(tonumber(s) / 1e9)
+end
+-- Mark the crawl with key layout v unless it has that one or a later one.
+local function raise_layout(v)
+  if (tonumber(redis.call('HGET', KEYS[11], 'schema')) or 0) < v then redis.call('HSET', KEYS[11], 'schema', v) end
+end
+-- Queue (or, held, hold) a URL whose entry is stored, after the URLs waiting at its depth.
+local function wait(url, depth, held)
+  if held then
+    redis.call('HSET', KEYS[2], url, 'held')
+    redis.call('ZADD', KEYS[14], score(depth, redis.call('INCR', KEYS[10])), url)
+    raise_layout(${HELD_LAYOUT})
+  else
+    redis.call('HSET', KEYS[2], url, 'queued')
+    redis.call('ZADD', KEYS[3], score(depth, redis.call('INCR', KEYS[10])), url)
+  end
+end
+-- A new URL is stored; a waiting one (queued or held) takes an entry without skip that lowers
+-- its depth (a queued one is never held again); anything else is ignored (Frontier.add).
 local function add_entries(json)
   local fresh = {}
   for i, e in ipairs(cjson.decode(json)) do
@@ -36,13 +64,31 @@ local function add_entries(json)
         if e.b then redis.call('HSET', KEYS[13], e.u, n - 1) end
         redis.call('HINCRBY', KEYS[7], 'skipped', 1)
       else
-        redis.call('HSET', KEYS[2], e.u, 'queued')
-        redis.call('ZADD', KEYS[3], score(e.d, redis.call('INCR', KEYS[10])), e.u)
+        wait(e.u, e.d, e.h)
       end
       fresh[#fresh + 1] = i
+    elseif not e.s then
+      local st = redis.call('HGET', KEYS[2], e.u)
+      if (st == 'queued' and not e.h) or st == 'held' then
+        if e.d < cjson.decode(redis.call('HGET', KEYS[1], e.u)).depth then
+          redis.call('ZREM', st == 'queued' and KEYS[3] or KEYS[14], e.u)
+          redis.call('HSET', KEYS[1], e.u, e.e)
+          wait(e.u, e.d, e.h)
+          fresh[#fresh + 1] = i
+        end
+      end
     end
   end
   return fresh
+end
+-- The smallest depth of a leased URL (expired leases included: they are taken over), or math.huge.
+local function lowest_leased()
+  local m = math.huge
+  for _, url in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
+    local d = cjson.decode(redis.call('HGET', KEYS[1], url)).depth
+    if d < m then m = d end
+  end
+  return m
 end
 local function live_others(now, self)
   local n = redis.call('ZCOUNT', KEYS[12], now - ${WORKER_LIVE_MS}, '+inf')
@@ -79,7 +125,7 @@ if #ex > 0 then
   url = ex[1]
   taken = 1
 else
-  local q = redis.call('ZRANGE', KEYS[3], 0, 0)
+  local q = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
   if #q == 0 then return nil end
   url = q[1]
   local max = tonumber(ARGV[3])
@@ -134,6 +180,8 @@ if not st then
   redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2])
 elseif st == 'queued' then
   redis.call('ZREM', KEYS[3], ARGV[1])
+elseif st == 'held' then
+  redis.call('ZREM', KEYS[14], ARGV[1])
 else
   return 0
 end
@@ -156,6 +204,29 @@ end
 redis.call('DEL', KEYS[3])
 return out
 `),
+  // Held URLs no queued or leased URL can report at a smaller depth any more (one of depth d once
+  // nothing of depth d - 2 or less is queued or leased) are skipped for the budget, with a record.
+  decide: lua(`
+if redis.call('ZCARD', KEYS[14]) == 0 then return {} end
+local lowest = lowest_leased()
+local q = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
+if #q > 0 then lowest = math.min(lowest, score_depth(q[2])) end
+local urls
+if lowest == math.huge then urls = redis.call('ZRANGE', KEYS[14], 0, -1)
+else urls = redis.call('ZRANGEBYSCORE', KEYS[14], '-inf', '(' .. score(lowest + 2, 0)) end
+local out = {}
+for _, url in ipairs(urls) do
+  local json = redis.call('HGET', KEYS[1], url)
+  local e = cjson.decode(json)
+  redis.call('ZREM', KEYS[14], url)
+  redis.call('HSET', KEYS[2], url, 'skipped')
+  local n = redis.call('RPUSH', KEYS[6], cjson.encode({['$skip'] = 'budget', url = url, requestedUrl = e.requestedUrl, depth = e.depth, referrer = e.referrer}))
+  redis.call('HSET', KEYS[13], url, n - 1)
+  redis.call('HINCRBY', KEYS[7], 'skipped', 1)
+  out[#out + 1] = json
+end
+return out
+`),
   counts: lua(`
 local now = now_ms()
 local c = redis.call('HMGET', KEYS[7], 'done', 'failed', 'skipped', 'marked', 'gone')
@@ -169,7 +240,7 @@ if active then
   elseif ended and ended > active then elapsed = elapsed + ended - active end
 end
 return {
-  redis.call('ZCARD', KEYS[3]) + expired,
+  redis.call('ZCARD', KEYS[3]) + redis.call('ZCARD', KEYS[14]) + expired,
   redis.call('ZCARD', KEYS[4]) - expired,
   tonumber(c[1]) or 0, tonumber(c[2]) or 0, tonumber(c[3]) or 0, tonumber(c[4]) or 0,
   redis.call('ZCOUNT', KEYS[9], now - 60000, '+inf'),
@@ -202,7 +273,8 @@ if live_others(now, ARGV[1]) == 0 then fold_period() end
 return 1
 `),
   // ARGV: deepest depth to reopen. URLs skipped for the budget go back in the queue in their old
-  // order; their skip records are blanked in place (GONE_RECORD).
+  // order; their skip records are blanked in place (GONE_RECORD). Held URLs go back too (after
+  // them, in their order; they have no record and are not returned).
   reopen: lua(`
 local max = tonumber(ARGV[1])
 local all = redis.call('HGETALL', KEYS[13])
@@ -215,7 +287,7 @@ for i = 1, #all, 2 do
   end
 end
 table.sort(picked, function(a, b) return a.idx < b.idx end)
-if #picked > 0 then redis.call('HSET', KEYS[11], 'schema', '${GONE_RECORD_LAYOUT}') end
+if #picked > 0 then raise_layout(${GONE_RECORD_LAYOUT}) end
 local out = {}
 for _, p in ipairs(picked) do
   redis.call('LSET', KEYS[6], p.idx, '${GONE_RECORD}')
@@ -225,6 +297,13 @@ for _, p in ipairs(picked) do
   redis.call('HINCRBY', KEYS[7], 'skipped', -1)
   redis.call('HINCRBY', KEYS[7], 'gone', 1)
   out[#out + 1] = p.url
+end
+for _, url in ipairs(redis.call('ZRANGE', KEYS[14], 0, -1)) do
+  local e = cjson.decode(redis.call('HGET', KEYS[1], url))
+  if e.depth <= max then
+    redis.call('ZREM', KEYS[14], url)
+    wait(url, e.depth, false)
+  end
 end
 return out
 `),
@@ -249,12 +328,16 @@ export interface StoredEntry {
   referrer: string | null;
 }
 
-/** Entries as the add scripts take them (`u` URL, `e` stored entry, `d` depth): skipped ones carry their record (`s`). */
+/**
+ * Entries as the add scripts take them (`u` URL, `e` stored entry, `d` depth): skipped ones carry
+ * their record (`s`, and `b` for a budget skip), held ones `h`.
+ */
 export function encodeEntries(entries: readonly FrontierEntry[]): string {
   return JSON.stringify(
     entries.map((e) => {
       const stored: StoredEntry = { url: e.url, requestedUrl: e.requestedUrl, depth: e.depth, referrer: e.referrer };
-      const item: { u: string; e: string; d: number; s?: string; b?: 1 } = { u: e.url, e: JSON.stringify(stored), d: e.depth };
+      const item: { u: string; e: string; d: number; s?: string; b?: 1; h?: 1 } = { u: e.url, e: JSON.stringify(stored), d: e.depth };
+      if (e.held && !e.skip) item.h = 1;
       if (e.skip) {
         const marker: SkipMarker = { $skip: e.skip, ...stored, error: e.skipError ?? null, duplicateOf: e.duplicateOf ?? null };
         item.s = JSON.stringify(marker);

@@ -9,7 +9,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { UsageError } from '../../model/errors.js';
 import { CrawlMismatchError, joinCrawl, oneLine, StoreError, type CrawlKey } from '../policy.js';
-import { SCHEMA, STATE_SCHEMA_VERSION } from './statements.js';
+import { MIGRATIONS, SCHEMA, STATE_SCHEMA_VERSION } from './statements.js';
 
 /**
  * The state file cannot be used: it is not a SQLite database, is corrupt, cannot be created
@@ -68,8 +68,8 @@ export interface StateFileOptions {
  * Open (or create) a state file and take it for this process: refuse a path SQLite would
  * handle less clearly (a folder, a missing folder, a read-only file or folder), take the
  * owner lock ({@link ownerLockPath}), run `PRAGMA quick_check`, refuse a database that is not a
- * spacrawl state file or is newer, switch to WAL with `synchronous=NORMAL`, create the tables,
- * join the crawl (`joinCrawl`) and put every leased URL back in the queue (their owner is gone,
+ * spacrawl state file or is newer, switch to WAL with `synchronous=NORMAL`, create the tables
+ * (or bring an older file's up to this schema: `MIGRATIONS`), join the crawl (`joinCrawl`) and put every leased URL back in the queue (their owner is gone,
  * or it would still hold the lock) — all in one transaction.
  *
  * The state file itself is opened in SQLite's normal locking mode, so readers in other
@@ -123,6 +123,9 @@ export function openStateFile<T>(file: string, opts: StateFileOptions, use: (db:
       if (schema === undefined) {
         setMeta.run('schema', String(STATE_SCHEMA_VERSION));
         setMeta.run('created_at', new Date().toISOString());
+      } else if (Number(schema) < STATE_SCHEMA_VERSION) {
+        for (let v = Number(schema); v < STATE_SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
+        setMeta.run('schema', String(STATE_SCHEMA_VERSION));
       }
       // A write on every open: proves the file is writable (the owner lock keeps other writers out).
       setMeta.run('opened_at', new Date().toISOString());

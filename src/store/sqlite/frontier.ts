@@ -16,6 +16,10 @@
  * dies); so whoever gets the lock knows the previous owner is gone and puts every lease back in
  * the queue at once. Other processes may read the state file meanwhile (WAL readers:
  * `readStateFile`, `spacrawl status --state`).
+ *
+ * About 420 lines, one class on purpose: each method is one documented step of the Frontier
+ * contract over the prepared statements (the SQL is in `statements.ts`, the file's checks in
+ * `file.ts`), and the steps share the transactions built in the constructor.
  * @module
  */
 import { randomUUID } from 'node:crypto';
@@ -76,6 +80,7 @@ export class SqliteFrontier implements Frontier {
   private readonly drainTx: (reason: SkipReason) => FrontierEntry[];
   private readonly reopenTx: (maxDepth: number) => string[];
   private readonly claimTx: (now: number, token: string) => Lease | null;
+  private readonly decideTx: () => FrontierEntry[];
 
   private constructor(
     private readonly db: Database.Database,
@@ -115,6 +120,16 @@ export class SqliteFrontier implements Frontier {
       const lease: Lease = { entry: toEntry(row), token };
       if (pick.state === 'leased') lease.recovered = true;
       return lease;
+    });
+    this.decideTx = db.transaction(() => {
+      if (!this.stmts.anyHeld.get()) return [];
+      const lowest = this.stmts.lowestActive.get() ?? null;
+      const rows = this.stmts.heldBelow.all({ below: lowest === null ? Number.MAX_SAFE_INTEGER : lowest + 2 });
+      for (const r of rows) {
+        this.stmts.skipHeld.run({ url: r.url });
+        this.stmts.insertRecord.run({ url: r.url, json: null });
+      }
+      return rows.map(toEntry);
     });
     this.reopenTx = db.transaction((maxDepth: number) => {
       const urls = this.stmts.budgetSkipped.all({ maxDepth }).map((r) => r.url);
@@ -166,7 +181,7 @@ export class SqliteFrontier implements Frontier {
         requestedUrl: e.requestedUrl,
         depth: e.depth,
         referrer: e.referrer,
-        state: e.skip ? 'skipped' : 'queued',
+        state: e.skip ? 'skipped' : e.held ? 'held' : 'queued',
         skipReason: e.skip ?? null,
         skipError: e.skip && e.skipError ? JSON.stringify(e.skipError) : null,
         duplicateOf: e.skip ? (e.duplicateOf ?? null) : null,
@@ -182,9 +197,11 @@ export class SqliteFrontier implements Frontier {
 
   /**
    * Offer URLs in one transaction. Each canonical URL not stored before is inserted: queued,
-   * or — with `skip` — stored as `skipped` with its reason and error, and given a record
-   * (see {@link SqliteFrontier.records}). URLs already stored, in any state, are ignored.
-   * @returns the entries that were new, in the order given (the same objects)
+   * `held` (with `held`), or — with `skip` — stored as `skipped` with its reason and error, and
+   * given a record (see {@link SqliteFrontier.records}). A stored URL still queued or held takes
+   * an entry that lowers its depth, as the {@link Frontier} contract says (its row's depth,
+   * referrer, requested URL and `seq`); other entries for stored URLs are ignored.
+   * @returns the entries taken (new or lowering), in the order given (the same objects)
    * @throws StateStoreError on a database error (nothing is written)
    */
   async add(entries: readonly FrontierEntry[]): Promise<FrontierEntry[]> {
@@ -194,14 +211,25 @@ export class SqliteFrontier implements Frontier {
 
   /**
    * Claim the next URL in one transaction that commits before it returns: the queued URL
-   * of lowest depth, first-come within a depth — or a leased one whose lease expired — gets a
-   * fresh random token and expires `leaseTtlMs` from now.
+   * of lowest depth, first-come within a depth — or a leased one whose lease expired — gets a fresh random token and
+   * expires `leaseTtlMs` from now.
    * @returns the lease (`recovered` when it was taken over from an expired lease), or `null`
    * when nothing is claimable right now (URLs may be in flight)
    * @throws StateStoreError on a database error
    */
   async next(): Promise<Lease | null> {
     return this.guard(() => this.claimTx(Date.now(), randomUUID()));
+  }
+
+  /**
+   * Decide, in one transaction, the held URLs no queued or leased URL can report at a smaller
+   * depth any more (see {@link Frontier.decideHeld}): each is stored as `skipped` for `budget`
+   * and gets a record, like an entry added with `skip`.
+   * @returns their entries, breadth-first
+   * @throws StateStoreError on a database error (nothing is written)
+   */
+  async decideHeld(): Promise<FrontierEntry[]> {
+    return this.guard(() => this.decideTx());
   }
 
   /**
@@ -246,7 +274,7 @@ export class SqliteFrontier implements Frontier {
 
   /**
    * Mark a URL reached another way (the final URL of a redirect) as done, without a record.
-   * @returns `true` if the URL was unknown or only queued (it is now done), `false` if it was
+   * @returns `true` if the URL was unknown, queued or held (it is now done), `false` if it was
    * leased (even with an expired lease), done, failed or skipped
    * @throws StateStoreError on a database error
    */
@@ -257,7 +285,7 @@ export class SqliteFrontier implements Frontier {
   /**
    * Take every queued URL out of the queue in one transaction, e.g. when a budget is spent.
    * They are stored as `skipped` for `reason` and get a record each (what the crawler emits
-   * for them), so export and resume see them. Leased URLs are not touched.
+   * for them), so export and resume see them. Leased and held URLs are not touched.
    * @param reason - the skip reason to store (default `budget`)
    * @returns the drained entries, breadth-first
    * @throws StateStoreError on a database error (nothing is written)
@@ -278,13 +306,13 @@ export class SqliteFrontier implements Frontier {
 
   /**
    * For a resume with a larger budget: put the URLs an earlier run skipped for its budget
-   * (`skipped: "budget"`) back in the queue, in their old order, and delete their records, so
-   * that raising `--max-pages` or `--max-depth` goes on where the earlier run stopped. Nothing is
-   * reopened while the pages visited so far already reach `maxPages`; URLs deeper than
-   * `maxDepth` stay skipped. One transaction.
+   * (`skipped: "budget"`) or held past its `--max-depth` back in the queue, in their old order,
+   * and delete the skip records, so that raising `--max-pages` or `--max-depth` goes on where the
+   * earlier run stopped. Nothing is reopened while the pages visited so far already reach
+   * `maxPages`; URLs deeper than `maxDepth` stay as they are. One transaction.
    * @param budget - `maxPages`: navigations in all, earlier runs included; `maxDepth`: deepest
    *   link distance visited (`Infinity` for none)
-   * @returns the canonical URLs queued again (empty when there were none)
+   * @returns the canonical URLs queued again that had a skip record (empty when there were none)
    * @throws StateStoreError on a database error (nothing is changed)
    */
   async reopenBudget(budget: ResumeBudget): Promise<string[]> {
@@ -294,7 +322,7 @@ export class SqliteFrontier implements Frontier {
   }
 
   /**
-   * Sizes of the states: `queued` (queued, plus leased with an expired lease: claimable),
+   * Sizes of the states: `queued` (queued and held, plus leased with an expired lease: claimable),
    * `inFlight` (leased, unexpired), `done` (done, failed and skipped).
    * @throws StateStoreError on a database error
    */

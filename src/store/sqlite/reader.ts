@@ -80,7 +80,7 @@ export function readStateFile(file: string, now = Date.now()): StateFileStatus {
         crawlKey: null,
       };
       for (const r of rows) {
-        if (r.state === 'queued' || (r.state === 'leased' && !(running && r.live))) s.queued += r.n;
+        if (r.state === 'queued' || r.state === 'held' || (r.state === 'leased' && !(running && r.live))) s.queued += r.n;
         else if (r.state === 'leased') s.inFlight += r.n;
         else if (r.state === 'done') s.done += r.n;
         else if (r.state === 'failed') s.failed += r.n;

@@ -7,11 +7,15 @@
 import type Database from 'better-sqlite3';
 import type { FrontierEntry } from '../frontier.js';
 
-/** Version of the state file's tables; a file with a higher version is refused. */
-export const STATE_SCHEMA_VERSION = 1;
+/**
+ * Version of the state file's tables; a file with a higher version is refused, one with a lower
+ * version is brought up to it when opened ({@link MIGRATIONS}). 2: URLs held past `--max-depth`
+ * (state `held`).
+ */
+export const STATE_SCHEMA_VERSION = 2;
 
 /** The state of a URL's row in `urls`. */
-export type UrlState = 'queued' | 'leased' | 'done' | 'failed' | 'skipped';
+export type UrlState = 'queued' | 'leased' | 'done' | 'failed' | 'skipped' | 'held';
 
 /** A row of `urls` as a frontier entry. */
 export interface EntryRow {
@@ -47,18 +51,19 @@ export interface InsertParams {
   seq: number;
 }
 
-/** The state file's tables (created when missing). */
-export const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (
-  key TEXT PRIMARY KEY,
-  value TEXT NOT NULL
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS urls (
+/**
+ * The `urls` table under `name` (the state file's keeps `urls`; a migration builds a new one
+ * beside the old).
+ */
+export function urlsTable(name: string): string {
+  return `
+CREATE TABLE IF NOT EXISTS ${name} (
   url TEXT PRIMARY KEY,               -- canonical URL: the frontier key
   requested_url TEXT NOT NULL,        -- what goes on the wire
   depth INTEGER,                      -- NULL only for URLs marked done without being added
   referrer TEXT,
-  state TEXT NOT NULL CHECK (state IN ('queued','leased','done','failed','skipped')),
+  -- held: past --max-depth, waiting for its decision (schema 2)
+  state TEXT NOT NULL CHECK (state IN ('queued','leased','done','failed','skipped','held')),
   skip_reason TEXT,                   -- with state 'skipped'
   skip_error TEXT CHECK (skip_error IS NULL OR json_valid(skip_error)),
   duplicate_of TEXT,                  -- with skip_reason 'duplicate': the URL it repeats
@@ -66,7 +71,16 @@ CREATE TABLE IF NOT EXISTS urls (
   lease_expires INTEGER,              -- with state 'leased': ms since the epoch
   seq INTEGER NOT NULL,               -- insertion order (first-come within a depth)
   CHECK (depth IS NOT NULL OR state = 'done')
-);
+);`;
+}
+
+/** The state file's tables (created when missing). */
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+${urlsTable('urls')}
 CREATE INDEX IF NOT EXISTS urls_claim ON urls (state, depth, seq);
 CREATE TABLE IF NOT EXISTS records (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -74,6 +88,23 @@ CREATE TABLE IF NOT EXISTS records (
   json TEXT                           -- the PageRecord; NULL for a skipped URL (built from urls)
 );
 `;
+
+/**
+ * What brings a state file of an older schema to {@link STATE_SCHEMA_VERSION}, by the version it
+ * starts from (run in order, in the open's transaction).
+ * - 1 → 2: `urls.state` may be `held`; SQLite cannot change a CHECK constraint in place, so the
+ *   table is copied into one that allows it.
+ */
+export const MIGRATIONS: Readonly<Record<number, string>> = {
+  1: `
+${urlsTable('urls_v2')}
+INSERT INTO urls_v2 (url, requested_url, depth, referrer, state, skip_reason, skip_error, duplicate_of, token, lease_expires, seq)
+  SELECT url, requested_url, depth, referrer, state, skip_reason, skip_error, duplicate_of, token, lease_expires, seq FROM urls;
+DROP TABLE urls;
+ALTER TABLE urls_v2 RENAME TO urls;
+CREATE INDEX IF NOT EXISTS urls_claim ON urls (state, depth, seq);
+`,
+};
 
 
 type Stmt<P extends unknown[], R = unknown> = Database.Statement<P, R>;
@@ -93,6 +124,10 @@ export interface Statements {
   release: Stmt<[{ url: string; token: string }]>;
   releaseAll: Stmt<unknown[]>;
   markDone: Stmt<[{ url: string; seq: number }]>;
+  lowestActive: Stmt<[], number | null>;
+  anyHeld: Stmt<[], number>;
+  heldBelow: Stmt<[{ below: number }], EntryRow>;
+  skipHeld: Stmt<[{ url: string }]>;
   queuedRows: Stmt<[], EntryRow>;
   skipQueued: Stmt<[{ url: string; reason: string }]>;
   visited: Stmt<[], { n: number }>;
@@ -115,12 +150,18 @@ export function prepare(db: Database.Database): Statements {
     ),
     insertUrl: db.prepare<[InsertParams]>(
       // Not INSERT OR IGNORE: that would also drop rows breaking other constraints, silently.
+      // A known URL changes only while it waits (queued or held), to a smaller depth, from an
+      // entry without skip; a queued one is never held again (Frontier.add).
       `INSERT INTO urls (url, requested_url, depth, referrer, state, skip_reason, skip_error, duplicate_of, seq)
        VALUES (@url, @requestedUrl, @depth, @referrer, @state, @skipReason, @skipError, @duplicateOf, @seq)
-       ON CONFLICT (url) DO NOTHING`,
+       ON CONFLICT (url) DO UPDATE SET requested_url = excluded.requested_url, depth = excluded.depth,
+         referrer = excluded.referrer, state = excluded.state, seq = excluded.seq
+       WHERE urls.state IN ('queued', 'held') AND excluded.state IN ('queued', 'held') AND excluded.depth < urls.depth
+         AND NOT (urls.state = 'queued' AND excluded.state = 'held')`,
     ),
     insertRecord: db.prepare<[{ url: string; json: string | null }]>('INSERT INTO records (url, json) VALUES (@url, @json)'),
     claimable: db.prepare<[{ now: number }], { url: string; state: UrlState }>(
+      // The first queued URL, or the first leased URL whose lease expired.
       `SELECT url, state FROM (
          SELECT * FROM (SELECT url, depth, seq, state FROM urls WHERE state = 'queued' ORDER BY depth, seq LIMIT 1)
          UNION ALL
@@ -146,8 +187,17 @@ export function prepare(db: Database.Database): Statements {
     releaseAll: db.prepare("UPDATE urls SET state = 'queued', token = NULL, lease_expires = NULL WHERE state = 'leased'"),
     markDone: db.prepare<[{ url: string; seq: number }]>(
       `INSERT INTO urls (url, requested_url, depth, referrer, state, seq) VALUES (@url, @url, NULL, NULL, 'done', @seq)
-       ON CONFLICT (url) DO UPDATE SET state = 'done' WHERE urls.state = 'queued'`,
+       ON CONFLICT (url) DO UPDATE SET state = 'done' WHERE urls.state IN ('queued', 'held')`,
     ),
+    // One MIN per state, so that each reads one entry of the claim index.
+    lowestActive: db.prepare<[], number | null>(
+      `SELECT MIN(d) FROM (SELECT MIN(depth) AS d FROM urls WHERE state = 'queued' UNION ALL SELECT MIN(depth) FROM urls WHERE state = 'leased')`,
+    ).pluck(),
+    anyHeld: db.prepare<[], number>(`SELECT EXISTS (SELECT 1 FROM urls WHERE state = 'held')`).pluck(),
+    heldBelow: db.prepare<[{ below: number }], EntryRow>(
+      `SELECT url, requested_url AS requestedUrl, depth, referrer FROM urls WHERE state = 'held' AND depth < @below ORDER BY depth, seq`,
+    ),
+    skipHeld: db.prepare<[{ url: string }]>(`UPDATE urls SET state = 'skipped', skip_reason = 'budget' WHERE url = @url AND state = 'held'`),
     queuedRows: db.prepare<[], EntryRow>(
       `SELECT url, requested_url AS requestedUrl, depth, referrer FROM urls WHERE state = 'queued' ORDER BY depth, seq`,
     ),
@@ -164,11 +214,11 @@ export function prepare(db: Database.Database): Statements {
     ),
     requeueBudget: db.prepare<[{ maxDepth: number }]>(
       `UPDATE urls SET state = 'queued', skip_reason = NULL, skip_error = NULL, duplicate_of = NULL
-       WHERE state = 'skipped' AND skip_reason = 'budget' AND depth <= @maxDepth`,
+       WHERE ((state = 'skipped' AND skip_reason = 'budget') OR state = 'held') AND depth <= @maxDepth`,
     ),
     counts: db.prepare<[{ now: number }], { queued: number; inFlight: number; done: number }>(
       `SELECT
-         (SELECT COUNT(*) FROM urls WHERE state = 'queued')
+         (SELECT COUNT(*) FROM urls WHERE state IN ('queued', 'held'))
            + (SELECT COUNT(*) FROM urls WHERE state = 'leased' AND lease_expires <= @now) AS queued,
          (SELECT COUNT(*) FROM urls WHERE state = 'leased' AND lease_expires > @now) AS inFlight,
          (SELECT COUNT(*) FROM urls WHERE state IN ('done', 'failed', 'skipped')) AS done`,
