@@ -19,7 +19,7 @@ function judgeWith(answer: (prefix: string, name: string) => Omit<ProbeResult, '
     const prefix = u.pathname.replace(/spacrawl-probe-[a-z0-9]+$/, '');
     asked.push(prefix);
     const a = answer(prefix, u.pathname.split('/').pop()!);
-    return { text: a.text, status: a.status, path: u.pathname, finalUrl: a.finalUrl === undefined ? url : a.finalUrl, digest: null };
+    return { text: a.text, ...(a.title !== undefined ? { title: a.title } : {}), status: a.status, path: u.pathname, finalUrl: a.finalUrl === undefined ? url : a.finalUrl, digest: null };
   }, (n) => notes.push(n));
   const page = (path: string, text: string, extra: Partial<RenderedPage> = {}): RenderedPage => ({ url: `${O}${path}`, status: 200, title: text.split(' ')[0] ?? '', headings: [], text, ...extra });
   return { s, asked, notes, page };
@@ -32,6 +32,30 @@ describe('routePrefixes', () => {
     expect(routePrefixes('/app/')).toEqual(['/', '/app/']);
     expect(routePrefixes('/app/settings/profile')).toEqual(['/', '/app/', '/app/settings/']);
     expect(routePrefixes('/-/web/detail/pkg')).toEqual(['/', '/-/', '/-/web/']);
+  });
+});
+
+describe('SoftNotFound: a server that sends real 404s in its pages\' layout', () => {
+  // A documentation site: a sidebar of 120 links is most of every page's text, the 404 page included.
+  const name = (i: number): string => String.fromCharCode(97 + (i % 26)) + String.fromCharCode(97 + Math.floor(i / 26));
+  const SIDEBAR = Array.from({ length: 120 }, (_, i) => `topic ${name(i)} guide`).join(' ');
+  const screen = (title: string, body: string): { title: string; text: string } => ({ title, text: `${title} ${SIDEBAR} ${body}` });
+  const notFound = screen('Not found | Docs', 'this page does not exist');
+
+  it('a page answering 200 under its own title is no soft 404, however alike the texts; one under the 404 page\'s title is', async () => {
+    const { s, page } = judgeWith(() => ({ status: 404, ...notFound }));
+    s.ensure(O);
+    const real = screen('Topic 7 | Docs', 'how to configure topic seven');
+    expect(await s.judge(page('/docs/t7', real.text, { title: real.title }), false)).toBeNull();
+    expect(await s.judge(page('/', screen('Home | Docs', 'welcome').text, { title: 'Home | Docs' }), true)).toBeNull();
+    expect(await s.judge(page('/docs/gone', notFound.text, { title: '  not found |  docs ' }), false)).toBe('fingerprint');
+  });
+
+  it('a probe answering 200 (an app\'s catch-all route) still matches by text alone, whatever the titles', async () => {
+    const { s, page } = judgeWith(() => ({ status: 200, ...notFound }));
+    s.ensure(O);
+    expect(await s.judge(page('/', HOME), true)).toBeNull();
+    expect(await s.judge(page('/docs/gone', notFound.text, { title: 'Docs' }), false)).toBe('fingerprint');
   });
 });
 

@@ -364,6 +364,7 @@ export class Crawler {
           if (lease) {
             if (lease.recovered) this.signals.event({ type: 'lease-recovered', url: lease.entry.url });
             this.leases.hold(lease);
+            job.leased(lease);
             const host = Politeness.key(lease.entry.requestedUrl);
             if (this.politeness.waitMs(host) <= 0) launch(lease, host);
             else this.parked.push({ lease, host, readyAt: 0 });

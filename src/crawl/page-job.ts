@@ -108,6 +108,15 @@ export class PageJob {
   /** @param p - the crawl's parts */
   constructor(private readonly p: PageJobParts) {}
 
+  /**
+   * Note a URL this worker has just leased, before it waits for its host's politeness slot: a
+   * redirect hop of another visit to it is stopped from then on (see `DocumentClaims`), not
+   * followed to a second request of the same page.
+   */
+  leased(lease: Lease): void {
+    this.p.claims.visiting(lease.entry.url);
+  }
+
   /** `true` once a seed got an HTTP response. */
   get seedVisited(): boolean {
     return this.answered;
@@ -179,7 +188,7 @@ export class PageJob {
       if (res.error) return null;
       // A probe that found the session logged out says nothing about "not found" pages.
       if (guard && guard.rules.judge(res, url)) return null;
-      return { text: res.text, status: res.status, path: new URL(url).pathname, finalUrl: res.finalUrl, digest: res.bodyDigest };
+      return { text: res.text, title: res.title, status: res.status, path: new URL(url).pathname, finalUrl: res.finalUrl, digest: res.bodyDigest };
     } catch {
       return null;
     } finally {

@@ -34,6 +34,8 @@ export const MAX_PREFIX_DEPTH = 2;
 export interface ProbeResult {
   /** Title and visible text, normalized (see `extractPage`). */
   text: string;
+  /** The rendered title, when known (see {@link SoftNotFound}: it tells a 404 screen from a page of the same layout). */
+  title?: string | null;
   /** HTTP status of the probe's main document. */
   status: number | null;
   /** The probe URL's path. */
@@ -119,7 +121,23 @@ interface Fingerprint {
   redirectedTo: string | null;
   /** The probe rendered a real page (the seed, or its prefix's own index page): not a not-found screen. */
   fallback: boolean;
+  /** The probe's rendered title (whitespace collapsed), or `null` when not known. */
+  title: string | null;
 }
+
+/**
+ * `false` when `page` cannot be the not-found screen `fp` rendered although their texts may be
+ * alike: a server that answers unknown URLs with a real 404 or 410 knows its not-found page, and
+ * one of its pages answering 200 under another title is a page of the same layout (a
+ * documentation site whose sidebar is most of every page's text), not that screen.
+ */
+function sameScreen(fp: Fingerprint, page: RenderedPage): boolean {
+  if (fp.status !== 404 && fp.status !== 410) return true;
+  return fp.title === null || fp.title === titleKey(page.title);
+}
+
+/** A title compared with another: whitespace collapsed, case ignored. */
+const titleKey = (t: string): string => t.replace(/\s+/g, ' ').trim().toLowerCase();
 
 interface OriginState {
   /** Route prefix (`/`, `/app/`) → its probe. */
@@ -174,7 +192,9 @@ export function notFoundByText(page: Pick<RenderedPage, 'title' | 'headings' | '
  *   until one answers 200 (the app's own "not found" screen), at most
  *   {@link MAX_PROBES_PER_ORIGIN} probes per origin. A 404 or 410 probe's rendering counts too
  *   when it has at least {@link MIN_FINGERPRINT_SHINGLES} shingles (a screen of its own, not
- *   a bare "Not found"). A probe that rendered a real page (the
+ *   a bare "Not found") whose title the page shares: a page answering 200 under another
+ *   title on such a server is a page of the same layout (a long shared sidebar), not its
+ *   not-found screen. A probe that rendered a real page (the
  *   seed, or its prefix's index page, as apps that show their start page for every unknown
  *   route do) is no fingerprint, and the page a probe was redirected to is never matched to it;
  * - `not-found-heading` / `not-found-title`: see {@link notFoundByText}.
@@ -221,7 +241,7 @@ export class SoftNotFound {
       if (!r || r === NO_PAGE) return null;
       if (r.digest !== null && (r.status === 404 || r.status === 410) && !st.known.some((k) => k.digest === r.digest && k.status === r.status)) st.known.push(r);
       const redirectedTo = r.finalUrl && stripHash(r.finalUrl) !== url ? stripHash(r.finalUrl) : null;
-      return { prefix, shingles: shingles(r.text, r.path), status: r.status, redirectedTo, fallback: false };
+      return { prefix, shingles: shingles(r.text, r.path), status: r.status, redirectedTo, fallback: false, title: typeof r.title === 'string' ? titleKey(r.title) : null };
     });
     st.probes.set(prefix, p);
     return p;
@@ -256,7 +276,7 @@ export class SoftNotFound {
       if (!fp) continue;
       if (fp.status !== 200 && fp.status !== 404 && fp.status !== 410) break;
       this.checkFallback(u.origin, fp, st, mine, u.pathname);
-      if (!fp.fallback && fp.shingles.size >= MIN_FINGERPRINT_SHINGLES && fp.redirectedTo !== here && similarity(mine(), fp.shingles) >= SOFT404_SIMILARITY) {
+      if (!fp.fallback && fp.shingles.size >= MIN_FINGERPRINT_SHINGLES && fp.redirectedTo !== here && sameScreen(fp, page) && similarity(mine(), fp.shingles) >= SOFT404_SIMILARITY) {
         return 'fingerprint';
       }
       // A 200 here: this is where the app answers unknown routes; deeper probes learn nothing more.
