@@ -168,7 +168,8 @@ export function matchFindings(older: ReadonlyMap<string, Finding>, newer: Readon
  * Parse and check a `--fail-on` value: rule ids of the audit (the crawl's `--fail-on`), `none`
  * (never fail) or `warnings` (every error- and warning-level rule), comma-separated.
  * @throws DiffInputError (`bad-option`) for an unknown rule id: one line under 200 characters
- *   that names the other words and `spacrawl rules` (the rule ids are not listed)
+ *   that names the other words and `spacrawl rules` (the rule ids are not listed); and for a
+ *   value that names no rule (`""`, `","`), which would otherwise never fail
  */
 export function parseFailOn(value: string): string[] {
   const list = value
@@ -176,6 +177,8 @@ export function parseFailOn(value: string): string[] {
     .map((x) => x.trim())
     .filter(Boolean);
   const known = new Set<string>([...Object.keys(RULES), 'none', 'warnings', NEW]);
+  // An empty list is a mistake (an unset variable in a CI script), not a wish never to fail: that is `none`.
+  if (list.length === 0) throw new DiffInputError('bad-option', `--fail-on names no rule: expected rule ids (spacrawl rules lists them), warnings, none, new or new:RULE`);
   for (const r of list) {
     if (known.has(r)) continue;
     // One short line (under 200 characters): the words, not the ~35 rule ids, which `spacrawl rules` lists.

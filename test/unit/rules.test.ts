@@ -30,6 +30,10 @@ describe('a bad --fail-on is one short line that points to spacrawl rules', () =
     [['crawl', 'http://127.0.0.1:9/', '--fail-on', 'broken-links'], 'unknown --fail-on rule "broken-links" (did you mean "broken-link"?)'],
     [['crawl', 'http://127.0.0.1:9/', '--fail-on', 'new:zzzz', '--baseline', 'x.jsonl'], 'unknown --fail-on rule "zzzz"'],
     [['diff', 'a.jsonl', 'b.jsonl', '--fail-on', 'x'.repeat(300)], `unknown --fail-on rule "${'x'.repeat(40)}…"`],
+    // Empty (an unset variable in a CI script) is a mistake, not "never fail" (that is `none`).
+    [['crawl', 'http://127.0.0.1:9/', '--fail-on', ''], '--fail-on names no rule'],
+    [['crawl', 'http://127.0.0.1:9/', '--fail-on', ' , '], '--fail-on names no rule'],
+    [['diff', 'a.jsonl', 'b.jsonl', '--fail-on', ''], '--fail-on names no rule'],
   ])('%j', async (args, start) => {
     const r = await runInProcess(args);
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 2, stdout: '', stderr: `spacrawl: ${start}${WORDS}\n` });
