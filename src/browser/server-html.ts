@@ -5,7 +5,8 @@
  * tokenization where it matters for them: comments, doctypes and processing instructions are
  * skipped; the raw text of `<script>`, `<style>`, `<xmp>`, `<iframe>`, `<noembed>` and
  * `<noframes>` is skipped up to its end tag; `<title>` and `<textarea>` are text up to their end
- * tag; attribute values may be double-quoted, single-quoted or bare; character references are
+ * tag, and the first `<title>` outside `<svg>` and `<math>` is the document's (one inside is a
+ * drawing's tooltip); attribute values may be double-quoted, single-quoted or bare; character references are
  * decoded (numeric ones, and the named ones pages use in titles). `<template>` content is not
  * read (it is not rendered), except a declarative shadow root's (`shadowrootmode`). `<noscript>`
  * is read as a browser without scripts reads it (its links count) but its text does not: it is
@@ -228,6 +229,8 @@ export function readServerHtml(html: string, documentUrl: string): ServerHtmlRea
   let baseSeen = false;
   let template = 0;
   let noscript = 0;
+  /** Depth in `<svg>` and `<math>`: a `<title>` there is a drawing's tooltip, not the document's title. */
+  let foreign = 0;
   const addText = (start: number, end: number): void => {
     if (template === 0 && noscript === 0) text.add(s, start, end);
   };
@@ -269,18 +272,20 @@ export function readServerHtml(html: string, documentUrl: string): ServerHtmlRea
       i = close === -1 ? n : close + 1;
       if (name === 'template' && template > 0) template--;
       if (name === 'noscript' && noscript > 0) noscript--;
+      if ((name === 'svg' || name === 'math') && foreign > 0) foreign--;
       continue;
     }
     const wanted = name === 'a' || name === 'area' || name === 'base' ? 'href' : name === 'template' ? 'shadowrootmode' : null;
     const { value, end } = readAttribute(s, j, wanted);
     i = end;
+    if ((name === 'svg' || name === 'math') && s.charCodeAt(end - 2) !== SLASH) foreign++;
     if (RAW_TEXT.has(name) || RCDATA.has(name)) {
       let endTag = END_TAGS.get(name);
       if (!endTag) END_TAGS.set(name, (endTag = new RegExp(`</${name}[\\s/>]`, 'ig')));
       endTag.lastIndex = i;
       const close = endTag.exec(s)?.index ?? -1;
       const stop = close === -1 ? n : close;
-      if (name === 'title' && title === null && template === 0) title = decodeEntities(s.slice(i, stop)).replace(/\s+/g, ' ').trim() || null;
+      if (name === 'title' && title === null && template === 0 && foreign === 0) title = decodeEntities(s.slice(i, stop)).replace(/\s+/g, ' ').trim() || null;
       if (name === 'textarea') addText(i, stop);
       const gt = close === -1 ? -1 : s.indexOf('>', close);
       i = gt === -1 ? n : gt + 1;

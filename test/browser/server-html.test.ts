@@ -99,7 +99,26 @@ describe('readServerHtml', () => {
   });
 });
 
+describe('readServerHtml: the document title, not a drawing\'s', () => {
+  it('skips a <title> inside <svg> or <math>, before or after the real one; a self-closing <svg/> opens nothing', () => {
+    const read = (h: string): string | null => readServerHtml(h, 'http://site.test/').title;
+    expect(read('<body><svg><title>Close icon</title><path d=""/></svg><p>x</p>')).toBeNull();
+    expect(read('<head></head><body><svg viewBox="0 0 1 1"><title>Tip</title></svg><title>Real</title>')).toBe('Real');
+    expect(read('<math><title>M</title></math><svg/><title>After</title>')).toBe('After');
+    expect(read('<title>First</title><svg><title>Tip</title></svg>')).toBe('First');
+  });
+});
+
 describe('decodeHtml', () => {
+  it('bytes that are valid UTF-8 are UTF-8 whatever the declared charset (Chromium hands a text body over decoded); a body cut inside a character too', () => {
+    const utf8 = new TextEncoder().encode('<meta charset="shift_jis"><title>日本語</title>');
+    expect(decodeHtml(utf8, 'text/html; charset=Shift_JIS')).toBe('<meta charset="shift_jis"><title>日本語</title>');
+    const cut = new TextEncoder().encode('<p>café 日本');
+    expect(decodeHtml(cut.subarray(0, cut.length - 1), 'text/html; charset=windows-1252', true)).toBe('<p>café 日');
+    // Bytes as sent, undeclared and not UTF-8: a single-byte encoding, as a browser falls back.
+    expect(decodeHtml(Uint8Array.from([0x43, 0x61, 0x66, 0xe9, 0x21]), 'text/html')).toBe('Café!');
+  });
+
   it('uses the header charset, else a <meta charset>, else UTF-8', () => {
     const latin1 = Uint8Array.from([0x3c, 0x70, 0x3e, 0xe9, 0x3c, 0x2f, 0x70, 0x3e]); // <p>é</p> in windows-1252
     expect(decodeHtml(latin1, 'text/html; charset=ISO-8859-1')).toBe('<p>é</p>');

@@ -51,7 +51,7 @@ export function inspectStages(): { read: Stage<VisitContext>; compare: Stage<Vis
         const truncated = body.length > MAX_SERVER_HTML_BYTES;
         const bytes = truncated ? body.subarray(0, MAX_SERVER_HTML_BYTES) : body;
         // A history route shows the shell at the route's URL: its relative links resolve there.
-        const server = readServerHtml(decodeHtml(bytes, await contentType(doc)), ctx.document.routeUrl ?? doc.url());
+        const server = readServerHtml(decodeHtml(bytes, await contentType(doc), truncated), ctx.document.routeUrl ?? doc.url());
         serverLinks = server.links;
         result.serverHtml = {
           title: server.title,
@@ -100,16 +100,28 @@ async function contentType(doc: Response): Promise<string | null> {
 }
 
 /**
- * Decode a document's bytes as a browser would, in short: a byte order mark, else the
- * `charset` of its `Content-Type`, else a `<meta charset>` (or `http-equiv` content type) in its
- * first 1024 bytes, else UTF-8. An encoding `TextDecoder` does not know falls back to UTF-8.
+ * Decode a document's bytes. Chromium hands a text document's body over already decoded (CDP
+ * `Network.getResponseBody`: its text, which Playwright's `Response.body()` gives as UTF-8
+ * bytes, whatever the server's encoding), so bytes that are valid UTF-8 are read as UTF-8 (a
+ * UTF-16 byte order mark first). Other bytes (a body handed over as it was sent) are decoded as
+ * a browser would, in short: the `charset` of the `Content-Type`, else a `<meta charset>` (or
+ * `http-equiv` content type) in the first 1024 bytes, else windows-1252 (HTML's fallback for
+ * undeclared single-byte text). An encoding `TextDecoder` does not know is skipped.
+ * @param truncated - the bytes are the start of a longer body (they may end inside a character)
  */
-export function decodeHtml(bytes: Uint8Array, contentTypeHeader: string | null): string {
-  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 'utf-8' : bytes[0] === 0xff && bytes[1] === 0xfe ? 'utf-16le' : bytes[0] === 0xfe && bytes[1] === 0xff ? 'utf-16be' : null;
+export function decodeHtml(bytes: Uint8Array, contentTypeHeader: string | null, truncated = false): string {
+  const utf16 = bytes[0] === 0xff && bytes[1] === 0xfe ? 'utf-16le' : bytes[0] === 0xfe && bytes[1] === 0xff ? 'utf-16be' : null;
+  if (utf16) return new TextDecoder(utf16).decode(bytes);
+  try {
+    // `stream`: a body cut at MAX_SERVER_HTML_BYTES may end inside a character.
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: truncated });
+  } catch {
+    // not UTF-8: the bytes as the server sent them
+  }
   const fromHeader = /charset\s*=\s*["']?([\w.:-]+)/i.exec(contentTypeHeader ?? '')?.[1] ?? null;
   const head = new TextDecoder('latin1').decode(bytes.subarray(0, 1024));
   const fromMeta = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1] ?? null;
-  for (const label of [bom, fromHeader, fromMeta]) {
+  for (const label of [fromHeader, fromMeta, 'windows-1252']) {
     if (!label) continue;
     try {
       return new TextDecoder(label).decode(bytes);
