@@ -23,6 +23,21 @@ interface Parts {
   params: Map<string, string>;
 }
 
+/**
+ * The `name=value` pairs of a query as written (percent-escapes and `+` kept): two URLs whose
+ * canonical forms differ never share a key while no parameter is learned (decoded, `%E9` and
+ * `%FC` in a Latin-1 query both read U+FFFD, and `a+b` reads as `a%20b`).
+ */
+function rawPairs(query: string): [string, string][] {
+  const out: [string, string][] = [];
+  for (const part of query.split('&')) {
+    if (!part) continue;
+    const eq = part.indexOf('=');
+    out.push(eq < 0 ? [part, ''] : [part.slice(0, eq), part.slice(eq + 1)]);
+  }
+  return out;
+}
+
 function parse(url: string): Parts | null {
   let u: URL;
   try {
@@ -31,13 +46,13 @@ function parse(url: string): Parts | null {
     return null;
   }
   const params = new Map<string, string>();
-  for (const [k, v] of u.searchParams) params.set(`q:${k}`, v);
+  for (const [k, v] of rawPairs(u.search.slice(1))) params.set(`q:${k}`, v);
   let hashPath = '';
   if (isHashRoute(u.hash)) {
     const h = u.hash.slice(1);
     const qi = h.indexOf('?');
     hashPath = qi >= 0 ? h.slice(0, qi) : h;
-    if (qi >= 0) for (const [k, v] of new URLSearchParams(h.slice(qi + 1))) params.set(`h:${k}`, v);
+    if (qi >= 0) for (const [k, v] of rawPairs(h.slice(qi + 1))) params.set(`h:${k}`, v);
   }
   return { origin: u.origin, base: `${u.origin}${u.pathname}${hashPath ? `#${hashPath}` : ''}`, params };
 }
