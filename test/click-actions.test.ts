@@ -52,6 +52,12 @@ beforeAll(async () => {
             </script>`,
           ),
         };
+      case '/prop/':
+        // A handler set as a property by a script: no attribute, no role, no pointer.
+        return {
+          body: page('Prop', `<span id="more">More</span><div id="out"></div>
+            <script>document.getElementById('more').onclick = () => { document.getElementById('out').innerHTML = '<a href="/prop/revealed">Revealed</a>'; };</script>`),
+        };
       default:
         return { body: page(`Page ${url.pathname}`, '') };
     }
@@ -94,6 +100,13 @@ describe('controls worked otherwise than by a click', () => {
     expect(seed.clickDiscovery?.made).toBe(26);
     // The jump menu's navigations were refused while clicking: found as links, not loaded.
     expect(['/forms/v1/', '/forms/v2/', '/forms/v3/'].map((p) => site.count(p))).toEqual([0, 0, 0]);
+  });
+
+  it('an element whose onclick handler a script set as a property is clicked', async () => {
+    const { seed } = await linksOfSeed('/prop/');
+    expect(paths(seed.links)).toEqual(['/prop/revealed']);
+    // Clicked again since its click revealed a link ("Load more"), which showed nothing new.
+    expect(seed.clickDiscovery?.made).toBe(2);
   });
 
   it('--click off works none of them', async () => {

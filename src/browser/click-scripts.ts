@@ -48,7 +48,7 @@ export interface ClickCandidate {
  * Find click candidates: visible elements that are not links (anchors without a destination of
  * their own, such as `<a onclick>` or `<a href="#">`, count as buttons) and not form submits, and that
  * look clickable: an explicit role (`button`, `link`, `tab`, `treeitem`, `menuitem`),
- * `aria-expanded="false"`, `<summary>`, an `onclick` attribute, or a `cursor: pointer` that the
+ * `aria-expanded="false"`, `<summary>`, an `onclick` handler (attribute or property), or a `cursor: pointer` that the
  * element sets itself (not one inherited from a clickable ancestor); a checkbox or radio button
  * with a change or click handler of its own (`onchange`, `onclick`, `oninput`). Also what a person
  * works otherwise (see `ClickCandidate.action`): a menu trigger (`aria-haspopup`), links included,
@@ -209,7 +209,7 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     if (!toggle && (tag === 'option' || tag === 'textarea' || (tag === 'input' && !isSubmit(el)))) return;
     const role = el.getAttribute('role');
     const explicit =
-      toggle || (role !== null && ROLES.has(role)) || el.getAttribute('aria-expanded') === 'false' || tag === 'summary' || el.hasAttribute('onclick') || tag === 'button';
+      toggle || (role !== null && ROLES.has(role)) || el.getAttribute('aria-expanded') === 'false' || tag === 'summary' || handles(el, 'click') || tag === 'button';
     // A menu trigger no click reaches (no role, no pointer): hovered.
     const hover = !explicit && !pointer && popup(el);
     if (!explicit && !pointer && !hover) return;
