@@ -117,6 +117,8 @@ describe('decodeHtml', () => {
     expect(decodeHtml(cut.subarray(0, cut.length - 1), 'text/html; charset=windows-1252', true)).toBe('<p>café 日');
     // Bytes as sent, undeclared and not UTF-8: a single-byte encoding, as a browser falls back.
     expect(decodeHtml(Uint8Array.from([0x43, 0x61, 0x66, 0xe9, 0x21]), 'text/html')).toBe('Café!');
+    // windows-1252's 0x80–0x9F are typographic characters, not C1 controls (also under the label latin1).
+    expect(decodeHtml(Uint8Array.from([0x96, 0x20, 0x93, 0x61, 0x94, 0x20, 0x80, 0x81]), 'text/html; charset=iso-8859-1')).toBe('– “a” €\u0081');
   });
 
   it('uses the header charset, else a <meta charset>, else UTF-8', () => {

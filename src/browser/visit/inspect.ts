@@ -123,11 +123,19 @@ export function decodeHtml(bytes: Uint8Array, contentTypeHeader: string | null, 
   const fromMeta = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1] ?? null;
   for (const label of [fromHeader, fromMeta, 'windows-1252']) {
     if (!label) continue;
+    let decoder: TextDecoder;
     try {
-      return new TextDecoder(label).decode(bytes);
+      decoder = new TextDecoder(label);
     } catch {
-      // unknown label: try the next source
+      continue; // unknown label: try the next source
     }
+    const text = decoder.decode(bytes);
+    // Node 20's windows-1252 (also what `latin1` and `iso-8859-1` name) leaves 0x80–0x9F as C1
+    // controls, where the Encoding standard has the typographic characters (– — “ ” € …).
+    return decoder.encoding === 'windows-1252' ? text.replace(/[\u0080-\u009f]/g, (c) => WINDOWS_1252_C1[c.charCodeAt(0) - 0x80] ?? c) : text;
   }
   return new TextDecoder('utf-8').decode(bytes);
 }
+
+/** windows-1252's characters for the bytes 0x80–0x9F (the Encoding standard's index; five bytes map to themselves). */
+const WINDOWS_1252_C1 = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\u0090‘’“”•–—˜™š›œ\u009džŸ';
