@@ -52,6 +52,15 @@ beforeAll(async () => {
             </script>`,
           ),
         };
+      case '/cards/':
+        // Cards wired by addEventListener only (no role, pointer or onclick): one navigates, one reveals.
+        return {
+          body: page('Cards', `<div class="card" id="c1">Widgets</div><div class="card" id="c2">Gadgets</div><div id="out"></div>
+            <script>
+              document.getElementById('c1').addEventListener('click', () => { location.href = '/cards/widgets'; });
+              document.getElementById('c2').addEventListener('click', () => { document.getElementById('out').innerHTML = '<a href="/cards/gadgets">Gadgets</a>'; });
+            </script>`),
+        };
       case '/prop/':
         // A handler set as a property by a script: no attribute, no role, no pointer.
         return {
@@ -107,6 +116,13 @@ describe('controls worked otherwise than by a click', () => {
     expect(paths(seed.links)).toEqual(['/prop/revealed']);
     // Clicked again since its click revealed a link ("Load more"), which showed nothing new.
     expect(seed.clickDiscovery?.made).toBe(2);
+  });
+
+  it('elements given a click listener by addEventListener alone are clicked: a card that navigates, one that reveals a link', async () => {
+    site.reset();
+    const { seed } = await linksOfSeed('/cards/');
+    expect(paths(seed.links)).toEqual(['/cards/gadgets', '/cards/widgets']);
+    expect(site.count('/cards/widgets')).toBe(0);
   });
 
   it('--click off works none of them', async () => {

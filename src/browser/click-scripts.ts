@@ -48,7 +48,8 @@ export interface ClickCandidate {
  * Find click candidates: visible elements that are not links (anchors without a destination of
  * their own, such as `<a onclick>` or `<a href="#">`, count as buttons) and not form submits, and that
  * look clickable: an explicit role (`button`, `link`, `tab`, `treeitem`, `menuitem`),
- * `aria-expanded="false"`, `<summary>`, an `onclick` handler (attribute or property), or a `cursor: pointer` that the
+ * `aria-expanded="false"`, `<summary>`, an `onclick` handler (attribute or property) or a `click`
+ * listener of its own (see {@link installClickListenerWatch}), or a `cursor: pointer` that the
  * element sets itself (not one inherited from a clickable ancestor); a checkbox or radio button
  * with a change or click handler of its own (`onchange`, `onclick`, `oninput`). Also what a person
  * works otherwise (see `ClickCandidate.action`): a menu trigger (`aria-haspopup`), links included,
@@ -69,6 +70,7 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     __spacrawlClicked?: WeakMap<Element, string>;
   };
   const clicked = w.__spacrawlClicked;
+  const listened = (window as unknown as { __spacrawlClickListeners?: WeakSet<EventTarget> }).__spacrawlClickListeners;
   const sigs: string[] = [];
   const actions: (string | undefined)[] = [];
   const ROLES = new Set(['button', 'link', 'tab', 'treeitem', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option']);
@@ -209,7 +211,13 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     if (!toggle && (tag === 'option' || tag === 'textarea' || (tag === 'input' && !isSubmit(el)))) return;
     const role = el.getAttribute('role');
     const explicit =
-      toggle || (role !== null && ROLES.has(role)) || el.getAttribute('aria-expanded') === 'false' || tag === 'summary' || handles(el, 'click') || tag === 'button';
+      toggle ||
+      (role !== null && ROLES.has(role)) ||
+      el.getAttribute('aria-expanded') === 'false' ||
+      tag === 'summary' ||
+      handles(el, 'click') ||
+      tag === 'button' ||
+      (listened?.has(el) ?? false);
     // A menu trigger no click reaches (no role, no pointer): hovered.
     const hover = !explicit && !pointer && popup(el);
     if (!explicit && !pointer && !hover) return;
@@ -341,6 +349,25 @@ export function recordNavigations(): void {
     replace(data, unused, url);
   };
   window.addEventListener('hashchange', () => note(location.href));
+}
+
+/**
+ * Init script: remembers the elements a script gives a `click` listener with `addEventListener`
+ * (a card or a table row that navigates, with no role, pointer or `onclick` to show it), on a
+ * hidden `window.__spacrawlClickListeners` (a `WeakSet`) that {@link scanClickables} reads.
+ * Listeners on an ancestor that handle their descendants' clicks (delegation: a table's, an
+ * app root's) name no element and are not seen.
+ */
+export function installClickListenerWatch(): void {
+  if (Object.prototype.hasOwnProperty.call(window, '__spacrawlClickListeners')) return;
+  const seen = new WeakSet<EventTarget>();
+  Object.defineProperty(window, '__spacrawlClickListeners', { value: seen, enumerable: false });
+  const proto = EventTarget.prototype;
+  const add = proto.addEventListener;
+  proto.addEventListener = function addEventListener(this: EventTarget, type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | AddEventListenerOptions): void {
+    if (type === 'click' && listener && this instanceof Element) seen.add(this);
+    add.call(this, type, listener, options);
+  };
 }
 
 /** URLs recorded by {@link recordNavigations} since the last call (the list is emptied). */

@@ -11,6 +11,7 @@ import type { AssetLoading } from './asset-placeholders.js';
 import { RendererHeaps } from './renderer-heap.js';
 import { openTab, type RequestGuard, type VisitTab } from './tab.js';
 import { installLongTaskWatch, stopIfStalled, type ScriptStops } from './hang-watch.js';
+import { installClickListenerWatch } from './click-scripts.js';
 import { withTimeout } from './timeout.js';
 
 /** Settings shared by every context of a {@link ContextPool}. */
@@ -181,6 +182,7 @@ export class ContextPool {
     await context.addInitScript(initScript(installStreamWatch));
     await context.addInitScript(initScript(SETTLE_PROBE_SCRIPT));
     await context.addInitScript(initScript(installLongTaskWatch));
+    await context.addInitScript(initScript(installClickListenerWatch));
     for (const content of this.opts.initScripts ?? []) await context.addInitScript({ content });
     const ctx: PoolContext = { context, jar: { version: -1, baseline: new Map() }, session, slots: 0, retired: false, spares: [] };
     ctx.spares = Array.from({ length: tabs }, () => this.openTab(context).catch(() => null));
