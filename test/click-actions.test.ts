@@ -56,7 +56,9 @@ beforeAll(async () => {
         // Cards wired by addEventListener only (no role, pointer or onclick): one navigates, one reveals.
         return {
           body: page('Cards', `<div class="card" id="c1">Widgets</div><div class="card" id="c2">Gadgets</div><div id="out"></div>
+            <table id="rows"><tr data-href="/cards/row-1"><td>Row one</td></tr><tr data-href="/cards/row-2"><td>Row two</td></tr></table>
             <script>
+              document.getElementById('rows').addEventListener('click', (e) => { const tr = e.target.closest('tr'); if (tr) location.href = tr.dataset.href; });
               document.getElementById('c1').addEventListener('click', () => { location.href = '/cards/widgets'; });
               document.getElementById('c2').addEventListener('click', () => { document.getElementById('out').innerHTML = '<a href="/cards/gadgets">Gadgets</a>'; });
             </script>`),
@@ -118,10 +120,10 @@ describe('controls worked otherwise than by a click', () => {
     expect(seed.clickDiscovery?.made).toBe(2);
   });
 
-  it('elements given a click listener by addEventListener alone are clicked: a card that navigates, one that reveals a link', async () => {
+  it('elements given a click listener by addEventListener alone are clicked (a card that navigates, one that reveals a link), and rows with data-href whose table handles the click', async () => {
     site.reset();
     const { seed } = await linksOfSeed('/cards/');
-    expect(paths(seed.links)).toEqual(['/cards/gadgets', '/cards/widgets']);
+    expect(paths(seed.links)).toEqual(['/cards/gadgets', '/cards/row-1', '/cards/row-2', '/cards/widgets']);
     expect(site.count('/cards/widgets')).toBe(0);
   });
 

@@ -49,7 +49,8 @@ export interface ClickCandidate {
  * their own, such as `<a onclick>` or `<a href="#">`, count as buttons) and not form submits, and that
  * look clickable: an explicit role (`button`, `link`, `tab`, `treeitem`, `menuitem`),
  * `aria-expanded="false"`, `<summary>`, an `onclick` handler (attribute or property) or a `click`
- * listener of its own (see {@link installClickListenerWatch}), or a `cursor: pointer` that the
+ * listener of its own (see {@link installClickListenerWatch}), a `data-href` (a table row or card
+ * whose click an ancestor's listener handles), or a `cursor: pointer` that the
  * element sets itself (not one inherited from a clickable ancestor); a checkbox or radio button
  * with a change or click handler of its own (`onchange`, `onclick`, `oninput`). Also what a person
  * works otherwise (see `ClickCandidate.action`): a menu trigger (`aria-haspopup`), links included,
@@ -217,7 +218,9 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
       tag === 'summary' ||
       handles(el, 'click') ||
       tag === 'button' ||
-      (listened?.has(el) ?? false);
+      (listened?.has(el) ?? false) ||
+      // A row or card that names where its click goes, for a handler on an ancestor (delegation).
+      el.hasAttribute('data-href');
     // A menu trigger no click reaches (no role, no pointer): hovered.
     const hover = !explicit && !pointer && popup(el);
     if (!explicit && !pointer && !hover) return;
