@@ -42,5 +42,7 @@ export function oneLine(err: unknown): string {
     .replace(/^Parsing (--\S+)\s+/, '$1: ')
     // oclif's own wording for a value not among a flag's options, in the form of the others.
     .replace(/^Expected (--[\w-]+)=(.*) to be one of: (.+)$/, '$1: Expected one of $3 but received: $2')
-    .replace(/^Missing required flags? ([\w-]+)$/, 'missing required flag --$1');
+    .replace(/^Missing required flags? ([\w-]+)$/, 'missing required flag --$1')
+    // An empty value (`--max-pages ''`) is named, not left as a line that stops at its colon.
+    .replace(/ but received:\s*$/, ' but received an empty value');
 }

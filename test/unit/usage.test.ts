@@ -64,6 +64,8 @@ describe('usage errors name what was meant: exit 2, one line, nothing on stdout'
     [['export', '--records', 'x.jsonl'], 'spacrawl: missing required flag --report\n'],
     // A value not among the flag's options reads like the other flag errors (flag first).
     [['crawl', 'http://127.0.0.1:9/', '--click', 'maybe'], 'spacrawl: --click: Expected one of auto, all, off but received: maybe\n'],
+    // An empty value is named, not a line that stops at its colon.
+    [['crawl', 'http://127.0.0.1:9/', '--max-pages', ''], 'spacrawl: --max-pages: Expected an integer but received an empty value\n'],
     [['crawl', 'http://127.0.0.1:9/', '--report', 'htm:x.html'], 'spacrawl: unknown report format "htm" (did you mean "html"?) (known: jsonl, json, csv, html, junit, sitemap, markdown)\n'],
   ])('%j', async (args, stderr) => {
     const r = await runInProcess(args);
