@@ -130,9 +130,19 @@ function hostForAuthority(host: string): string {
   return net.isIPv6(host) ? `[${host}]` : host;
 }
 
+/**
+ * The address to connect to for `host`: a name under `localhost` (`app.localhost`), or
+ * `localhost.` written with its final dot, is the loopback (RFC 6761 §6.3), as Chromium resolves
+ * it whatever the system's resolver says (glibc knows only `localhost` itself); any other host as given.
+ */
+export function connectHost(host: string): string {
+  const h = host.toLowerCase();
+  return h !== 'localhost' && /(^|\.)localhost\.?$/.test(h) ? '127.0.0.1' : host;
+}
+
 function tcp(host: string, port: number, what: 'origin' | 'proxy' = 'origin'): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
-    const s = net.connect({ host, port });
+    const s = net.connect({ host: connectHost(host), port });
     s.once('connect', () => {
       s.removeAllListeners('error');
       resolve(s);
