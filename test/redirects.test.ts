@@ -310,7 +310,7 @@ describe('redirects that never end', () => {
 });
 
 describe('a refresh that waits', () => {
-  it('a <meta http-equiv=refresh> whose delay outlasts the visit is a link of the page (source refresh); a reload is none', async () => {
+  it('a <meta http-equiv=refresh> or a Refresh header whose delay outlasts the visit is a link of the page (source refresh); a reload is none', async () => {
     const records = await run('/later/');
     const o = sites.site.origin;
     const rec = (p: string): PageRecord => records.find((r) => r.url === `${o}${p}`)!;
@@ -320,9 +320,10 @@ describe('a refresh that waits', () => {
     expect(refreshes('/later/c')).toEqual(['/later/in-dir']);
     expect(refreshes('/later/d')).toEqual(['OTHER/elsewhere']);
     expect(refreshes('/later/self')).toEqual([]);
+    expect(refreshes('/later/header')).toEqual(['/later/from-header']);
     // Each page was read where it was (no forward), and the targets in scope were crawled.
     for (const p of ['/later/a', '/later/b', '/later/c', '/later/d', '/later/self']) expect(rec(p), p).toMatchObject({ finalUrl: `${o}${p}`, redirectChain: [], error: null });
-    expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(['/later/', '/later/a', '/later/b', '/later/c', '/later/d', '/later/five', '/later/in-dir', '/later/quoted', '/later/self']);
+    expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(['/later/', '/later/a', '/later/b', '/later/c', '/later/d', '/later/five', '/later/from-header', '/later/header', '/later/in-dir', '/later/quoted', '/later/self']);
     expect(sites.other.count('/elsewhere')).toBe(0);
   });
 });

@@ -19,7 +19,7 @@ import { hungItself } from '../hang-watch.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import { readSettledPage } from './settled-read.js';
-import { httpChain, inheritFragment, stripFragment } from './urls.js';
+import { httpChain, inheritFragment, refreshTarget, stripFragment } from './urls.js';
 
 /** Most ids and names kept per page (`--check-fragments`). */
 export const MAX_ANCHORS = 10_000;
@@ -82,8 +82,11 @@ async function readDom(ctx: VisitContext): Promise<void> {
   result.timings.load = main.nav.load;
   result.links.push(...documentLinks(main.links));
   for (const href of main.opened) result.links.push({ href, text: '', source: 'popup', rel: '' });
-  // A refresh with a delay longer than the visit sends a person there once it has passed.
-  if (main.refresh) result.links.push({ href: main.refresh, text: '', source: 'refresh', rel: '' });
+  // A refresh with a delay longer than the visit sends a person there once it has passed: the
+  // document's <meta http-equiv="refresh">, else its HTTP `Refresh` header (the same steps).
+  const header = main.refresh ? undefined : (ctx.activity.lastDocument ?? ctx.activity.mainResponse)?.headers()['refresh'];
+  const refresh = main.refresh ?? (header ? refreshTarget(header, main.href) : null);
+  if (refresh) result.links.push({ href: refresh, text: '', source: 'refresh', rel: '' });
   result.text = main.text;
   result.h1 = main.h1;
   result.headings = main.headings;

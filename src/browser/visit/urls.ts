@@ -65,3 +65,24 @@ export async function httpChain(final: Request): Promise<RedirectHop[]> {
   }
   return hops;
 }
+
+/**
+ * Where a `Refresh` value (an HTTP `Refresh` header, as a `<meta http-equiv="refresh">`'s
+ * `content`) sends the browser, resolved against `base`: HTML's shared declarative refresh steps
+ * (§4.2.5.3: a delay, then `;` or `,`, an optional `url=`, the URL, quotes allowed). `null` when
+ * it names no URL, one that cannot be parsed, or the page itself (a reload).
+ */
+export function refreshTarget(content: string, base: string): string | null {
+  const m = /^[\t\n\f\r ]*[\d.]+[\t\n\f\r ]*(?:[;,][\t\n\f\r ]*)?(?:url[\t\n\f\r ]*=[\t\n\f\r ]*)?(.*)$/is.exec(content);
+  if (!m) return null;
+  let url = m[1]!;
+  const quote = url[0];
+  if (quote === '"' || quote === "'") {
+    const end = url.indexOf(quote, 1);
+    url = url.slice(1, end === -1 ? undefined : end);
+  }
+  url = url.trim();
+  if (url === '' || !URL.canParse(url, base)) return null;
+  const target = new URL(url, base).href;
+  return stripFragment(target) === stripFragment(base) ? null : target;
+}
