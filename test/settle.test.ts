@@ -74,6 +74,14 @@ describe('settle', () => {
     expectWellFormed(records);
   });
 
+  it('a page whose main thread is busy past the cap, then quiet: read with what it shows then, not settled (it did not go quiet within the cap)', async () => {
+    const { records } = await crawlFrom('/busy-past-cap', { maxDepth: 0, settleTimeoutMs: 500 });
+    const r = records.find((x) => pathOf(x.url) === '/busy-past-cap')!;
+    expect(r).toMatchObject({ status: 200, settled: false, error: null, title: 'Busy' });
+    expect(r.timings!.settledMs).toBeGreaterThan(1_000);
+    expect(r.links.map(pathOf).sort()).toEqual(['/busy-first', '/busy-later']);
+  });
+
   it('a live feed rewriting its text for ever (from a worker) is read once the page is idle and its links are quiet; with a screenshot, its content holds the settle to the cap', async () => {
     const { records } = await crawlFrom('/ticker', { maxDepth: 0, settleTimeoutMs: 4_000 });
     const r = records.find((x) => pathOf(x.url) === '/ticker')!;

@@ -136,7 +136,14 @@ export function settle(): Stage<VisitContext> {
 }
 
 /**
- * Wait for the settle rule (see `judgeSettle`) or the cap; `true` when the page settled. The
+ * How late (ms) past the cap an answer that says the page is quiet may come and still count as
+ * quiet within it: the page's own wait ends at the cap, and its answer then crosses to the crawler.
+ */
+const LATE_ANSWER_MS = 250;
+
+/**
+ * Wait for the settle rule (see `judgeSettle`) or the cap; `true` when the page settled within
+ * the cap (a page that goes quiet only after it, its main thread busy, is `false`). The
  * discover stage waits by the same rule after each click.
  * @param capMs - the cap (ms); the visit's `settleTimeoutMs` unless given
  */
@@ -206,7 +213,9 @@ export async function waitForSettle(ctx: VisitContext, capMs = ctx.opts.settleTi
         },
         windows,
       );
-      if (verdict.kind === 'settled') return true;
+      // Quiet, but only after the cap (a main thread busy past it answered late): the page did not
+      // go quiet within the cap, which is what `settled` says. It is read as it is now.
+      if (verdict.kind === 'settled') return checkedAt - start <= capMs + LATE_ANSWER_MS;
       if (verdict.kind === 'fast-forward') {
         await ctx.callOr(() => evaluateInTab<number>(ctx.tab.cdp, FAST_FORWARD), 'fast-forwarding timers', 0);
         fastForwards++;
