@@ -180,3 +180,23 @@ describe('LinkChecker', () => {
     expect(checker.requests).toBe(2);
   });
 });
+
+describe('--check-external on links left out of the crawl', () => {
+  it('a same-site link --exclude leaves out is checked, unless robots.txt disallows it: that one is never requested', async () => {
+    const { html, startFixtureServer } = await import('../fixtures/server.js');
+    const site = await startFixtureServer((_req, url) => {
+      if (url.pathname === '/robots.txt') return { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nDisallow: /secret\n' };
+      if (url.pathname === '/') return { body: html('Home', '<a href="/secret">secret</a> <a href="/p1">p1</a>') };
+      return { body: html(`Page ${url.pathname}`, '') };
+    });
+    try {
+      const crawler = new Crawler({ seeds: [`${site.origin}/`], exclude: [`${site.origin}/secret`, `${site.origin}/p1`], checkExternal: true, click: 'off', soft404: false, settleTimeoutMs: 2000, browser });
+      const records = await collect(crawler.records());
+      const home = records.find((r) => r.url === `${site.origin}/`)!;
+      expect(home.linkChecks.map((c) => [new URL(c.url).pathname, c.status])).toEqual([['/p1', 200]]);
+      expect([site.count('/secret'), site.count('/p1') > 0]).toEqual([0, true]);
+    } finally {
+      await site.close();
+    }
+  });
+});

@@ -172,6 +172,9 @@ export function httpsForm(url: string): string {
 /**
  * Fill `r.linkChecks` for a page (see {@link checkTargets}).
  * @param requestUrls - canonical URL → the URL as linked (`ClassifiedLinks.requestUrls`); a URL missing here is requested in its canonical form
+ * @param allowed - whether a URL may be requested at all (robots.txt of an origin the crawl
+ *   reads: a link left out of the crawl by `--exclude` is still on a site whose rules apply,
+ *   RFC 9309 §2.2.2); one it refuses is not checked and gets no entry
  * @returns `false` when `signal` aborted first (the record is left unchanged), else `true`
  */
 export async function applyLinkChecks(
@@ -180,8 +183,11 @@ export async function applyLinkChecks(
   checkExternal: boolean,
   signal?: AbortSignal,
   requestUrls: ReadonlyMap<string, string> = new Map(),
+  allowed: (url: string) => Promise<boolean> = async () => true,
 ): Promise<boolean> {
-  const targets = checkTargets(r, checkExternal, requestUrls);
+  const candidates = checkTargets(r, checkExternal, requestUrls);
+  const permitted = await Promise.all(candidates.map((t) => allowed(t.request).catch(() => false)));
+  const targets = candidates.filter((_, i) => permitted[i]);
   if (targets.length === 0) return true;
   const work = Promise.all(
     targets.map(async (t): Promise<LinkCheck> => {

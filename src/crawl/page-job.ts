@@ -117,6 +117,17 @@ export class PageJob {
     this.p.claims.visiting(lease.entry.url);
   }
 
+  /**
+   * Whether a link check may request `url`: robots.txt decides for a URL on the page's own origin
+   * (its rules are read already; a link outside the crawl's `--include`/`--exclude` is still on
+   * that site); off-site links are checked as a link checker does, without robots.txt.
+   */
+  private async checkAllowed(url: string, page: PageRecord): Promise<boolean> {
+    const robots = this.p.robots;
+    if (!robots || !URL.canParse(url)) return true;
+    return new URL(url).origin !== new URL(page.finalUrl ?? page.url).origin || robots.isAllowed(url);
+  }
+
   /** `true` once a seed got an HTTP response. */
   get seedVisited(): boolean {
     return this.answered;
@@ -155,7 +166,7 @@ export class PageJob {
       const links = await this.links(record, e, res);
       discovered = links.discovered;
       // Off-site links and https probes are checked before the record is stored, so it is self-contained.
-      if (!(await applyLinkChecks(this.p.linkChecker, record, this.p.options.checkExternal, this.p.cancelVisits, links.requestUrls))) return this.release(lease);
+      if (!(await applyLinkChecks(this.p.linkChecker, record, this.p.options.checkExternal, this.p.cancelVisits, links.requestUrls, (u) => this.checkAllowed(u, record)))) return this.release(lease);
     }
     return this.complete(lease, record, discovered);
   }
