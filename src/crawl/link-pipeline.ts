@@ -1,5 +1,5 @@
 import type { FoundLink } from '../browser/visit.js';
-import { type FragmentLink, type LinkDetail, type LinkSource, type PageRecord, type RecordError, type SkipReason } from '../model/record.js';
+import { MAX_LINK_DETAILS, type FragmentLink, type LinkDetail, type LinkSource, type PageRecord, type RecordError, type SkipReason } from '../model/record.js';
 import { normalize, toRequestUrl, type NormalizeOptions } from '../url/normalize.js';
 import { isLogoutText, isLogoutUrl } from '../url/logout.js';
 import type { RobotsCache, RobotsOutcome } from '../url/robots.js';
@@ -49,8 +49,7 @@ export interface ClassifiedLinks {
 /** Most URLs a {@link LinkPipeline} remembers as taken by the frontier before it starts over (~1 MB of URLs). */
 export const KNOWN_URLS_KEPT = 8_192;
 
-/** Cap on `linkDetails` per record, so a page with 100k links cannot bloat the report. */
-export const MAX_LINK_DETAILS = 2000;
+export { MAX_LINK_DETAILS } from '../model/record.js';
 
 /** A link's URL as WHATWG serializes it, and whether it is http(s); `null` when it does not parse. */
 interface ParsedHref {

@@ -49,6 +49,9 @@ export interface LinkDetail {
   nofollow: boolean;
 }
 
+/** Cap on `linkDetails` per record, so a page with 100k links cannot bloat the report (its `links` and `externalLinks` keep them all). */
+export const MAX_LINK_DETAILS = 2000;
+
 /**
  * The answer to one request spacrawl made outside any page, on behalf of a link of the page
  * whose record carries it (`linkChecks`). Requests go through the crawl's one `HttpClient`

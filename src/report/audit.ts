@@ -1,5 +1,5 @@
 import { normalizePercent } from '../url/normalize.js';
-import { isPage, type PageRecord } from '../model/record.js';
+import { isPage, MAX_LINK_DETAILS, type PageRecord } from '../model/record.js';
 import { blockedWhy, isBotWall, LinkCheckIssues } from './audit-links.js';
 import { reReadable } from './record-source.js';
 import type { Budget } from './budget.js';
@@ -139,6 +139,16 @@ class ReferrerLists {
       if (keys.has(key)) continue;
       keys.add(key);
       list.push({ url: r.url, text: l.text });
+    }
+    // A page with more links than its details keep (MAX_LINK_DETAILS): the rest are in `links`
+    // and `externalLinks`, without their text.
+    if (r.linkDetails.length < MAX_LINK_DETAILS) return;
+    const detailed = new Set(r.linkDetails.map((l) => l.url));
+    for (const u of [...r.links, ...r.externalLinks]) {
+      const list = this.lists.get(u);
+      if (!list || detailed.has(u)) continue;
+      detailed.add(u);
+      list.push({ url: r.url, text: '' });
     }
   }
 }
