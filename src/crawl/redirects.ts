@@ -127,7 +127,7 @@ export class DocumentClaims {
     if (!this.claimable(url, owner)) return false;
     if (this.owners.get(url) === owner) return true;
     // Unknown or only queued: done now, and this visit's record carries it.
-    const ok = await this.frontier.markDone(url);
+    const ok = await this.frontier.markDone(url, owner);
     if (ok) {
       this.owners.set(url, owner);
       this.mine.add(url);

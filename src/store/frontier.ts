@@ -132,10 +132,12 @@ export interface Frontier {
   /**
    * Mark a URL that was reached another way (the final URL of a redirect) as done, so a
    * link to it is not rendered again.
+   * @param owner - the canonical URL of the visit whose record carries the page (a durable store
+   *   keeps it: a claim whose visit never completed, its process gone, is undone on reopening)
    * @returns `true` if the URL was unknown or only waiting (queued or held; it is now done),
    * `false` if it was already in flight or done
    */
-  markDone(url: string): Promise<boolean>;
+  markDone(url: string, owner?: string): Promise<boolean>;
   /**
    * Take every queued URL out of the queue (marking them done), e.g. when a budget is spent. Held
    * URLs stay held ({@link Frontier.decideHeld} decides them once nothing is queued or leased).

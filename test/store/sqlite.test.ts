@@ -261,7 +261,7 @@ describe('SqliteFrontier: schema', () => {
         state TEXT NOT NULL CHECK (state IN ('queued','leased','done','failed','skipped')),
         skip_reason TEXT, skip_error TEXT CHECK (skip_error IS NULL OR json_valid(skip_error)), duplicate_of TEXT,
         token TEXT, lease_expires INTEGER, seq INTEGER NOT NULL, CHECK (depth IS NOT NULL OR state = 'done'));
-      INSERT INTO urls_v1 SELECT * FROM urls;
+      INSERT INTO urls_v1 SELECT url, requested_url, depth, referrer, state, skip_reason, skip_error, duplicate_of, token, lease_expires, seq FROM urls;
       DROP TABLE urls;
       ALTER TABLE urls_v1 RENAME TO urls;
       CREATE INDEX urls_claim ON urls (state, depth, seq);
@@ -329,6 +329,31 @@ describe('SqliteFrontier: records', () => {
 });
 
 describe('SqliteFrontier: persistence and crawl identity', () => {
+  it('a URL claimed by a visit that never completed (the process died) is unclaimed on reopening: queued again if it was, forgotten if only the claim knew it', async () => {
+    const file = stateFile();
+    let f = openF(file);
+    await f.add([entry('/', 0)]);
+    const home = (await f.next())!;
+    await f.complete(home, pageRecord(home.entry), [entry('/old', 1, home.entry.url), entry('/slow', 1, home.entry.url)]);
+    const old = (await f.next())!;
+    expect(old.entry.url).toBe('http://site.test/old');
+    // /old's visit was redirected to /slow (queued) and to /gone (unknown), claimed both, then the process died.
+    expect(await f.markDone('http://site.test/slow', old.entry.url)).toBe(true);
+    expect(await f.markDone('http://site.test/gone', old.entry.url)).toBe(true);
+    // A claim whose visit completed stays.
+    await f.add([entry('/kept-by', 1, home.entry.url)]);
+    await closeF(f);
+    f = openF(file);
+    expect(await f.counts()).toEqual({ queued: 3, inFlight: 0, done: 1 });
+    expect(await drainLeases(f)).toEqual(['/old', '/slow', '/kept-by']);
+    expect(await f.markDone('http://site.test/gone', 'http://site.test/old')).toBe(true);
+    await closeF(f);
+    f = openF(file);
+    const done = (await f.next())!;
+    expect(done).toBeNull();
+    expect(await f.counts()).toEqual({ queued: 0, inFlight: 0, done: 5 });
+  });
+
   it('reopening after close keeps done and queued URLs and the records; leases go back to the queue', async () => {
     const file = stateFile();
     let f = openF(file);

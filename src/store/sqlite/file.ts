@@ -131,6 +131,11 @@ export function openStateFile<T>(file: string, opts: StateFileOptions, use: (db:
       setMeta.run('opened_at', new Date().toISOString());
       // Whoever held these leases is gone (we hold the lock): back to the queue at once.
       db.exec("UPDATE urls SET state = 'queued', token = NULL, lease_expires = NULL WHERE state = 'leased'");
+      // And so are the claims of those visits (a redirect target whose page their records were to
+      // carry): a target queued before it was claimed waits again, one known only by the claim is
+      // forgotten; the visit, done again, claims it again.
+      db.exec(`DELETE FROM urls WHERE state = 'done' AND depth IS NULL AND claimed_by IN (SELECT url FROM urls WHERE state = 'queued');
+        UPDATE urls SET state = 'queued', claimed_by = NULL WHERE state = 'done' AND claimed_by IN (SELECT url FROM urls WHERE state = 'queued');`);
     }).immediate();
 
     if (String(mode).toLowerCase() !== 'wal' && String(db.pragma('journal_mode', { simple: true })).toLowerCase() !== 'wal') {

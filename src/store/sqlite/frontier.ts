@@ -278,8 +278,8 @@ export class SqliteFrontier implements Frontier {
    * leased (even with an expired lease), done, failed or skipped
    * @throws StateStoreError on a database error
    */
-  async markDone(url: string): Promise<boolean> {
-    return this.guard(() => this.stmts.markDone.run({ url, seq: this.seq++ }).changes > 0);
+  async markDone(url: string, owner?: string): Promise<boolean> {
+    return this.guard(() => this.stmts.markDone.run({ url, seq: this.seq++, owner: owner ?? null }).changes > 0);
   }
 
   /**

@@ -10,7 +10,7 @@ import type { FrontierEntry } from '../frontier.js';
 /**
  * Version of the state file's tables; a file with a higher version is refused, one with a lower
  * version is brought up to it when opened ({@link MIGRATIONS}). 2: URLs held past `--max-depth`
- * (state `held`).
+ * (state `held`), and which visit claimed a URL marked done (`claimed_by`).
  */
 export const STATE_SCHEMA_VERSION = 2;
 
@@ -70,6 +70,7 @@ CREATE TABLE IF NOT EXISTS ${name} (
   token TEXT,                         -- with state 'leased': the fencing token
   lease_expires INTEGER,              -- with state 'leased': ms since the epoch
   seq INTEGER NOT NULL,               -- insertion order (first-come within a depth)
+  claimed_by TEXT,                    -- done by a claim (markDone): the URL whose visit carries its page (schema 2)
   CHECK (depth IS NOT NULL OR state = 'done')
 );`;
 }
@@ -123,7 +124,7 @@ export interface Statements {
   renew: Stmt<[{ url: string; token: string; now: number; expires: number }]>;
   release: Stmt<[{ url: string; token: string }]>;
   releaseAll: Stmt<unknown[]>;
-  markDone: Stmt<[{ url: string; seq: number }]>;
+  markDone: Stmt<[{ url: string; seq: number; owner: string | null }]>;
   lowestActive: Stmt<[], number | null>;
   anyHeld: Stmt<[], number>;
   heldBelow: Stmt<[{ below: number }], EntryRow>;
@@ -185,9 +186,9 @@ export function prepare(db: Database.Database): Statements {
        WHERE url = @url AND state = 'leased' AND token = @token`,
     ),
     releaseAll: db.prepare("UPDATE urls SET state = 'queued', token = NULL, lease_expires = NULL WHERE state = 'leased'"),
-    markDone: db.prepare<[{ url: string; seq: number }]>(
-      `INSERT INTO urls (url, requested_url, depth, referrer, state, seq) VALUES (@url, @url, NULL, NULL, 'done', @seq)
-       ON CONFLICT (url) DO UPDATE SET state = 'done' WHERE urls.state IN ('queued', 'held')`,
+    markDone: db.prepare<[{ url: string; seq: number; owner: string | null }]>(
+      `INSERT INTO urls (url, requested_url, depth, referrer, state, seq, claimed_by) VALUES (@url, @url, NULL, NULL, 'done', @seq, @owner)
+       ON CONFLICT (url) DO UPDATE SET state = 'done', claimed_by = @owner WHERE urls.state IN ('queued', 'held')`,
     ),
     // One MIN per state, so that each reads one entry of the claim index.
     lowestActive: db.prepare<[], number | null>(
