@@ -107,7 +107,7 @@ export async function openTab(context: BrowserContext, guard: RequestGuard | nul
     10_000,
     'enabling response interception',
   );
-  // Fetch pauses every document response; with no visit listening, let them through.
+  // Fetch pauses every document request and response; with no visit deciding, they go on at once.
   const tab: VisitTab = { page, events: new PageEvents(page), cdp, mainFrameId: tree.frameTree.frame.id, intercepting: false, paused: false, shown: null, guarded: guard !== null, onDocumentRequest: null, heaps, tidying: null, stops };
   cdp.on('Fetch.requestPaused', (ev) => {
     if (isUnreadRequest(ev)) {

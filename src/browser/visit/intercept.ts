@@ -3,8 +3,9 @@
  * (CDP `Fetch`, see `openTab`) and decided here before the browser acts on it: a redirect hop
  * or a document the caller wants stopped (`onDocument`: off-site, disallowed, recorded under
  * another URL), a non-HTML document (answered from its headers with an empty page, so nothing
- * is downloaded), and a page that keeps reloading itself. The cleanup hands the paused
- * responses back to the tab.
+ * is downloaded), and a page that keeps reloading itself. A client-side navigation's request is
+ * decided before it is sent, too (`decideRequest`). The cleanup hands the paused documents back
+ * to the tab.
  * @module
  */
 import { isAssetResponse } from '../asset-placeholders.js';
