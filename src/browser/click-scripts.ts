@@ -181,6 +181,13 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     return (el.getAttribute('aria-label') || own.trim() || el.getAttribute('title') || el.getAttribute('name') || el.id || '').replace(/\s+/g, ' ').trim().slice(0, 100);
   };
   const URLISH = /^(https?:\/\/|\/|\.\.?\/|\?|#!?\/)/i;
+  /**
+   * A `click` listener a script added to the element, which is a control of its own: not a
+   * container of links or controls (a nav, an app's root: their listener handles their
+   * descendants' clicks, or only reports them).
+   */
+  const ownListener = (el: Element, tag: string): boolean =>
+    (listened?.has(el) ?? false) && tag !== 'body' && tag !== 'html' && el.querySelector('a[href], area[href], button, input, select, textarea, [role="button"], [role="link"]') === null;
   const add = (el: Element, kind: string, name: string, on: boolean, action?: string, sigName = name): void => {
     if (name && exclude.test(name)) return;
     const landmark = landmarkOf(el);
@@ -218,7 +225,7 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
       tag === 'summary' ||
       handles(el, 'click') ||
       tag === 'button' ||
-      (listened?.has(el) ?? false) ||
+      ownListener(el, tag) ||
       // A row or card that names where its click goes, for a handler on an ancestor (delegation).
       el.hasAttribute('data-href');
     // A menu trigger no click reaches (no role, no pointer): hovered.
