@@ -137,6 +137,7 @@ export function extractPage(): ExtractResult {
     }
   };
   visit(document, false);
+  // The same steps as visit/urls.ts `refreshTarget` (for the HTTP header); change both together.
   const refreshTarget = (): string | null => {
     const content = document.querySelector('meta[http-equiv="refresh" i]')?.getAttribute('content') ?? '';
     const m = /^[\t\n\f\r ]*[\d.]+[\t\n\f\r ]*(?:[;,][\t\n\f\r ]*)?(?:url[\t\n\f\r ]*=[\t\n\f\r ]*)?(.*)$/is.exec(content);
