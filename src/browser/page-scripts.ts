@@ -64,12 +64,11 @@ export interface ExtractResult {
   /** URLs the page tried to open with `window.open` (resolved). */
   opened: string[];
   /**
-   * Where the document's first `<meta http-equiv="refresh">` sends the browser (resolved), or
-   * `null`: none, no URL (a reload), or the page's own URL. Parsed as the HTML standard's shared
-   * declarative refresh steps do (§4.2.5.3): a delay, then `;` or `,`, an optional `url=`, and
-   * the URL, quotes allowed.
+   * The document's first `<meta http-equiv="refresh">`: its `content` as written and the
+   * document's base URL (where it sends the browser: `refreshTarget` in `visit/urls.ts`), or
+   * `null` without one.
    */
-  refresh: string | null;
+  refresh: { content: string; base: string } | null;
   /** Document content type as the browser saw it (`document.contentType`). */
   contentType: string;
   /** Navigation Timing values (ms from navigation start), `null` where not reached. */
@@ -137,26 +136,7 @@ export function extractPage(): ExtractResult {
     }
   };
   visit(document, false);
-  // The same steps as visit/urls.ts `refreshTarget` (for the HTTP header); change both together.
-  const refreshTarget = (): string | null => {
-    const content = document.querySelector('meta[http-equiv="refresh" i]')?.getAttribute('content') ?? '';
-    const m = /^[\t\n\f\r ]*[\d.]+[\t\n\f\r ]*(?:[;,][\t\n\f\r ]*)?(?:url[\t\n\f\r ]*=[\t\n\f\r ]*)?(.*)$/is.exec(content);
-    if (!m) return null;
-    let url = m[1]!;
-    const quote = url[0];
-    if (quote === '"' || quote === "'") {
-      const end = url.indexOf(quote, 1);
-      url = url.slice(1, end === -1 ? undefined : end);
-    }
-    url = url.trim();
-    if (url === '') return null;
-    try {
-      const target = new URL(url, document.baseURI).href;
-      return target.split('#')[0] === location.href.split('#')[0] ? null : target;
-    } catch {
-      return null;
-    }
-  };
+  const refreshContent = document.querySelector('meta[http-equiv="refresh" i]')?.getAttribute('content');
   const navEntry = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
   const pos = (n: number | undefined): number | null => (n && n > 0 ? Math.round(n) : null);
   return {
@@ -180,7 +160,7 @@ export function extractPage(): ExtractResult {
       .slice(0, 50)
       .map((m) => ({ name: m.getAttribute('name') ?? '', content: (m.getAttribute('content') ?? '').slice(0, 500) })),
     opened: [...((window as unknown as { __spacrawl?: { opened: string[] } }).__spacrawl?.opened ?? [])],
-    refresh: refreshTarget(),
+    refresh: refreshContent == null ? null : { content: refreshContent, base: document.baseURI },
     baseURI: document.baseURI,
     href: location.href,
     contentType: document.contentType,

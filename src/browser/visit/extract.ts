@@ -84,8 +84,9 @@ async function readDom(ctx: VisitContext): Promise<void> {
   for (const href of main.opened) result.links.push({ href, text: '', source: 'popup', rel: '' });
   // A refresh with a delay longer than the visit sends a person there once it has passed: the
   // document's <meta http-equiv="refresh">, else its HTTP `Refresh` header (the same steps).
-  const header = main.refresh ? undefined : (ctx.activity.lastDocument ?? ctx.activity.mainResponse)?.headers()['refresh'];
-  const refresh = main.refresh ?? (header ? refreshTarget(header, main.href) : null);
+  const meta = main.refresh ? refreshTarget(main.refresh.content, main.refresh.base, main.href) : null;
+  const header = meta ? undefined : (ctx.activity.lastDocument ?? ctx.activity.mainResponse)?.headers()['refresh'];
+  const refresh = meta ?? (header ? refreshTarget(header, main.href) : null);
   if (refresh) result.links.push({ href: refresh, text: '', source: 'refresh', rel: '' });
   result.text = main.text;
   result.h1 = main.h1;

@@ -70,11 +70,10 @@ export async function httpChain(final: Request): Promise<RedirectHop[]> {
  * Where a `Refresh` value (an HTTP `Refresh` header, as a `<meta http-equiv="refresh">`'s
  * `content`) sends the browser, resolved against `base`: HTML's shared declarative refresh steps
  * (§4.2.5.3: a delay, then `;` or `,`, an optional `url=`, the URL, quotes allowed). `null` when
- * it names no URL, one that cannot be parsed, or the page itself (a reload). The `<meta>`'s is
- * parsed in the page by the same steps (`extractPage`'s `refreshTarget`: in-page code cannot
- * import this one); change both together.
+ * it names no URL, one that cannot be parsed, or the page itself (`here`, the document's URL:
+ * a reload).
  */
-export function refreshTarget(content: string, base: string): string | null {
+export function refreshTarget(content: string, base: string, here = base): string | null {
   const m = /^[\t\n\f\r ]*[\d.]+[\t\n\f\r ]*(?:[;,][\t\n\f\r ]*)?(?:url[\t\n\f\r ]*=[\t\n\f\r ]*)?(.*)$/is.exec(content);
   if (!m) return null;
   let url = m[1]!;
@@ -86,5 +85,5 @@ export function refreshTarget(content: string, base: string): string | null {
   url = url.trim();
   if (url === '' || !URL.canParse(url, base)) return null;
   const target = new URL(url, base).href;
-  return stripFragment(target) === stripFragment(base) ? null : target;
+  return stripFragment(target) === stripFragment(here) ? null : target;
 }
