@@ -1,6 +1,8 @@
 /**
  * In-page code for click discovery. Each function is serialized by Playwright and must not
- * close over anything outside its own body.
+ * close over anything outside its own body. A little over 400 lines for that reason: the scan
+ * (`scanClickables`) carries its own helpers inside it (what is clickable, hovered or chosen,
+ * names, landmarks, templates), and cannot share them with the other functions here.
  * @module
  */
 

@@ -1,6 +1,6 @@
 /**
  * The page job: one leased URL from visit to completion (see {@link PageJob}), and the soft-404
- * probe's visit. About 480 lines, one piece on purpose: its steps share the job's parts (the tab
+ * probe's visit. About 500 lines, one piece on purpose: its steps share the job's parts (the tab
  * session, politeness, the lease) and read in order; the probe's plain request is here because it
  * takes its place in the host's politeness order as the job's navigations do.
  * @module
@@ -147,7 +147,6 @@ export class PageJob {
     const guard = this.p.login?.guard ?? null;
     if (guard) await guard.ready();
     const generation = guard?.generation ?? 0;
-    this.p.claims.visiting(e.url);
     const launches = this.p.session.relaunches;
     const res = await this.visitLeased(e, host, attempt);
     if (res.interrupted) return this.release(lease);
