@@ -5,7 +5,7 @@ import { CrawlMismatchError } from '../../src/store/policy.js';
 import { NoSuchCrawlError, RedisFrontier, RedisStoreError, RedisTargetError } from '../../src/store/redis/frontier.js';
 import { UsageError } from '../../src/model/errors.js';
 import type { PageRecord } from '../../src/model/record.js';
-import { skipRedis } from './helpers.js';
+import { pageRecord, skipRedis } from './helpers.js';
 
 // What only the Redis store does, against a real redis-server (started here on a free loopback
 // port with AOF persistence): a crawl-wide budget, joining a crawl by id, crawl-wide politeness,
@@ -51,6 +51,42 @@ describe.skipIf(skip)('RedisFrontier against a real Redis', () => {
       ['http://a.test/3', 'budget', 3],
       ['http://a.test/4', 'budget', 4],
     ]);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it("undoes the claims of a visit that does not complete (its lease taken over after expiry, or released): a waiting URL waits again, one only the claim knew is forgotten; a completed visit's claims stay", async () => {
+    const id = newCrawlId();
+    const [a, b] = [await open(id, { leaseTtlMs: 300 }), await open(id, { leaseTtlMs: 300 })];
+    await a.add([entry('http://a.test/', 0)]);
+    const home = (await a.next())!;
+    await a.complete(home, pageRecord(home.entry), [entry('http://a.test/old', 1, 'http://a.test/'), entry('http://a.test/slow', 1, 'http://a.test/'), entry('http://a.test/deep', 2, 'http://a.test/')]);
+    const old = (await a.next())!;
+    expect(old.entry.url).toBe('http://a.test/old');
+    // /old's visit was redirected to /slow (queued) and to /gone (unknown) and claimed both; then worker a died.
+    expect(await a.markDone('http://a.test/slow', old.entry.url)).toBe(true);
+    expect(await a.markDone('http://a.test/gone', old.entry.url)).toBe(true);
+    expect(await b.counts()).toMatchObject({ queued: 1, inFlight: 1, done: 3 });
+    await new Promise((r) => setTimeout(r, 400));
+    const taken = (await b.next())!;
+    expect([taken.entry.url, taken.recovered]).toEqual(['http://a.test/old', true]);
+    expect(await b.counts()).toMatchObject({ queued: 2, inFlight: 1, done: 1 });
+    // b's visit of /old reaches /gone again and carries it; its lease is released (a stop), which undoes that claim too.
+    expect(await b.markDone('http://a.test/gone', taken.entry.url)).toBe(true);
+    await b.release(taken);
+    expect(await b.counts()).toMatchObject({ queued: 3, inFlight: 0, done: 1 });
+    const again = (await b.next())!;
+    expect(again.entry.url).toBe('http://a.test/old');
+    expect(await b.markDone('http://a.test/gone', again.entry.url)).toBe(true);
+    await b.complete(again, pageRecord(again.entry), []);
+    // Claims of a completed visit stay; a URL claimed without an owner stays.
+    expect(await b.markDone('http://a.test/deep')).toBe(true);
+    const order: string[] = [];
+    for (let l = await b.next(); l; l = await b.next()) {
+      order.push(l.entry.url);
+      await b.complete(l, pageRecord(l.entry), []);
+    }
+    expect(order).toEqual(['http://a.test/slow']);
+    expect(await b.counts()).toMatchObject({ queued: 0, inFlight: 0, done: 5 });
     await Promise.all([a.close(), b.close()]);
   });
 

@@ -165,7 +165,8 @@ export class RedisFrontier implements SharedFrontier {
   }
 
   /**
-   * Claim the next URL atomically: one whose lease expired (a dead worker's), else the queued
+   * Claim the next URL atomically: one whose lease expired (a dead worker's; what that visit
+   * claimed is undone, see {@link RedisFrontier.markDone}), else the queued
    * URL of lowest depth, first-come within a depth. It gets a fresh token and expires
    * `leaseTtlMs` from now on Redis's clock. A URL not claimed before is refused once the
    * crawl-wide budget is spent.
@@ -220,7 +221,8 @@ export class RedisFrontier implements SharedFrontier {
   }
 
   /**
-   * Put a leased URL back at the front of its depth, unvisited.
+   * Put a leased URL back at the front of its depth, unvisited; what its visit claimed
+   * ({@link RedisFrontier.markDone}) is undone.
    * @throws StaleLeaseError when the token no longer owns it
    * @throws RedisStoreError when Redis fails
    */
@@ -231,12 +233,16 @@ export class RedisFrontier implements SharedFrontier {
 
   /**
    * Mark a URL reached another way (a redirect's final URL) as done, without a record.
+   * @param owner - the leased URL whose visit carries the page: the claim is kept with its lease
+   *   until that visit completes, and undone if it does not (the lease released, or taken over
+   *   by another worker after it expired): a claimed URL that was waiting waits again, one only
+   *   the claim knew is forgotten, so that the visit done again can claim it again
    * @returns `true` if it was unknown, queued or held
    * @throws RedisStoreError when Redis fails
    */
-  async markDone(url: string): Promise<boolean> {
+  async markDone(url: string, owner?: string): Promise<boolean> {
     const stored: StoredEntry = { url, requestedUrl: url, depth: 0, referrer: null };
-    return Number(await this.run(SCRIPTS.markDone, [url, JSON.stringify(stored)])) === 1;
+    return Number(await this.run(SCRIPTS.markDone, [url, JSON.stringify(stored), owner ?? ''])) === 1;
   }
 
   /**

@@ -10,12 +10,15 @@ import { luaScript, NOW_MS, type LuaScript } from './connection.js';
 import { WORKER_LIVE_MS } from './workers.js';
 
 /**
- * Keys of one crawl, in the order the frontier scripts take them (KEYS[1] … KEYS[14]).
+ * Keys of one crawl, in the order the frontier scripts take them (KEYS[1] … KEYS[15]).
  * `budget`: URL → index in `records` of the skip record of each URL skipped for the budget (so
  * a resume with a larger budget can reopen it and blank that record in place). `held`: the URLs
- * held past `--max-depth`, ordered as the queue is (depth, then first-come).
+ * held past `--max-depth`, ordered as the queue is (depth, then first-come). `claims`: leased URL
+ * → the URLs its visit claimed (`markDone` with an owner) and what each was before, as JSON
+ * `[{u, s}]` (`s`: `new`, `queued` or `held`), until the visit completes; a visit that does not
+ * (its lease released, or taken over after expiry) has them undone.
  */
-export const FRONTIER_KEYS = ['entries', 'state', 'queue', 'leases', 'tokens', 'records', 'counts', 'started', 'completions', 'seq', 'meta', 'workers', 'budget', 'held'] as const;
+export const FRONTIER_KEYS = ['entries', 'state', 'queue', 'leases', 'tokens', 'records', 'counts', 'started', 'completions', 'seq', 'meta', 'workers', 'budget', 'held', 'claims'] as const;
 
 /** What stands in `records` for a skip record taken back by a resume (records keep their places). */
 export const GONE_RECORD = '{"$gone":1}';
@@ -50,6 +53,24 @@ local function wait(url, depth, held)
   else
     redis.call('HSET', KEYS[2], url, 'queued')
     redis.call('ZADD', KEYS[3], score(depth, redis.call('INCR', KEYS[10])), url)
+  end
+end
+-- Undo the claims of a visit that will not complete (its lease released or taken over): a URL
+-- it claimed that was waiting waits again where it was; one only the claim knew is forgotten.
+local function undo_claims(owner)
+  local json = redis.call('HGET', KEYS[15], owner)
+  if not json then return end
+  redis.call('HDEL', KEYS[15], owner)
+  for _, c in ipairs(cjson.decode(json)) do
+    if redis.call('HGET', KEYS[2], c.u) == 'done' then
+      redis.call('HINCRBY', KEYS[7], 'marked', -1)
+      if c.s == 'new' then
+        redis.call('HDEL', KEYS[1], c.u)
+        redis.call('HDEL', KEYS[2], c.u)
+      else
+        wait(c.u, cjson.decode(redis.call('HGET', KEYS[1], c.u)).depth, c.s == 'held')
+      end
+    end
   end
 end
 -- A new URL is stored; a waiting one (queued or held) takes an entry without skip that lowers
@@ -124,6 +145,7 @@ local taken = 0
 if #ex > 0 then
   url = ex[1]
   taken = 1
+  undo_claims(url)
 else
   local q = redis.call('ZRANGE', KEYS[3], 0, 0, 'WITHSCORES')
   if #q == 0 then return nil end
@@ -147,6 +169,7 @@ local url = ARGV[1]
 if not owns(url, ARGV[2], now) then return {0} end
 redis.call('ZREM', KEYS[4], url)
 redis.call('HDEL', KEYS[5], url)
+redis.call('HDEL', KEYS[15], url)
 redis.call('HSET', KEYS[2], url, ARGV[3])
 redis.call('RPUSH', KEYS[6], ARGV[4])
 redis.call('HINCRBY', KEYS[7], ARGV[3], 1)
@@ -163,9 +186,10 @@ if not owns(ARGV[1], ARGV[2], now) then return 0 end
 redis.call('ZADD', KEYS[4], now + tonumber(ARGV[3]), ARGV[1])
 return 1
 `),
-  // ARGV: url, token. Back to the front of its depth.
+  // ARGV: url, token. Back to the front of its depth; what its visit claimed is undone.
   release: lua(`
 if redis.call('HGET', KEYS[5], ARGV[1]) ~= ARGV[2] then return 0 end
+undo_claims(ARGV[1])
 redis.call('ZREM', KEYS[4], ARGV[1])
 redis.call('HDEL', KEYS[5], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], 'queued')
@@ -173,7 +197,7 @@ local e = cjson.decode(redis.call('HGET', KEYS[1], ARGV[1]))
 redis.call('ZADD', KEYS[3], score(e.depth, 0), ARGV[1])
 return 1
 `),
-  // ARGV: url, entry JSON for an unknown URL
+  // ARGV: url, entry JSON for an unknown URL, owner (the leased URL whose visit claims it, or '')
   markDone: lua(`
 local st = redis.call('HGET', KEYS[2], ARGV[1])
 if not st then
@@ -187,6 +211,11 @@ else
 end
 redis.call('HSET', KEYS[2], ARGV[1], 'done')
 redis.call('HINCRBY', KEYS[7], 'marked', 1)
+if ARGV[3] ~= '' and redis.call('HGET', KEYS[2], ARGV[3]) == 'leased' then
+  local claims = cjson.decode(redis.call('HGET', KEYS[15], ARGV[3]) or '[]')
+  claims[#claims + 1] = {u = ARGV[1], s = st or 'new'}
+  redis.call('HSET', KEYS[15], ARGV[3], cjson.encode(claims))
+end
 return 1
 `),
   // ARGV: skip reason
