@@ -69,7 +69,7 @@ export interface DialogRecord {
 export interface PageMeta {
   /** Content of `<meta name="description">`, or `null` when absent. */
   description: string | null;
-  /** `<link rel="canonical">` resolved against the page, or `null`. */
+  /** `<link rel="canonical">` resolved against the page, else the canonical URL of its HTTP `Link` header (RFC 8288), or `null`. */
   canonical: string | null;
   /** Number of `<h1>` elements. */
   h1Count: number;

@@ -24,7 +24,7 @@ export const RULES = {
   'missing-description': { severity: 'notice', description: 'no <meta name="description">' },
   'missing-h1': { severity: 'notice', description: 'no <h1>' },
   'multiple-h1': { severity: 'notice', description: 'more than one <h1>' },
-  'canonical-mismatch': { severity: 'warning', description: '<link rel="canonical"> names another URL' },
+  'canonical-mismatch': { severity: 'warning', description: '<link rel="canonical"> (or a Link header) names another URL' },
   noindex: { severity: 'notice', description: 'the page asks not to be indexed' },
   'slow-page': {
     severity: 'warning',

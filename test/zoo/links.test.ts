@@ -70,10 +70,16 @@ describe('zoo: links', () => {
     expect(issues(records, ['broken-fragment'])).toEqual(['broken-fragment /z23/doc#missing']);
   });
 
-  it('Z24 a canonical link naming the page itself in another spelling (scheme case, escape case, fragment) is not a canonical-mismatch', async () => {
+  it('Z24 a canonical link naming the page itself in another spelling (scheme case, escape case, fragment) is not a canonical-mismatch; one named by an HTTP Link header counts, <link> wins over it', async () => {
     const records = await run('/z24/');
-    expect(summary(records).map((r) => `${r.path} ${r.status}`)).toEqual(['/z24/ 200', '/z24/caf%C3%A9 200', '/z24/other 200']);
-    expect(issues(records, ['canonical-mismatch'])).toEqual(['canonical-mismatch /z24/other']);
+    expect(summary(records).map((r) => `${r.path} ${r.status}`)).toEqual(['/z24/ 200', '/z24/both 200', '/z24/by-header 200', '/z24/caf%C3%A9 200', '/z24/other 200', '/z24/self-header 200']);
+    expect(issues(records, ['canonical-mismatch'])).toEqual(['canonical-mismatch /z24/by-header', 'canonical-mismatch /z24/other']);
+    const canonicalOf = (p: string): string | null | undefined => records.find((r) => r.url.endsWith(p))?.meta.canonical;
+    expect([canonicalOf('/z24/by-header'), canonicalOf('/z24/self-header'), canonicalOf('/z24/both')]).toEqual([
+      `${site.origin}/z24/elsewhere`,
+      `${site.origin}/z24/self-header`,
+      `${site.origin}/z24/both`,
+    ]);
   });
 
   it('Z34 an image-only link is named by the image alt text: the broken link report names it', async () => {

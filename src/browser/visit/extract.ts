@@ -19,7 +19,7 @@ import { hungItself } from '../hang-watch.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import { readSettledPage } from './settled-read.js';
-import { httpChain, inheritFragment, refreshTarget, stripFragment } from './urls.js';
+import { httpChain, inheritFragment, linkHeaderCanonical, refreshTarget, stripFragment } from './urls.js';
 
 /** Most ids and names kept per page (`--check-fragments`). */
 export const MAX_ANCHORS = 10_000;
@@ -84,14 +84,17 @@ async function readDom(ctx: VisitContext): Promise<void> {
   for (const href of main.opened) result.links.push({ href, text: '', source: 'popup', rel: '' });
   // A refresh with a delay longer than the visit sends a person there once it has passed: the
   // document's <meta http-equiv="refresh">, else its HTTP `Refresh` header (the same steps).
+  const docHeaders = (ctx.activity.lastDocument ?? ctx.activity.mainResponse)?.headers() ?? {};
   const meta = main.refresh ? refreshTarget(main.refresh.content, main.refresh.base, main.href) : null;
-  const header = meta ? undefined : (ctx.activity.lastDocument ?? ctx.activity.mainResponse)?.headers()['refresh'];
+  const header = meta ? undefined : docHeaders['refresh'];
   const refresh = meta ?? (header ? refreshTarget(header, main.href) : null);
   if (refresh) result.links.push({ href: refresh, text: '', source: 'refresh', rel: '' });
   result.text = main.text;
   result.h1 = main.h1;
   result.headings = main.headings;
-  result.meta = { description: main.description, canonical: main.canonical, h1Count: main.h1Count };
+  // The canonical URL: the document's <link rel="canonical">, else its HTTP `Link` header's.
+  const canonical = main.canonical ?? (docHeaders['link'] ? linkHeaderCanonical(docHeaders['link'], main.href) : null);
+  result.meta = { description: main.description, canonical, h1Count: main.h1Count };
   if (opts.lookFor?.length) {
     const lookFor = [...opts.lookFor];
     result.selectorsFound = await ctx.callOr(() => p.evaluate(findRendered, lookFor), 'looking for selectors', [] as string[]);

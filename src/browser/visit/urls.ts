@@ -2,6 +2,7 @@
  * URL and request helpers of the visit stages.
  * @module
  */
+import LinkHeader from 'http-link-header';
 import type { Request } from 'playwright';
 import type { RedirectHop } from '../../model/record.js';
 import { toRequestUrl } from '../../url/normalize.js';
@@ -86,4 +87,27 @@ export function refreshTarget(content: string, base: string, here = base): strin
   if (url === '' || !URL.canParse(url, base)) return null;
   const target = new URL(url, base).href;
   return stripFragment(target) === stripFragment(here) ? null : target;
+}
+
+/**
+ * The canonical URL an HTTP `Link` header names (`Link: <https://a.example/p>; rel="canonical"`,
+ * RFC 8288 §3, parsed by `http-link-header`; relation types compare case-insensitively, §2.1.1),
+ * resolved against `base` (the document's URL), or `null`: no such link, a header that cannot be
+ * parsed, a reference that is not a URL. Google and Screaming Frog read this header as they read
+ * `<link rel="canonical">`.
+ */
+export function linkHeaderCanonical(header: string, base: string): string | null {
+  let refs: { uri: string; rel: string }[];
+  try {
+    refs = LinkHeader.parse(header).refs;
+  } catch {
+    return null;
+  }
+  const ref = refs.find((r) => typeof r.rel === 'string' && r.rel.toLowerCase() === 'canonical');
+  if (!ref) return null;
+  try {
+    return new URL(ref.uri, base).href;
+  } catch {
+    return null;
+  }
 }
