@@ -5,6 +5,7 @@ import { sharedBrowser } from './helpers/browser.js';
 import { chromiumChildren } from './helpers/processes.js';
 import { gapsOf, NAVIGATION_START_TITLE, navigationStarts } from './helpers/navigation-start.js';
 import { crawl } from '../src/crawl/crawler.js';
+import { trapNote } from '../src/crawl/traps.js';
 import { Politeness, RESERVATION_OPEN_MS } from '../src/crawl/politeness.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import type { PageRecord } from '../src/model/record.js';
@@ -368,12 +369,14 @@ describe('hostile pages', () => {
     expect(Date.now() - t0).toBeLessThan(28_000);
   });
 
-  it.concurrent('a calendar with endless ?month= links stops at --max-query-variants with skipped: trap', async () => {
+  it.concurrent('a calendar with endless ?month= links stops at --max-query-variants with skipped: trap, and a notice says so and how to visit more', async () => {
     const s = await site({
       '/': { body: html('Home', '<a href="/calendar?month=1">calendar</a>') },
       '/calendar': { body: html('Calendar', '<script>const m = Number(new URLSearchParams(location.search).get("month")); document.write(`<h1>Month ${m}</h1><a href="/calendar?month=${m + 1}">next</a>`)</script>') },
     });
-    const recs = await run({ seeds: [`${s.origin}/`], maxQueryVariants: 5 });
+    const notices: string[] = [];
+    const recs = await run({ seeds: [`${s.origin}/`], maxQueryVariants: 5, onNotice: (m) => notices.push(m) });
+    expect(notices.filter((m) => m.includes('trap'))).toEqual(['URLs skipped as a crawl trap (more than 5 query variants on /calendar); --max-query-variants N visits more']);
     const visited = recs.filter((r) => r.skipped === null && r.url.includes('/calendar'));
     expect(visited.map((r) => new URL(r.url).search)).toEqual(['?month=1', '?month=2', '?month=3', '?month=4', '?month=5']);
     expect(recs.filter((r) => r.skipped === 'trap').map((r) => new URL(r.url).search)).toEqual(['?month=6']);
@@ -406,6 +409,7 @@ describe('hostile pages', () => {
     const recs = await run({ seeds: [`${s.origin}/`] });
     expect(recs.filter((r) => r.skipped === null).map((r) => new URL(r.url).pathname)).toEqual(['/', '/a/b/', '/a/b/a/b/']);
     expect(recs.filter((r) => r.skipped === 'trap').map((r) => new URL(r.url).pathname)).toEqual(['/a/b/a/b/a/b/']);
+    expect(trapNote('repeating path segments')).toBe('URLs skipped as a crawl trap (repeating path segments)');
   });
   it('a page that polls forever is paused when its visit ends; its late requests and logs stay out of the next record', async () => {
     const s = await site({

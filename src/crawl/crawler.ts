@@ -29,7 +29,7 @@ import { PageJob } from './page-job.js';
 import { Politeness } from './politeness.js';
 import { DocumentClaims } from './redirects.js';
 import { SoftNotFound, type ProbeAsk } from './soft404.js';
-import { TrapDetector } from './traps.js';
+import { TrapDetector, trapNote } from './traps.js';
 import { CRAWL_LIMITS } from './option-table.js';
 import type { LoginTotals } from '../model/summary.js';
 import { CrawlLogin } from './crawl-login.js';
@@ -259,7 +259,7 @@ export class Crawler {
       const pipeline = new LinkPipeline(
         { maxDepth: o.maxDepth, normalize: o.normalize, followNofollow: o.followNofollow, skipSignOut: login.loggedIn },
         // An origin's soft-404 probe starts with its first URL admitted for a visit.
-        { scope, traps, robots, dust: this.dust, frontier: this.frontier, emit, onAdmitted: (u) => this.soft404?.ensure(new URL(u).origin) },
+        { scope, traps, robots, dust: this.dust, frontier: this.frontier, emit, onAdmitted: (u) => this.soft404?.ensure(new URL(u).origin), onTrap: (why) => this.signals.remark(trapNote(why)) },
       );
       this.job = new PageJob({
         options: o, session, pipeline, claims, robots, linkChecker, emit, notice: (m) => this.signals.notice(m),

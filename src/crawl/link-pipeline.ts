@@ -236,6 +236,8 @@ export interface AdmissionParts {
   emit: (record: PageRecord) => void;
   /** Told about each URL admitted for a visit (the URL as it will be requested), e.g. to start its origin's soft-404 probe. */
   onAdmitted?: (requestedUrl: string) => void;
+  /** Told why each URL skipped as a trap is one ({@link TrapDetector.check}'s reason: one per path and rule). */
+  onTrap?: (reason: string) => void;
 }
 
 /**
@@ -303,6 +305,7 @@ export class LinkPipeline {
   async admit(candidates: readonly Candidate[], depth: number, referrer: string | null): Promise<FrontierEntry[]> {
     const { dust, traps, robots } = this.parts;
     const entries: FrontierEntry[] = [];
+    let trap: string | null;
     for (const c of candidates) {
       const known = this.known.get(c.url);
       if (known !== undefined && known <= depth) continue;
@@ -311,7 +314,10 @@ export class LinkPipeline {
       const dup = dust?.duplicateOf(c.url) ?? null;
       if (this.rules.skipSignOut && (c.signOut || isLogoutUrl(c.requestedUrl))) e.skip = 'logout';
       else if (depth > this.rules.maxDepth) e.held = true;
-      else if (traps.check(c.url)) e.skip = 'trap';
+      else if ((trap = traps.check(c.url))) {
+        e.skip = 'trap';
+        this.parts.onTrap?.(trap);
+      }
       else if (dup) {
         e.skip = 'duplicate';
         e.duplicateOf = dup;

@@ -64,6 +64,17 @@ export class TrapDetector {
   }
 }
 
+/**
+ * The summary's note for URLs skipped as a trap for `reason` (a {@link TrapDetector.check}
+ * reason), with the flag that lets a crawl visit them when the limit hit is a count
+ * (`--max-query-variants`: query-routed sites such as `?path=/story/…` or `index.php?title=…`
+ * have more than the default of distinct pages on one path).
+ */
+export function trapNote(reason: string): string {
+  const counted = /^more than \d+ (query variants|dates) on /.test(reason);
+  return `URLs skipped as a crawl trap (${reason})${counted ? '; --max-query-variants N visits more' : ''}`;
+}
+
 /** `true` when some run of 1–5 segments occurs three times back to back (`/a/b/a/b/a/b`). */
 function repeats(segs: string[]): boolean {
   for (let len = 1; len <= 5; len++) {
