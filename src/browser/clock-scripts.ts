@@ -42,7 +42,9 @@ export interface ClockState {
  * the time of the last DOM mutation (including inside shadow roots attached later) and of the
  * last change to the links and the title (see {@link ClockState.linkChange}); counts clicks on
  * `download` links (their request is the browser's, not the page's, so the network tracking does
- * not see it); keeps closed shadow roots for the extraction; replaces `window.open` so
+ * not see it); keeps closed shadow roots for the extraction; takes out speculation rules
+ * (`<script type=speculationrules>`) before the browser prefetches or prerenders what they
+ * name; replaces `window.open` so
  * popups are recorded as links instead of opened; and keeps `history.back()`, `forward()` and
  * `go(n)` within the document's own entries: a crawl's tab is reused, so the entry before a
  * visited page is the page of an earlier, unrelated visit (never the page a person came from),
@@ -102,6 +104,16 @@ export function installMutationClock(): void {
   };
   const pixels = (r: MutationRecord): boolean => r.type === 'attributes' && (r.attributeName === 'style' || r.attributeName === 'class');
   const mark = (records: MutationRecord[]): void => {
+    // Speculation rules are taken out as they are inserted, before the browser reads them (its
+    // update of the candidates is a microtask queued after this observer's): the browser would
+    // prefetch or prerender the URLs they name itself, where no robots.txt check, scope or
+    // politeness reaches (HTML "speculative loading"; a parser-inserted or script-inserted
+    // <script type=speculationrules> is a direct child addition).
+    for (const r of records) {
+      for (const n of Array.from(r.addedNodes)) {
+        if (n.nodeName === 'SCRIPT' && (n as HTMLScriptElement).type.trim().toLowerCase() === 'speculationrules') (n as HTMLScriptElement).remove();
+      }
+    }
     const t = performance.now();
     state.last = t;
     if (!records.every(pixels)) state.content = t;
