@@ -110,7 +110,9 @@ export function installMutationClock(): void {
     // politeness reaches (HTML "speculative loading"; a parser-inserted or script-inserted
     // <script type=speculationrules> is a direct child addition).
     for (const r of records) {
-      for (const n of Array.from(r.addedNodes)) {
+      const added = r.addedNodes;
+      for (let i = 0; i < added.length; i++) {
+        const n = added[i]!;
         if (n.nodeName === 'SCRIPT' && (n as HTMLScriptElement).type.trim().toLowerCase() === 'speculationrules') (n as HTMLScriptElement).remove();
       }
     }
