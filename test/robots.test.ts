@@ -109,6 +109,48 @@ describe('robots.txt status handling (RFC 9309 §2.3.1)', () => {
     expect(s.count('/real-robots.txt')).toBe(1);
   });
 
+  it('a robots.txt whose redirects loop is unavailable, as a 404 is (RFC 9309 §2.3.1.2): the host is crawled, not "unreachable"', async () => {
+    const s = await site({
+      '/robots.txt': { status: 301, headers: { location: '/robots-2.txt' } },
+      '/robots-2.txt': { status: 302, headers: { location: '/robots.txt' } },
+      '/': { body: html('Home', '<a href="/a">a</a>') },
+      '/a': { body: html('A', '') },
+    });
+    const notices: string[] = [];
+    const crawler = new Crawler({ seeds: [`${s.origin}/`], browser, settleTimeoutMs: 500, onNotice: (m) => notices.push(m) });
+    const recs: PageRecord[] = [];
+    for await (const r of crawler.records()) recs.push(r);
+    expect(recs.map((r) => [new URL(r.url).pathname, r.status, r.skipped, r.error?.code ?? null])).toEqual([
+      ['/', 200, null, null],
+      ['/a', 200, null, null],
+    ]);
+    // The first request and its 5 redirects, once for the whole crawl.
+    expect([s.count('/robots.txt'), s.count('/robots-2.txt')]).toEqual([3, 3]);
+    const said = `robots.txt of ${s.origin} not found (more than 5 redirects): taken as none, everything allowed (RFC 9309 §2.3.1.2)`;
+    expect(notices).toContain(said);
+    expect(crawler.result().notes).toEqual([said]);
+  });
+
+  it('a robots.txt redirected to a URL that is not http(s), or to no URL at all, is unavailable: everything allowed', async () => {
+    const s = await site({
+      '/robots.txt': { status: 302, headers: { location: 'ftp://127.0.0.1/robots.txt' } },
+    });
+    const t = await site({
+      '/robots.txt': { status: 307, headers: { location: 'http://[bad' } },
+    });
+    const cache = new RobotsCache({ request: api });
+    const [ftp, bad] = await Promise.all([cache.explain(`${s.origin}/x`), cache.explain(`${t.origin}/x`)]);
+    expect([ftp.allowed, ftp.outcome.kind, ftp.outcome.status, ftp.outcome.detail, ftp.outcome.unanswered]).toEqual([
+      true,
+      'allow-all',
+      302,
+      'redirect to a URL that is not http(s): ftp://127.0.0.1/robots.txt',
+      undefined,
+    ]);
+    expect([bad.allowed, bad.outcome.kind, bad.outcome.status, bad.outcome.detail]).toEqual([true, 'allow-all', 307, 'invalid redirect location: http://[bad']);
+    expect([s.count('/robots.txt'), t.count('/robots.txt')]).toEqual([1, 1]);
+  });
+
   it('20 concurrent first questions to one origin cause exactly one robots.txt request', async () => {
     const s = await site({ '/robots.txt': { ...text('User-agent: *\nDisallow: /x\n'), delayMs: 200 } });
     const cache = new RobotsCache({ request: api });

@@ -49,11 +49,17 @@ export interface HttpResponse {
   truncated: boolean;
 }
 
-/** Why a request got no usable answer: `timeout`, or `network` (connection, proxy, TLS, protocol, too many redirects). */
+/**
+ * Why a request got no usable answer: `timeout`; `network` (connection, proxy, TLS, protocol);
+ * or `redirect`: the server did answer, but with redirects that lead nowhere usable (more than
+ * `maxRedirects` of them, a `Location` that is not a URL, or one that is not http(s)).
+ */
 export class HttpRequestError extends Error {
   constructor(
-    readonly code: 'timeout' | 'network',
+    readonly code: 'timeout' | 'network' | 'redirect',
     message: string,
+    /** For `redirect`: the HTTP status (3xx) of the last redirect received. */
+    readonly status: number | null = null,
   ) {
     super(message);
     this.name = 'HttpRequestError';
@@ -87,17 +93,18 @@ export class HttpClient {
     let method = opts.method ?? 'GET';
     let current = new URL(url);
     const maxRedirects = opts.maxRedirects ?? 0;
+    if (current.protocol !== 'http:' && current.protocol !== 'https:') throw new HttpRequestError('network', `not an http(s) URL: ${current.href}`);
     for (let hop = 0; ; hop++) {
-      if (current.protocol !== 'http:' && current.protocol !== 'https:') throw new HttpRequestError('network', `not an http(s) URL: ${current.href}`);
       const res = await this.once(current, method, deadline, opts.timeoutMs, opts.maxBodyBytes ?? 0, opts.accept ?? '*/*');
       const location = res.headers.location;
       if (!REDIRECTS.has(res.status) || location === undefined || maxRedirects === 0) return res;
-      if (hop >= maxRedirects) throw new HttpRequestError('network', `more than ${maxRedirects} redirects`);
+      if (hop >= maxRedirects) throw new HttpRequestError('redirect', `more than ${maxRedirects} redirects`, res.status);
       try {
         current = new URL(location, current);
       } catch {
-        throw new HttpRequestError('network', `invalid redirect location: ${location}`);
+        throw new HttpRequestError('redirect', `invalid redirect location: ${location}`, res.status);
       }
+      if (current.protocol !== 'http:' && current.protocol !== 'https:') throw new HttpRequestError('redirect', `redirect to a URL that is not http(s): ${current.href}`, res.status);
       if (res.status === 303) method = method === 'HEAD' ? 'HEAD' : 'GET';
     }
   }
