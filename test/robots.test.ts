@@ -257,6 +257,20 @@ describe('sitemaps (--sitemap)', () => {
     expect(summaryLine(summary)).toContain(', 1 skipped by robots.txt, ');
   });
 
+  it('the guessed /sitemap.xml is not requested when robots.txt disallows it, nor when robots.txt is unavailable (5xx)', async () => {
+    const sitemap = (self: FixtureServer): FixtureResponse => ({ headers: { 'content-type': 'application/xml' }, body: `<urlset><url><loc>${self.origin}/x</loc></url></urlset>` });
+    const closed = await site({ '/robots.txt': text('User-agent: *\nAllow: /$\nDisallow: /\n'), '/sitemap.xml': sitemap, '/': { body: html('Home', '') } });
+    const down = await site({ '/robots.txt': { status: 503, body: 'down' }, '/sitemap.xml': sitemap });
+    const notices: string[] = [];
+    const crawler = new Crawler({ seeds: [`${closed.origin}/`, `${down.origin}/`], browser, sitemap: true, settleTimeoutMs: 500, onNotice: (m) => notices.push(m) });
+    const recs: PageRecord[] = [];
+    for await (const r of crawler.records()) recs.push(r);
+    expect([closed.count('/sitemap.xml'), down.count('/sitemap.xml'), closed.count('/x'), down.count('/x')]).toEqual([0, 0, 0, 0]);
+    expect(Object.fromEntries(recs.map((r) => [r.url, r.skipped]))).toEqual({ [`${closed.origin}/`]: null, [`${down.origin}/`]: 'robots' });
+    expect(notices).toContain(`sitemap ${closed.origin}/sitemap.xml: disallowed by robots.txt, not requested`);
+    expect(notices).toContain(`sitemap ${down.origin}/sitemap.xml: disallowed by robots.txt, not requested`);
+  });
+
   it('is off by default: a page only the sitemap names is not crawled', async () => {
     const s = await site({
       '/sitemap.xml': (self) => ({ headers: { 'content-type': 'application/xml' }, body: `<urlset><url><loc>${self.origin}/orphan</loc></url></urlset>` }),
