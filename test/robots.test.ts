@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright';
@@ -149,6 +151,29 @@ describe('robots.txt status handling (RFC 9309 §2.3.1)', () => {
     ]);
     expect([bad.allowed, bad.outcome.kind, bad.outcome.status, bad.outcome.detail]).toEqual([true, 'allow-all', 307, 'invalid redirect location: http://[bad']);
     expect([s.count('/robots.txt'), t.count('/robots.txt')]).toEqual([1, 1]);
+  });
+
+  it('a robots.txt whose body is cut off is unavailable (everything disallowed), but the host answered: not "unreachable"', async () => {
+    const asked: string[] = [];
+    const server = http.createServer((req, res) => {
+      asked.push(req.url ?? '');
+      if (req.url !== '/robots.txt') return void res.end('<title>page</title>');
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '1000' });
+      res.write('User-agent: *\nDisallow: /x\n');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const crawler = new Crawler({ seeds: [`${origin}/`], browser, settleTimeoutMs: 500 });
+      const recs: PageRecord[] = [];
+      for await (const r of crawler.records()) recs.push(r);
+      expect(recs.map((r) => [r.skipped, r.status, r.error?.code ?? null])).toEqual([['robots', null, 'robots-unavailable']]);
+      expect(crawler.result().notes).toEqual([`robots.txt of ${origin} unusable (reading the body: aborted): treating the whole origin as disallowed`]);
+      expect(asked).toEqual(['/robots.txt']);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it('20 concurrent first questions to one origin cause exactly one robots.txt request', async () => {

@@ -58,7 +58,11 @@ export class HttpRequestError extends Error {
   constructor(
     readonly code: 'timeout' | 'network' | 'redirect',
     message: string,
-    /** For `redirect`: the HTTP status (3xx) of the last redirect received. */
+    /**
+     * The HTTP status that did arrive before the failure: the last redirect's (3xx) for
+     * `redirect`; the response's when its body was cut off or too slow (`network`, `timeout`);
+     * `null` when no response arrived at all.
+     */
     readonly status: number | null = null,
   ) {
     super(message);
@@ -143,7 +147,9 @@ export class HttpClient {
         if (err) reject(err);
         else resolve(res!);
       };
-      const timer = setTimeout(() => finish(timeout(timeoutMs)), Math.max(1, deadline - Date.now()));
+      /** The response's status once its head has arrived. */
+      let answered: number | null = null;
+      const timer = setTimeout(() => finish(timeout(timeoutMs, answered)), Math.max(1, deadline - Date.now()));
       const req = http.request({
         method,
         path: conn.absoluteForm ? target.href : `${target.pathname}${target.search}`,
@@ -153,6 +159,7 @@ export class HttpClient {
       req.once('error', (err) => finish(new HttpRequestError('network', err.message)));
       req.once('response', (res) => {
         const status = res.statusCode ?? 0;
+        answered = status;
         const responseHeaders: Record<string, string> = {};
         for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) responseHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
         const done = (body: Buffer, truncated: boolean): void => finish(null, { status, url: url.href, headers: responseHeaders, body, truncated });
@@ -163,7 +170,7 @@ export class HttpClient {
         }
         readBody(res, responseHeaders['content-encoding'], maxBodyBytes).then(
           ({ body, truncated }) => done(body, truncated),
-          (err: unknown) => finish(new HttpRequestError('network', `reading the body: ${err instanceof Error ? err.message : String(err)}`)),
+          (err: unknown) => finish(new HttpRequestError('network', `reading the body: ${err instanceof Error ? err.message : String(err)}`, status)),
         );
       });
       req.end();
@@ -171,8 +178,8 @@ export class HttpClient {
   }
 }
 
-function timeout(timeoutMs: number): HttpRequestError {
-  return new HttpRequestError('timeout', `no answer within ${timeoutMs} ms`);
+function timeout(timeoutMs: number, status: number | null = null): HttpRequestError {
+  return new HttpRequestError('timeout', `no answer within ${timeoutMs} ms`, status);
 }
 
 function lowercased(h: Record<string, string>): Record<string, string> {

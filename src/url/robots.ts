@@ -21,7 +21,7 @@ export const ROBOTS_MAX_BYTES = 500 * 1024;
 export interface RobotsOutcome {
   /** `parsed` (2xx), `allow-all` (4xx but 429, or none), `disallow-all` (5xx, 429, timeout, network error). */
   kind: 'parsed' | 'allow-all' | 'disallow-all';
-  /** HTTP status, or `null` if the fetch failed. */
+  /** HTTP status (also of a response whose body then failed), or `null` when no response arrived. */
   status: number | null;
   /** Why, for reporting (e.g. `HTTP 503`, `net::ERR_CONNECTION_REFUSED`). */
   detail: string;
@@ -220,7 +220,11 @@ export class RobotsCache {
           await this.opts.shared?.set(origin, { status: err.status ?? 300, text: null });
           return entry;
         }
-        return blanket('disallow-all', null, err instanceof Error ? err.message.split('\n')[0]! : String(err), true);
+        // No robots.txt: "unreachable" (§2.3.1.4), everything disallowed. The host itself could
+        // not be reached only when no response arrived at all; a response whose body was cut off
+        // or never finished came from a host that is there, as a 5xx does.
+        const status = err instanceof HttpRequestError ? err.status : null;
+        return blanket('disallow-all', status, err instanceof Error ? err.message.split('\n')[0]! : String(err), status === null);
       }
       const status = resp.status;
       if (status >= 500 || status === 429) return blanket('disallow-all', status, `HTTP ${status}`);
