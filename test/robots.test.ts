@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright';
@@ -109,6 +111,71 @@ describe('robots.txt status handling (RFC 9309 §2.3.1)', () => {
     expect(s.count('/real-robots.txt')).toBe(1);
   });
 
+  it('a robots.txt whose redirects loop is unavailable, as a 404 is (RFC 9309 §2.3.1.2): the host is crawled, not "unreachable"', async () => {
+    const s = await site({
+      '/robots.txt': { status: 301, headers: { location: '/robots-2.txt' } },
+      '/robots-2.txt': { status: 302, headers: { location: '/robots.txt' } },
+      '/': { body: html('Home', '<a href="/a">a</a>') },
+      '/a': { body: html('A', '') },
+    });
+    const notices: string[] = [];
+    const crawler = new Crawler({ seeds: [`${s.origin}/`], browser, settleTimeoutMs: 500, onNotice: (m) => notices.push(m) });
+    const recs: PageRecord[] = [];
+    for await (const r of crawler.records()) recs.push(r);
+    expect(recs.map((r) => [new URL(r.url).pathname, r.status, r.skipped, r.error?.code ?? null])).toEqual([
+      ['/', 200, null, null],
+      ['/a', 200, null, null],
+    ]);
+    // The first request and its 5 redirects, once for the whole crawl.
+    expect([s.count('/robots.txt'), s.count('/robots-2.txt')]).toEqual([3, 3]);
+    const said = `robots.txt of ${s.origin} not found (more than 5 redirects): taken as none, everything allowed (RFC 9309 §2.3.1.2)`;
+    expect(notices).toContain(said);
+    expect(crawler.result().notes).toEqual([said]);
+  });
+
+  it('a robots.txt redirected to a URL that is not http(s), or to no URL at all, is unavailable: everything allowed', async () => {
+    const s = await site({
+      '/robots.txt': { status: 302, headers: { location: 'ftp://127.0.0.1/robots.txt' } },
+    });
+    const t = await site({
+      '/robots.txt': { status: 307, headers: { location: 'http://[bad' } },
+    });
+    const cache = new RobotsCache({ request: api });
+    const [ftp, bad] = await Promise.all([cache.explain(`${s.origin}/x`), cache.explain(`${t.origin}/x`)]);
+    expect([ftp.allowed, ftp.outcome.kind, ftp.outcome.status, ftp.outcome.detail, ftp.outcome.unanswered]).toEqual([
+      true,
+      'allow-all',
+      302,
+      'redirect to a URL that is not http(s): ftp://127.0.0.1/robots.txt',
+      undefined,
+    ]);
+    expect([bad.allowed, bad.outcome.kind, bad.outcome.status, bad.outcome.detail]).toEqual([true, 'allow-all', 307, 'invalid redirect location: http://[bad']);
+    expect([s.count('/robots.txt'), t.count('/robots.txt')]).toEqual([1, 1]);
+  });
+
+  it('a robots.txt whose body is cut off is unavailable (everything disallowed), but the host answered: not "unreachable"', async () => {
+    const asked: string[] = [];
+    const server = http.createServer((req, res) => {
+      asked.push(req.url ?? '');
+      if (req.url !== '/robots.txt') return void res.end('<title>page</title>');
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '1000' });
+      res.write('User-agent: *\nDisallow: /x\n');
+      setTimeout(() => res.socket?.destroy(), 20);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const crawler = new Crawler({ seeds: [`${origin}/`], browser, settleTimeoutMs: 500 });
+      const recs: PageRecord[] = [];
+      for await (const r of crawler.records()) recs.push(r);
+      expect(recs.map((r) => [r.skipped, r.status, r.error?.code ?? null])).toEqual([['robots', null, 'robots-unavailable']]);
+      expect(crawler.result().notes).toEqual([`robots.txt of ${origin} unusable (reading the body: aborted): treating the whole origin as disallowed`]);
+      expect(asked).toEqual(['/robots.txt']);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   it('20 concurrent first questions to one origin cause exactly one robots.txt request', async () => {
     const s = await site({ '/robots.txt': { ...text('User-agent: *\nDisallow: /x\n'), delayMs: 200 } });
     const cache = new RobotsCache({ request: api });
@@ -213,6 +280,20 @@ describe('sitemaps (--sitemap)', () => {
     // Disallowed by a rule, not unreachable.
     expect([summary.robotsSkipped, summary.robotsUnavailable]).toEqual([1, 0]);
     expect(summaryLine(summary)).toContain(', 1 skipped by robots.txt, ');
+  });
+
+  it('the guessed /sitemap.xml is not requested when robots.txt disallows it, nor when robots.txt is unavailable (5xx)', async () => {
+    const sitemap = (self: FixtureServer): FixtureResponse => ({ headers: { 'content-type': 'application/xml' }, body: `<urlset><url><loc>${self.origin}/x</loc></url></urlset>` });
+    const closed = await site({ '/robots.txt': text('User-agent: *\nAllow: /$\nDisallow: /\n'), '/sitemap.xml': sitemap, '/': { body: html('Home', '') } });
+    const down = await site({ '/robots.txt': { status: 503, body: 'down' }, '/sitemap.xml': sitemap });
+    const notices: string[] = [];
+    const crawler = new Crawler({ seeds: [`${closed.origin}/`, `${down.origin}/`], browser, sitemap: true, settleTimeoutMs: 500, onNotice: (m) => notices.push(m) });
+    const recs: PageRecord[] = [];
+    for await (const r of crawler.records()) recs.push(r);
+    expect([closed.count('/sitemap.xml'), down.count('/sitemap.xml'), closed.count('/x'), down.count('/x')]).toEqual([0, 0, 0, 0]);
+    expect(Object.fromEntries(recs.map((r) => [r.url, r.skipped]))).toEqual({ [`${closed.origin}/`]: null, [`${down.origin}/`]: 'robots' });
+    expect(notices).toContain(`sitemap ${closed.origin}/sitemap.xml: disallowed by robots.txt, not requested`);
+    expect(notices).toContain(`sitemap ${down.origin}/sitemap.xml: disallowed by robots.txt, not requested`);
   });
 
   it('is off by default: a page only the sitemap names is not crawled', async () => {

@@ -21,7 +21,8 @@ export interface CrawlRobotsOptions {
 
 /**
  * The crawl's robots.txt cache: an origin whose robots.txt cannot be used is noted (and treated
- * as disallowed, RFC 9309 §2.3.1.4); its `Crawl-delay` (a de-facto extension, not in RFC 9309)
+ * as disallowed, RFC 9309 §2.3.1.4; one whose robots.txt redirects lead to no file, as having
+ * none, §2.3.1.2); its `Crawl-delay` (a de-facto extension, not in RFC 9309)
  * spaces the navigations to its host, capped at {@link MAX_CRAWL_DELAY_MS}.
  */
 export function robotsForCrawl(o: CrawlRobotsOptions): RobotsCache {
@@ -33,7 +34,9 @@ export function robotsForCrawl(o: CrawlRobotsOptions): RobotsCache {
       o.remark(
         outcome.unanswered
           ? `${origin} could not be reached, not even for robots.txt (${outcome.detail}): nothing on it is requested`
-          : `robots.txt of ${origin} unusable (${outcome.detail}): treating the whole origin as disallowed`,
+          : outcome.kind === 'allow-all'
+            ? `robots.txt of ${origin} not found (${outcome.detail}): taken as none, everything allowed (RFC 9309 §2.3.1.2)`
+            : `robots.txt of ${origin} unusable (${outcome.detail}): treating the whole origin as disallowed`,
       ),
     onOutcome: (origin, outcome) => {
       if (outcome.crawlDelayMs === null) return;

@@ -49,11 +49,21 @@ export interface HttpResponse {
   truncated: boolean;
 }
 
-/** Why a request got no usable answer: `timeout`, or `network` (connection, proxy, TLS, protocol, too many redirects). */
+/**
+ * Why a request got no usable answer: `timeout`; `network` (connection, proxy, TLS, protocol);
+ * or `redirect`: the server did answer, but with redirects that lead nowhere usable (more than
+ * `maxRedirects` of them, a `Location` that is not a URL, or one that is not http(s)).
+ */
 export class HttpRequestError extends Error {
   constructor(
-    readonly code: 'timeout' | 'network',
+    readonly code: 'timeout' | 'network' | 'redirect',
     message: string,
+    /**
+     * The HTTP status that did arrive before the failure: the last redirect's (3xx) for
+     * `redirect`; the response's when its body was cut off or too slow (`network`, `timeout`);
+     * `null` when no response arrived at all.
+     */
+    readonly status: number | null = null,
   ) {
     super(message);
     this.name = 'HttpRequestError';
@@ -87,17 +97,18 @@ export class HttpClient {
     let method = opts.method ?? 'GET';
     let current = new URL(url);
     const maxRedirects = opts.maxRedirects ?? 0;
+    if (current.protocol !== 'http:' && current.protocol !== 'https:') throw new HttpRequestError('network', `not an http(s) URL: ${current.href}`);
     for (let hop = 0; ; hop++) {
-      if (current.protocol !== 'http:' && current.protocol !== 'https:') throw new HttpRequestError('network', `not an http(s) URL: ${current.href}`);
       const res = await this.once(current, method, deadline, opts.timeoutMs, opts.maxBodyBytes ?? 0, opts.accept ?? '*/*');
       const location = res.headers.location;
       if (!REDIRECTS.has(res.status) || location === undefined || maxRedirects === 0) return res;
-      if (hop >= maxRedirects) throw new HttpRequestError('network', `more than ${maxRedirects} redirects`);
+      if (hop >= maxRedirects) throw new HttpRequestError('redirect', `more than ${maxRedirects} redirects`, res.status);
       try {
         current = new URL(location, current);
       } catch {
-        throw new HttpRequestError('network', `invalid redirect location: ${location}`);
+        throw new HttpRequestError('redirect', `invalid redirect location: ${location}`, res.status);
       }
+      if (current.protocol !== 'http:' && current.protocol !== 'https:') throw new HttpRequestError('redirect', `redirect to a URL that is not http(s): ${current.href}`, res.status);
       if (res.status === 303) method = method === 'HEAD' ? 'HEAD' : 'GET';
     }
   }
@@ -136,7 +147,9 @@ export class HttpClient {
         if (err) reject(err);
         else resolve(res!);
       };
-      const timer = setTimeout(() => finish(timeout(timeoutMs)), Math.max(1, deadline - Date.now()));
+      /** The response's status once its head has arrived. */
+      let answered: number | null = null;
+      const timer = setTimeout(() => finish(timeout(timeoutMs, answered)), Math.max(1, deadline - Date.now()));
       const req = http.request({
         method,
         path: conn.absoluteForm ? target.href : `${target.pathname}${target.search}`,
@@ -146,6 +159,7 @@ export class HttpClient {
       req.once('error', (err) => finish(new HttpRequestError('network', err.message)));
       req.once('response', (res) => {
         const status = res.statusCode ?? 0;
+        answered = status;
         const responseHeaders: Record<string, string> = {};
         for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) responseHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
         const done = (body: Buffer, truncated: boolean): void => finish(null, { status, url: url.href, headers: responseHeaders, body, truncated });
@@ -156,7 +170,7 @@ export class HttpClient {
         }
         readBody(res, responseHeaders['content-encoding'], maxBodyBytes).then(
           ({ body, truncated }) => done(body, truncated),
-          (err: unknown) => finish(new HttpRequestError('network', `reading the body: ${err instanceof Error ? err.message : String(err)}`)),
+          (err: unknown) => finish(new HttpRequestError('network', `reading the body: ${err instanceof Error ? err.message : String(err)}`, status)),
         );
       });
       req.end();
@@ -164,8 +178,8 @@ export class HttpClient {
   }
 }
 
-function timeout(timeoutMs: number): HttpRequestError {
-  return new HttpRequestError('timeout', `no answer within ${timeoutMs} ms`);
+function timeout(timeoutMs: number, status: number | null = null): HttpRequestError {
+  return new HttpRequestError('timeout', `no answer within ${timeoutMs} ms`, status);
 }
 
 function lowercased(h: Record<string, string>): Record<string, string> {

@@ -21,7 +21,7 @@ export const ROBOTS_MAX_BYTES = 500 * 1024;
 export interface RobotsOutcome {
   /** `parsed` (2xx), `allow-all` (4xx but 429, or none), `disallow-all` (5xx, 429, timeout, network error). */
   kind: 'parsed' | 'allow-all' | 'disallow-all';
-  /** HTTP status, or `null` if the fetch failed. */
+  /** HTTP status (also of a response whose body then failed), or `null` when no response arrived. */
   status: number | null;
   /** Why, for reporting (e.g. `HTTP 503`, `net::ERR_CONNECTION_REFUSED`). */
   detail: string;
@@ -77,7 +77,10 @@ export interface RobotsOptions {
   agent?: string;
   /** Fetch timeout (ms). @default 10000 */
   timeoutMs?: number;
-  /** Called once per origin when its robots.txt could not be used as is. */
+  /**
+   * Called once per origin when its robots.txt could not be used as is: `disallow-all` (5xx,
+   * 429, no answer), or `allow-all` when its redirects led to no file (RFC 9309 §2.3.1.2).
+   */
   onProblem?: (origin: string, outcome: RobotsOutcome) => void;
   /** Called once per origin with the outcome of its fetch (e.g. to apply `Crawl-delay`). */
   onOutcome?: (origin: string, outcome: RobotsOutcome) => void;
@@ -108,7 +111,9 @@ export interface RobotsStore {
 /**
  * robots.txt per origin (scheme, host, port), fetched once before the first request to that
  * origin; concurrent callers share one fetch. Status handling follows RFC 9309 §2.3.1:
- * 2xx → parsed; redirects followed up to 5 hops (§2.3.1.2); 4xx → everything allowed
+ * 2xx → parsed; redirects followed up to 5 hops (§2.3.1.2), and redirects that lead to no
+ * file (more than 5, a loop, a `Location` that is not an http(s) URL) are "unavailable", as a 4xx
+ * is (§2.3.1.2 → §2.3.1.3); 4xx → everything allowed
  * (§2.3.1.3: a crawler MAY access the site) except 429, which asks for fewer requests (RFC 6585
  * §4) and is taken as 5xx is, as Google's crawler does; 5xx and network errors → everything
  * disallowed (§2.3.1.4), and robots.txt asked for again later.
@@ -206,7 +211,20 @@ export class RobotsCache {
         // Only the first ROBOTS_MAX_BYTES are read; the rest of a larger file is never downloaded.
         resp = await this.opts.request.request(robotsUrl, { timeoutMs: this.opts.timeoutMs ?? 10_000, maxRedirects: 5, maxBodyBytes: ROBOTS_MAX_BYTES });
       } catch (err) {
-        return blanket('disallow-all', null, err instanceof HttpRequestError || err instanceof Error ? err.message.split('\n')[0]! : String(err), true);
+        if (err instanceof HttpRequestError && err.code === 'redirect') {
+          // The server answered, with redirects that lead to no file: "unavailable" (RFC 9309
+          // §2.3.1.2, "MAY assume that the robots.txt file is unavailable"), which §2.3.1.3
+          // treats as a 4xx: everything allowed (Google: "treated as a 404"). The host is reachable.
+          const entry = blanket('allow-all', err.status, err.message.split('\n')[0]!);
+          this.opts.onProblem?.(origin, entry.outcome);
+          await this.opts.shared?.set(origin, { status: err.status ?? 300, text: null });
+          return entry;
+        }
+        // No robots.txt: "unreachable" (§2.3.1.4), everything disallowed. The host itself could
+        // not be reached only when no response arrived at all; a response whose body was cut off
+        // or never finished came from a host that is there, as a 5xx does.
+        const status = err instanceof HttpRequestError ? err.status : null;
+        return blanket('disallow-all', status, err instanceof Error ? err.message.split('\n')[0]! : String(err), status === null);
       }
       const status = resp.status;
       if (status >= 500 || status === 429) return blanket('disallow-all', status, `HTTP ${status}`);
