@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright';
 import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
-import { NO_CONTENT_PATHS, startFramesSite, startLinkKindsSite, startStatusSite } from '../fixtures/sites/links.js';
+import { NO_CONTENT_PATHS, startFramesSite, startLinkKindsSite, startOpaqueFramesSite, startStatusSite } from '../fixtures/sites/links.js';
 import { sharedBrowser } from './helpers/browser.js';
 import { Crawler } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
@@ -108,6 +108,28 @@ describe('frames', () => {
     expect(recs.filter((r) => r.error !== null || r.consoleErrors.length || r.pageErrors.length || r.failedRequests.length)).toEqual([]);
     expect(JSON.stringify(recs)).not.toMatch(/about:|invalid url/i);
     expect(notices.filter((n) => /about:|invalid url|error/i.test(n))).toEqual([]);
+  });
+
+  it('reads links in frames of an opaque origin that the page wrote (sandboxed srcdoc, nested, data:); a sandboxed frame of a URL is listed and crawled', async () => {
+    const s = keep(await startOpaqueFramesSite());
+    const { recs } = await run({ seeds: [`${s.origin}/dir/page`], concurrency: 2 });
+    const home = recs.find((r) => r.url === `${s.origin}/dir/page`)!;
+    expect(linkLines(home, s.origin)).toEqual(
+      [
+        // srcdoc frames resolve against the parent's base URL, sandboxed or not.
+        'frame /b/from-sandboxed "Sandboxed"',
+        'frame /b/from-sandboxed-scripts "Sandboxed scripts"',
+        'frame /b/from-sandboxed-nested "Sandboxed nested"',
+        'frame /from-data "Data"',
+        'frame-src /framed/sandboxed "Sandboxed page"',
+      ].sort(),
+    );
+    expect(home.frames).toEqual([`${s.origin}/framed/sandboxed`]);
+    expect(visited(recs)).toEqual(
+      ['/dir/page', '/b/from-sandboxed', '/b/from-sandboxed-scripts', '/b/from-sandboxed-nested', '/from-data', '/framed/sandboxed', '/framed/sibling'].sort(),
+    );
+    for (const p of ['/b/from-sandboxed', '/b/from-sandboxed-nested', '/from-data']) expect(s.count(p)).toBe(1);
+    expect(recs.filter((r) => r.error !== null || r.pageErrors.length || r.failedRequests.length)).toEqual([]);
   });
 
   it('says nothing about about:srcdoc, about:blank or invalid URLs on the command line', async () => {
