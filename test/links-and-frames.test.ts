@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright';
 import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
-import { NO_CONTENT_PATHS, startFramesSite, startLinkKindsSite, startOpaqueFramesSite, startStatusSite } from '../fixtures/sites/links.js';
+import { NO_CONTENT_PATHS, startFramesSite, startClosedDeclarativeSite, startLinkKindsSite, startOpaqueFramesSite, startStatusSite } from '../fixtures/sites/links.js';
 import { sharedBrowser } from './helpers/browser.js';
 import { Crawler } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
@@ -167,6 +167,17 @@ describe('every link a person can click', () => {
     // Subresources are loaded as subresources, never as pages; the unstamped template and data: never.
     expect(s.documents().map((d) => d.path).sort()).toEqual(pages);
     expect(s.count('/never-stamped')).toBe(0);
+  });
+
+  it('finds links in closed declarative shadow roots (<template shadowrootmode="closed">), nested ones and those in a srcdoc frame', async () => {
+    const s = keep(await startClosedDeclarativeSite());
+    const { recs } = await run({ seeds: [`${s.origin}/`], concurrency: 2 });
+    const home = recs.find((r) => r.url === `${s.origin}/`)!;
+    expect(linkLines(home, s.origin)).toEqual(
+      ['anchor /plain "Plain"', 'shadow /closed "Closed"', 'shadow /open-in-closed "Open in closed"', 'frame /in-frame-closed "In frame closed"'].sort(),
+    );
+    expect(visited(recs)).toEqual(['/', '/closed', '/in-frame-closed', '/open-in-closed', '/plain']);
+    for (const p of ['/closed', '/open-in-closed', '/in-frame-closed']) expect(s.count(p)).toBe(1);
   });
 });
 
