@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright';
 import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
-import { NO_CONTENT_PATHS, startFramesSite, startLinkKindsSite, startStatusSite } from '../fixtures/sites/links.js';
+import { NO_CONTENT_PATHS, startFramesSite, startClosedDeclarativeSite, startLinkKindsSite, startOpaqueFramesSite, startStatusSite } from '../fixtures/sites/links.js';
 import { sharedBrowser } from './helpers/browser.js';
 import { Crawler } from '../src/crawl/crawler.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
@@ -110,6 +110,28 @@ describe('frames', () => {
     expect(notices.filter((n) => /about:|invalid url|error/i.test(n))).toEqual([]);
   });
 
+  it('reads links in frames of an opaque origin that the page wrote (sandboxed srcdoc, nested, data:); a sandboxed frame of a URL is listed and crawled', async () => {
+    const s = keep(await startOpaqueFramesSite());
+    const { recs } = await run({ seeds: [`${s.origin}/dir/page`], concurrency: 2 });
+    const home = recs.find((r) => r.url === `${s.origin}/dir/page`)!;
+    expect(linkLines(home, s.origin)).toEqual(
+      [
+        // srcdoc frames resolve against the parent's base URL, sandboxed or not.
+        'frame /b/from-sandboxed "Sandboxed"',
+        'frame /b/from-sandboxed-scripts "Sandboxed scripts"',
+        'frame /b/from-sandboxed-nested "Sandboxed nested"',
+        'frame /from-data "Data"',
+        'frame-src /framed/sandboxed "Sandboxed page"',
+      ].sort(),
+    );
+    expect(home.frames).toEqual([`${s.origin}/framed/sandboxed`]);
+    expect(visited(recs)).toEqual(
+      ['/dir/page', '/b/from-sandboxed', '/b/from-sandboxed-scripts', '/b/from-sandboxed-nested', '/from-data', '/framed/sandboxed', '/framed/sibling'].sort(),
+    );
+    for (const p of ['/b/from-sandboxed', '/b/from-sandboxed-nested', '/from-data']) expect(s.count(p)).toBe(1);
+    expect(recs.filter((r) => r.error !== null || r.pageErrors.length || r.failedRequests.length)).toEqual([]);
+  });
+
   it('says nothing about about:srcdoc, about:blank or invalid URLs on the command line', async () => {
     const other = keep(await startFixtureServer(() => ({ body: html('Widget', '') })));
     const s = keep(await startFramesSite(other.origin));
@@ -145,6 +167,17 @@ describe('every link a person can click', () => {
     // Subresources are loaded as subresources, never as pages; the unstamped template and data: never.
     expect(s.documents().map((d) => d.path).sort()).toEqual(pages);
     expect(s.count('/never-stamped')).toBe(0);
+  });
+
+  it('finds links in closed declarative shadow roots (<template shadowrootmode="closed">), nested ones and those in a srcdoc frame', async () => {
+    const s = keep(await startClosedDeclarativeSite());
+    const { recs } = await run({ seeds: [`${s.origin}/`], concurrency: 2 });
+    const home = recs.find((r) => r.url === `${s.origin}/`)!;
+    expect(linkLines(home, s.origin)).toEqual(
+      ['anchor /plain "Plain"', 'shadow /closed "Closed"', 'shadow /open-in-closed "Open in closed"', 'frame /in-frame-closed "In frame closed"'].sort(),
+    );
+    expect(visited(recs)).toEqual(['/', '/closed', '/in-frame-closed', '/open-in-closed', '/plain']);
+    for (const p of ['/closed', '/open-in-closed', '/in-frame-closed']) expect(s.count(p)).toBe(1);
   });
 });
 

@@ -26,9 +26,15 @@ export interface FramesRead {
  * A frame is entered when its document's own origin (`self.origin`, read inside the frame) is
  * the page's: that covers frames loaded from the page's origin and the frames that inherit it,
  * `srcdoc` and `about:blank` frames (also when the parent writes their content by script)
- * and the frames nested in them, whatever their URL says. A frame loaded from another origin's
+ * and the frames nested in them, whatever their URL says. A frame whose document no server sent
+ * ({@link isInlineFrameUrl}: `about:srcdoc`, `about:blank`, a `data:` URL) holds what an entered
+ * document wrote into it, so it is entered too when its origin is opaque: a sandboxed `srcdoc`
+ * frame (HTML §4.8.5: `sandbox` without `allow-same-origin` gives it an opaque origin) or a
+ * `data:` frame (HTML §7.5: its origin is opaque) shows links a person can click, and nothing
+ * else would ever read them. A frame loaded from another origin's
  * `http(s)` URL is of that origin (or of an opaque one, when sandboxed) and is not entered; nor
- * is a sandboxed frame of the page's own URL (its origin is opaque). Frames of another origin
+ * is a sandboxed frame of the page's own URL (its origin is opaque; its URL is a `frame-src`
+ * link, read on its own visit). Frames of another origin
  * are listed in `frames` when an entered document (the page or a same-origin frame) embeds them;
  * frames inside them are not looked at. Frames are walked from the top, at most
  * {@link MAX_FRAMES_READ}; a frame that does not answer within 5 s is skipped.
@@ -49,7 +55,7 @@ export async function readFrames(page: Page, origin: string): Promise<FramesRead
         read++;
         doc = await readFrame(frame);
       }
-      if (doc && doc.origin === origin) {
+      if (doc && (doc.origin === origin || (doc.origin === 'null' && isInlineFrameUrl(url)))) {
         for (const l of doc.links) out.links.push(found(l, 'frame'));
         for (const l of doc.frameSrcs) out.links.push(found(l, 'frame-src'));
         await walk(frame);
@@ -73,6 +79,15 @@ async function readFrame(frame: Frame): Promise<ExtractResult | null> {
 
 function found(l: RawLink, source: FoundLink['source']): FoundLink {
   return { href: l.href, text: l.text, source, rel: l.rel };
+}
+
+/**
+ * Whether a frame's URL names a document its embedder wrote rather than one a server sent:
+ * `about:srcdoc`, `about:blank` (HTML §7.1, "about:blank" and "about:srcdoc"), or a `data:` URL
+ * (RFC 2397). An error page (`chrome-error:`) or any other scheme is not one.
+ */
+function isInlineFrameUrl(u: string): boolean {
+  return /^(?:about:(?:srcdoc|blank)(?:[?#]|$)|data:)/i.test(u);
 }
 
 function originOf(u: string): string | null {

@@ -85,7 +85,8 @@ export interface ExtractResult {
  *
  * A `data:` href is not a link: browsers refuse to navigate a top-level page to `data:` URLs.
  * Shadow roots are the open ones and the closed ones the page attached after
- * `installMutationClock` ran; `<template>` content counts once the page stamps it into the
+ * `installMutationClock` ran, or that `registerClosedRoots` (`closed-roots.ts`) found declared in
+ * the HTML; `<template>` content counts once the page stamps it into the
  * document. What only loads a resource (`<use>`, `<image>`, `<link>`, `<script>`, `srcset`) is
  * not a link.
  */

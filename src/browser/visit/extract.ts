@@ -13,7 +13,9 @@ import type { RedirectHop } from '../../model/record.js';
 import type { FoundLink } from '../discovery.js';
 import { clickExcludePattern } from '../explore.js';
 import { readFrames } from '../frames.js';
-import { readAnchors, type RawLink } from '../page-scripts.js';
+import { extractPage, readAnchors, type RawLink } from '../page-scripts.js';
+import { declaresClosedRoot, registerClosedRoots } from '../closed-roots.js';
+import { evaluateJson } from '../json-result.js';
 import { CallTimeoutError, withTimeout } from '../timeout.js';
 import { hungItself } from '../hang-watch.js';
 import type { VisitContext } from './context.js';
@@ -67,6 +69,14 @@ async function readDom(ctx: VisitContext): Promise<void> {
   // A visit that clicks scans its clickables in the same call (click discovery's first scan).
   const exclude = opts.click ? clickExcludePattern(opts.click.exclude) : null;
   const { main, lastChange, spa, clickables, longestTask } = await ctx.call(() => readSettledPage(ctx.tab.cdp, exclude), 'reading the DOM');
+  // Declarative closed shadow roots are out of the page's reach: found through the protocol, then read again.
+  if (declaresClosedRoot(await ctx.step(ctx.serverBody ?? Promise.resolve(null))) && (await ctx.step(registerClosedRoots(ctx.tab.cdp))) > 0) {
+    const again = await ctx.callOr(() => evaluateJson(p.mainFrame(), extractPage), 'reading closed shadow roots', null);
+    if (again) {
+      main.links = again.links;
+      main.frameSrcs = again.frameSrcs;
+    }
+  }
   // A sibling's call stopped this page's script, which held the renderer: the page hung (see `hang-watch.ts`).
   if (hungItself(ctx.tab, ctx.stopsAtStart, longestTask)) throw new CallTimeoutError('a script of the page', longestTask ?? 0);
   // A visit the settle stage ended (a stopped client-side navigation) is not read here.
