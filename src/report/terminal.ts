@@ -8,6 +8,7 @@ export interface RecordLineOptions {
   colors?: { red(s: string): string; green(s: string): string; yellow(s: string): string; cyan(s: string): string; dim(s: string): string };
 }
 import type { CrawlSummary } from '../model/summary.js';
+import { otherSkipped } from './summary.js';
 
 /** Path, query and hash of `url` when it is on `origin`, else the whole URL (for short log lines). */
 export function shortUrl(url: string, origin: string | null): string {
@@ -54,8 +55,7 @@ export function recordLine(r: PageRecord, origin: string | null, opts: RecordLin
 /** The closing summary line, counted as DESIGN.md defines. */
 export function summaryLine(s: CrawlSummary): string {
   const secs = (s.elapsedMs / 1000).toFixed(1);
-  const extra = Object.entries(s.skipped)
-    .filter(([k]) => k !== 'robots')
+  const extra = otherSkipped(s)
     .map(([k, n]) => `, ${n} skipped (${k})`)
     .join('');
   const hostless = s.unreachable ? ` (${s.unreachable} unreachable, not even robots.txt)` : '';
