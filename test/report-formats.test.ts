@@ -12,6 +12,7 @@ import { formatElapsed, renderMarkdown, renderMarkdownCapped } from '../src/repo
 import { renderSitemap } from '../src/report/formats/sitemap.js';
 import { blankRecord, isPage, type LinkDetail, type PageRecord } from '../src/model/record.js';
 import { SummaryCounter } from '../src/report/summary.js';
+import { summaryLine } from '../src/report/terminal.js';
 import { buildRecords, FORMULA_TITLE, HTML, link, O, page, TRICKY_TITLE, u, XSS_TITLE } from './helpers/report-fixture.js';
 
 function buildInput(records = buildRecords(), failOn: string[] = ['broken-link', 'server-error']): ReportInput & { records: PageRecord[] } {
@@ -268,7 +269,9 @@ describe('markdown', () => {
 
   it('has the verdict, the totals and an issue table of exactly the rules found', () => {
     expect(text).toContain('**❌ Fails** under `--fail-on broken-link, server-error`: 5 issues.');
-    expect(text).toContain(`| 13 | 10 | 3 | 1 | 1 | 1 | ${input.summary.uniqueUrls} | ${formatElapsed(4321)} |`);
+    // The off-site redirect is skipped for scope: a column of its own, as on the terminal.
+    expect(text).toContain('| pages | ok | errors | soft 404s | redirects | robots skipped | skipped (scope) | unique URLs | elapsed |');
+    expect(text).toContain(`| 13 | 10 | 3 | 1 | 1 | 1 | 1 | ${input.summary.uniqueUrls} | ${formatElapsed(4321)} |`);
     expect(sortedSet(tableRules(text))).toEqual(['blocked', 'broken-fragment', 'broken-link', 'insecure-link', 'long-title', 'missing-title', 'noindex', 'server-error']);
     expect(text).toMatch(/\| \*\*`broken-link`\*\* ❌ \| error \| 4 \| 1 \|/);
     expect(text).toMatch(/\| `insecure-link` \| notice \| 1 \| 0 \|/);
@@ -370,6 +373,47 @@ describe('html (static checks; the browser test is test/e2e/report.pw.ts)', () =
     expect(screenshotHref('/tmp/a b/shots', 'x#1.png', '/tmp/reports/r.html')).toBe('../a%20b/shots/x%231.png');
     expect(screenshotHref('/tmp/shots', 'x.png', null)).toBe('file:///tmp/shots/x.png');
     expect(path.isAbsolute(screenshotHref('/tmp/shots', 'x.png', '/tmp/r.html'))).toBe(false);
+  });
+});
+
+describe('the totals agree across formats', () => {
+  it('summary.md, index.html and the terminal line count skipped URLs by reason, as report.json does', () => {
+    const records = buildRecords();
+    for (const n of [1, 2, 3]) records.push(page(`/later/${n}`, { skipped: 'budget', status: null, title: null, links: [], linkDetails: [], attempts: 0 }));
+    records.push(page('/cal/2099', { skipped: 'trap', status: null, title: null, links: [], linkDetails: [], attempts: 0 }));
+    const i = buildInput(records);
+    // `scope` is the fixture's off-site redirect (a redirect record, skipped for its target).
+    expect(i.summary.skipped).toEqual({ budget: 3, robots: 1, scope: 1, trap: 1 });
+    // summary.md: the totals table, read as a table (header cells → value cells).
+    const md = renderMarkdown(i).split('\n');
+    const at = md.findIndex((l) => l.startsWith('| pages |'));
+    const cells = (l: string): string[] => l.split('|').slice(1, -1).map((c) => c.trim());
+    const table = Object.fromEntries(cells(md[at]!).map((h, n) => [h, cells(md[at + 2]!)[n]]));
+    expect(table).toEqual({
+      pages: '13',
+      ok: '10',
+      errors: '3',
+      'soft 404s': '1',
+      redirects: '1',
+      'robots skipped': '1',
+      'skipped (budget)': '3',
+      'skipped (scope)': '1',
+      'skipped (trap)': '1',
+      'unique URLs': String(i.summary.uniqueUrls),
+      elapsed: formatElapsed(4321),
+    });
+    expect(md[at + 1]).toBe(`|${'---:|'.repeat(11)}`);
+    // index.html: the summary's stats, by data-count key.
+    const html = renderHtml(i, null);
+    const summary = html.split('<section id="summary">')[1]!.split('</section>')[0]!;
+    const stats = Object.fromEntries([...summary.matchAll(/<dt>([^<]+)<\/dt><dd data-count="([^"]+)">([^<]+)<\/dd>/g)].map((m) => [m[2], `${m[1]}: ${m[3]}`]));
+    expect(stats['robotsSkipped']).toBe('robots skipped: 1');
+    expect(stats['skipped-budget']).toBe('skipped (budget): 3');
+    expect(stats['skipped-trap']).toBe('skipped (trap): 1');
+    // The skipped-URL table's heading counts the rows it lists (the off-site redirect is among the redirects).
+    expect(html).toContain('<summary>5 URLs not visited (budget: 3, robots: 1, trap: 1)</summary>');
+    expect(html.split('<section id="skipped">')[1]!.split('</section>')[0]!.match(/<tr data-url=/g)).toHaveLength(5);
+    expect(summaryLine(i.summary)).toContain('1 skipped by robots.txt, 3 skipped (budget), 1 skipped (scope), 1 skipped (trap),');
   });
 });
 

@@ -39,6 +39,8 @@ export default class Export extends SpacrawlCommand {
     '<%= config.bin %> export --redis redis://127.0.0.1:6379 --crawl-id docs --report html:report.html',
     '<%= config.bin %> export --records pages.jsonl --report html:report.html --report junit:junit.xml',
   ];
+  // --report is required, but not as an oclif `required` flag (see below): the usage says so.
+  static override usage = '<%= command.id %> --report <value>... [--json] [--state <value>] [--records <value>] [--redis <value> --crawl-id <value>] [--redis-timeout <value>] [--budget <value>]';
   static override enableJsonFlag = true;
   static override flags = flagsOf(
     variant(X.state, { help: 'the SQLite state file of a crawl', exactlyOne: ['state', 'redis', 'records'] }),
@@ -46,7 +48,8 @@ export default class Export extends SpacrawlCommand {
     variant(X.redis, { help: 'the Redis of a shared crawl (with --crawl-id)', dependsOn: ['crawl-id'] }),
     variant(X.crawlId, { help: 'with --redis: the name of the shared crawl' }),
     variant(X.redisRetryMs, { help: 'with --redis: seconds to keep trying to reach Redis before exiting 3' }),
-    variant(X.reports, { help: 'FORMAT[:PATH] to write: jsonl, json, csv, html, junit, sitemap, markdown; no PATH = stdout (repeatable)', required: true }),
+    // Required, but checked in run(): a missing --state or --records file is said first.
+    variant(X.reports, { help: '(required) FORMAT[:PATH] to write: jsonl, json, csv, html, junit, sitemap, markdown; no PATH = stdout (repeatable)' }),
     variant(X.budget, { help: "judge the stored pages' vitals against these limits (budget rule), e.g. lcp=2500,cls=0.1,tbt=300,bytes=2MB" }),
   );
 
@@ -60,7 +63,13 @@ export default class Export extends SpacrawlCommand {
         import('../report/report-spec.js'),
         import('../report/budget.js'),
       ]);
-      const specs = flags.report.map(parseReportSpec);
+      // The stored crawl first: a file that is not there is the first thing to say, before
+      // anything about the reports asked for.
+      if (flags.state !== undefined && !fs.existsSync(path.resolve(flags.state))) throw new OptionsError(`no state file at ${path.resolve(flags.state)}`);
+      if (flags.records !== undefined && !fs.existsSync(path.resolve(flags.records))) throw new OptionsError(`${flags.records}: no such file or folder`);
+      const reports = flags.report ?? [];
+      if (reports.length === 0) throw new OptionsError('missing required flag --report');
+      const specs = reports.map(parseReportSpec);
       const budget = flags.budget === undefined ? null : parseBudget(flags.budget);
       if (specs.filter((s) => s.path === null).length > 1) throw new OptionsError('only one report may go to stdout');
       if (this.jsonEnabled() && specs.some((s) => s.path === null)) throw new OptionsError('--json prints the summary on stdout: give every --report a PATH');
@@ -88,7 +97,6 @@ export default class Export extends SpacrawlCommand {
         source = flags.records;
       } else {
         const file = path.resolve(flags.state!);
-        if (!fs.existsSync(file)) throw new OptionsError(`no state file at ${file}`);
         const [{ readStateFile }, { SqliteFrontier }] = await Promise.all([import('../store/sqlite/reader.js'), import('../store/sqlite/frontier.js')]);
         // Read before opening: the reader sees the file as the last run left it.
         progress = readStateFile(file);

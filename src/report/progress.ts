@@ -2,6 +2,7 @@ import type { createLogUpdate } from 'log-update';
 import picocolors from 'picocolors';
 import type { PageRecord } from '../model/record.js';
 import { recordLine } from './terminal.js';
+import { printable } from '../util/printable.js';
 
 /** A stream the terminal log writes to (stderr), with the TTY fields Node sets on terminals. */
 export interface LogStream extends NodeJS.WritableStream {
@@ -123,8 +124,17 @@ export class TerminalLog {
     }
   }
 
-  /** Write a line that stays (above the live line, if any). */
+  /**
+   * Write a line that stays (above the live line, if any). Lines carry text from pages (anchor
+   * text, script errors, titles in messages): every control code in `text` is shown escaped
+   * (see {@link printable}), never obeyed.
+   */
   line(text: string): void {
+    this.write(printable(text));
+  }
+
+  /** Write a line as it is: `text` must be ready for a terminal (see {@link recordLine}). */
+  private write(text: string): void {
     // Written as is (log-update's persist() would wrap and clip it to the terminal): the live
     // line is erased first and drawn again below.
     if (this.update && this.current) this.update.clear();
@@ -140,7 +150,8 @@ export class TerminalLog {
     if (this.opts.quiet) return;
     const quietSkip = r.skipped !== null && r.skipped !== 'non-html' && r.skipped !== 'scope';
     if (quietSkip && !this.opts.verbose) return;
-    this.line(recordLine(r, origin, { verbose: this.opts.verbose ?? false, colors: this.colors }));
+    // The page's text in it is escaped by recordLine, which colours only its first word.
+    this.write(recordLine(r, origin, { verbose: this.opts.verbose ?? false, colors: this.colors }));
   }
 
   /**

@@ -5,6 +5,15 @@ import type { RecordSource } from './record-source.js';
 export type { CrawlSummary, EndReason } from '../model/summary.js';
 
 /**
+ * The summary's skipped URLs other than robots.txt's (which every format shows as
+ * `robotsSkipped`), by reason in the summary's order: `[['budget', 36], ['trap', 2]]`. Every
+ * format that shows the totals shows these too, so that none leaves out what another counts.
+ */
+export function otherSkipped(s: Pick<CrawlSummary, 'skipped'>): [reason: string, count: number][] {
+  return Object.entries(s.skipped).filter(([k, n]) => k !== 'robots' && n > 0);
+}
+
+/**
  * Accumulates a {@link CrawlSummary} from records as they stream past.
  *
  * Memory: counters, plus one set entry per unique URL (`uniqueUrls` must know every URL it has

@@ -8,6 +8,8 @@ export interface RecordLineOptions {
   colors?: { red(s: string): string; green(s: string): string; yellow(s: string): string; cyan(s: string): string; dim(s: string): string };
 }
 import type { CrawlSummary } from '../model/summary.js';
+import { otherSkipped } from './summary.js';
+import { printable } from '../util/printable.js';
 
 /** Path, query and hash of `url` when it is on `origin`, else the whole URL (for short log lines). */
 export function shortUrl(url: string, origin: string | null): string {
@@ -23,16 +25,18 @@ export function shortUrl(url: string, origin: string | null): string {
 /**
  * One log line for a record, e.g. `200  /docs/intro  12 links  340 ms` or
  * `ERR  /slow  timeout: navigation timed out after 30000 ms` or `skip /admin  robots`.
+ * Ready for a terminal: what came from the page (an error's message) has its control codes
+ * escaped (see {@link printable}); the only ones left are the colour of the first word.
  */
 export function recordLine(r: PageRecord, origin: string | null, opts: RecordLineOptions = {}): string {
   const c = opts.colors;
   const where = shortUrl(r.requestedUrl ?? r.url, origin);
   if (r.skipped && r.skipped !== 'non-html' && r.skipped !== 'scope') {
-    return `${c ? c.dim('skip') : 'skip'} ${where}  (${r.skipped}${r.error ? `: ${r.error.message}` : ''})`;
+    return `${c ? c.dim('skip') : 'skip'} ${printable(`${where}  (${r.skipped}${r.error ? `: ${r.error.message}` : ''})`)}`;
   }
   const status = (r.status === null ? 'ERR' : String(r.status)).padEnd(3);
   const paint = !c ? (s: string) => s : r.status === null || r.status >= 400 || r.soft404 ? c.red : r.status >= 300 ? c.cyan : c.green;
-  const parts = [paint(status), where];
+  const parts = [where];
   if (r.finalUrl && r.redirectChain.length) parts.push(`→ ${shortUrl(r.finalUrl, origin)}`);
   if (r.skipped === 'scope' && r.redirect) parts.push('(redirect off-site: not followed)');
   else if (r.skipped) parts.push(`(${r.skipped}${r.contentType ? `: ${r.contentType.split(';')[0]}` : ''})`);
@@ -48,14 +52,13 @@ export function recordLine(r: PageRecord, origin: string | null, opts: RecordLin
   if (!r.settled && r.error === null && r.status !== null && !r.skipped && !r.redirect) parts.push('(not quiet: read at settle cap)');
   if (r.soft404) parts.push('(soft 404: renders a "not found" screen)');
   if (r.error) parts.push(`${r.error.code}: ${r.error.message}`);
-  return parts.join('  ');
+  return `${paint(status)}  ${printable(parts.join('  '))}`;
 }
 
 /** The closing summary line, counted as DESIGN.md defines. */
 export function summaryLine(s: CrawlSummary): string {
   const secs = (s.elapsedMs / 1000).toFixed(1);
-  const extra = Object.entries(s.skipped)
-    .filter(([k]) => k !== 'robots')
+  const extra = otherSkipped(s)
     .map(([k, n]) => `, ${n} skipped (${k})`)
     .join('');
   const hostless = s.unreachable ? ` (${s.unreachable} unreachable, not even robots.txt)` : '';

@@ -10,8 +10,8 @@ import { audit } from '../../src/report/audit.js';
 import { writeReport, type ReportInput } from '../../src/report/formats.js';
 import { CSV_COLUMNS, CSV_NOTE } from '../../src/report/formats/csv.js';
 import { junitLeftOut, renderJunit } from '../../src/report/formats/junit.js';
-import { renderSitemap, SITEMAP_NOTE } from '../../src/report/formats/sitemap.js';
-import { isPage, type PageRecord } from '../../src/model/record.js';
+import { renderSitemap, SITEMAP_MAX_BYTES, SITEMAP_MAX_URLS, SITEMAP_NOTE } from '../../src/report/formats/sitemap.js';
+import { blankRecord, isPage, type PageRecord } from '../../src/model/record.js';
 import { SummaryCounter } from '../../src/report/summary.js';
 import { textSink } from '../helpers/cli.js';
 import { buildRecords } from '../helpers/report-fixture.js';
@@ -73,5 +73,36 @@ describe('what each partial format leaves out', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the sitemap stays within the protocol: 50,000 URLs and 50 MiB', () => {
+  /** `n` 200 HTML pages whose URLs are `chars` characters long, in crawl order. */
+  function longPages(n: number, chars: number): PageRecord[] {
+    return Array.from({ length: n }, (_, i) => {
+      const prefix = `https://site.test/${String(i).padStart(6, '0')}/`;
+      const url = `${prefix}${'a'.repeat(chars - prefix.length)}`;
+      const r = blankRecord(url, url, 1, null);
+      return { ...r, status: 200, finalUrl: url, contentType: 'text/html' };
+    });
+  }
+
+  it('long URLs reach the byte limit first: the file lists a prefix of them and counts the rest', () => {
+    const records = longPages(30_000, 2_000);
+    const text = renderSitemap(buildInput(records));
+    const size = Buffer.byteLength(text);
+    expect(size).toBeLessThanOrEqual(SITEMAP_MAX_BYTES);
+    const locs = (new XMLParser({ isArray: (n) => n === 'url' }).parse(text).urlset.url as { loc: string }[]).map((x) => x.loc);
+    // Full up to one URL's entry (2,033 bytes) and the room kept for the closing comment.
+    expect(SITEMAP_MAX_BYTES - size).toBeLessThan(2_033 + 200);
+    expect(locs).toEqual(records.slice(0, locs.length).map((r) => r.url));
+    expect(text.endsWith(`  <!-- ${30_000 - locs.length} more URLs left out: a sitemap holds at most 50000 URLs and 52428800 bytes -->\n</urlset>\n`)).toBe(true);
+    expect(locs.length).toBe(25_788);
+  });
+
+  it('short URLs reach the URL limit first', () => {
+    const text = renderSitemap(buildInput(longPages(50_001, 40)));
+    expect((text.match(/<loc>/g) ?? []).length).toBe(SITEMAP_MAX_URLS);
+    expect(text.endsWith('  <!-- 1 more URL left out: a sitemap holds at most 50000 URLs and 52428800 bytes -->\n</urlset>\n')).toBe(true);
   });
 });

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expansionsOf, nearestName, unknownFlagsIn } from '../../src/cli/suggest.js';
 import { runInProcess } from '../helpers/cli.js';
@@ -61,7 +62,11 @@ describe('usage errors name what was meant: exit 2, one line, nothing on stdout'
     [['crawl', 'http://127.0.0.1:9/', '--log-fmt', 'json'], 'spacrawl: Nonexistent flag: --log-fmt (did you mean --log-format?)\n'],
     [['status', '--bogus'], 'spacrawl: Nonexistent flag: --bogus (spacrawl status --help lists the flags)\n'],
     [['help', 'crawll'], 'spacrawl: no command "crawll"; did you mean "crawl"? (spacrawl --help lists the commands)\n'],
-    [['export', '--records', 'x.jsonl'], 'spacrawl: missing required flag --report\n'],
+    // The stored crawl is checked before --report: a file that is not there is said first.
+    [['export', '--records', 'test/unit/usage.test.ts'], 'spacrawl: missing required flag --report\n'],
+    [['export', '--records', 'no-such-crawl.jsonl'], 'spacrawl: no-such-crawl.jsonl: no such file or folder\n'],
+    [['export', '--state', 'no-such-crawl.db'], `spacrawl: no state file at ${path.resolve('no-such-crawl.db')}\n`],
+    [['export', '--state', 'no-such-crawl.db', '--report', 'htm:x.html'], `spacrawl: no state file at ${path.resolve('no-such-crawl.db')}\n`],
     // A value not among the flag's options reads like the other flag errors (flag first).
     [['crawl', 'http://127.0.0.1:9/', '--click', 'maybe'], 'spacrawl: --click: Expected one of auto, all, off but received: maybe\n'],
     // An empty value is named, not a line that stops at its colon.

@@ -6,6 +6,7 @@ import { isPage, type PageRecord } from '../../model/record.js';
 import { CSP, CSS, JS } from './html-assets.js';
 import { describeFailOn, formatElapsed, issuesByUrl, SEVERITY_ORDER, stringSink } from './shared.js';
 import { auditView } from '../audit-view.js';
+import { otherSkipped } from '../summary.js';
 import { auditSectionsHtml } from './audit-sections.js';
 
 /** Referrers listed per issue; the rest are counted (report.json has them all). */
@@ -119,6 +120,8 @@ interface Tally {
   pages: number;
   redirects: number;
   skipped: number;
+  /** The skipped URLs of the skipped table, by reason (an off-site redirect is in the redirects table, not here). */
+  skippedBy: Map<string, number>;
   /** Canonical URLs of the seed pages (depth 0), in crawl order. */
   seeds: string[];
   /** The first record's URL (for the site's name when no seed was a page). */
@@ -126,14 +129,18 @@ interface Tally {
 }
 
 function tally(records: Iterable<PageRecord>): Tally {
-  const t: Tally = { pages: 0, redirects: 0, skipped: 0, seeds: [], first: null };
+  const t: Tally = { pages: 0, redirects: 0, skipped: 0, skippedBy: new Map(), seeds: [], first: null };
   for (const r of records) {
     t.first ??= r.url;
     if (isPage(r)) {
       t.pages++;
       if (r.depth === 0) t.seeds.push(r.url);
     } else if (r.redirect) t.redirects++;
-    else t.skipped++;
+    else {
+      t.skipped++;
+      const why = r.skipped ?? 'unknown';
+      t.skippedBy.set(why, (t.skippedBy.get(why) ?? 0) + 1);
+    }
   }
   return t;
 }
@@ -227,7 +234,9 @@ ${stat('errors', 'errors', summary.errors, summary.errors > 0)}
 ${stat('soft404', 'soft 404s', summary.soft404, summary.soft404 > 0)}
 ${stat('redirects', 'redirects', summary.redirects ?? 0)}
 ${stat('robotsSkipped', 'robots skipped', summary.robotsSkipped)}
-${stat('uniqueUrls', 'unique URLs', summary.uniqueUrls)}
+${otherSkipped(summary)
+  .map(([reason, n]) => `${stat(`skipped-${reason}`, `skipped (${reason})`, n)}\n`)
+  .join('')}${stat('uniqueUrls', 'unique URLs', summary.uniqueUrls)}
 ${stat('issues', 'issues', activeIssues)}
 ${stat('failing', 'failing', failingList.length, failingList.length > 0)}
 <div class="stat"><dt>elapsed</dt><dd data-elapsed-ms="${summary.elapsedMs}">${esc(formatElapsed(summary.elapsedMs))}</dd></div>
@@ -266,7 +275,8 @@ ${auditSectionsHtml(auditView(input.records, input.budget ?? null))}
   }
   sink.write('\n');
   if (t.skipped) {
-    const reasons = Object.entries(summary.skipped)
+    const reasons = [...t.skippedBy]
+      .sort(([a], [b]) => a.localeCompare(b))
       .map(([k, v]) => `${esc(k)}: ${v}`)
       .join(', ');
     sink.write(

@@ -2,6 +2,7 @@ import { RULES, failingIssues, type AuditIssue, type RuleId } from '../audit.js'
 import type { ReportInput, ReportSink } from '../input.js';
 import { describeFailOn, formatElapsed, SEVERITY_ORDER } from './shared.js';
 import { auditView } from '../audit-view.js';
+import { otherSkipped } from '../summary.js';
 import { auditSectionsMarkdown } from './audit-sections.js';
 
 export { describeFailOn, formatElapsed } from './shared.js';
@@ -41,7 +42,7 @@ function ranked(input: ReportInput, failing: ReadonlySet<AuditIssue>): AuditIssu
 
 /**
  * `markdown`: a short summary for pull-request comments and `GITHUB_STEP_SUMMARY`: the verdict
- * under `--fail-on`, the totals, an issue table (rule, severity, count) and the
+ * under `--fail-on`, the totals (skipped URLs by reason too, as the terminal counts them), an issue table (rule, severity, count) and the
  * {@link MARKDOWN_MAX_LISTED} most severe non-ignored issues with their URL and first referrer.
  */
 export function renderMarkdown(input: ReportInput): string {
@@ -59,8 +60,21 @@ export function renderMarkdown(input: ReportInput): string {
         : `**✅ Passes** under \`--fail-on ${describeFailOn(input.failOn)}\`.`,
     '',
   );
-  out.push('| pages | ok | errors | soft 404s | redirects | robots skipped | unique URLs | elapsed |', '|---:|---:|---:|---:|---:|---:|---:|---:|');
-  out.push(`| ${summary.pages} | ${summary.ok} | ${summary.errors} | ${summary.soft404} | ${summary.redirects ?? 0} | ${summary.robotsSkipped} | ${summary.uniqueUrls} | ${formatElapsed(summary.elapsedMs)} |`, '');
+  // A column per other reason a URL was skipped (budget, trap …), as the terminal's summary line has them.
+  const skipped = otherSkipped(summary);
+  const totals: [string, string | number][] = [
+    ['pages', summary.pages],
+    ['ok', summary.ok],
+    ['errors', summary.errors],
+    ['soft 404s', summary.soft404],
+    ['redirects', summary.redirects ?? 0],
+    ['robots skipped', summary.robotsSkipped],
+    ...skipped.map(([reason, n]): [string, number] => [`skipped (${mdText(reason)})`, n]),
+    ['unique URLs', summary.uniqueUrls],
+    ['elapsed', formatElapsed(summary.elapsedMs)],
+  ];
+  out.push(`| ${totals.map(([h]) => h).join(' | ')} |`, `|${totals.map(() => '---:|').join('')}`);
+  out.push(`| ${totals.map(([, v]) => v).join(' | ')} |`, '');
   if (summary.endReason !== 'done') out.push(`The crawl ended early: \`${summary.endReason}\`.`, '');
 
   const rules = new Map<RuleId, { count: number; ignored: number }>();

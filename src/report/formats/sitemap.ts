@@ -8,6 +8,17 @@ export { xmlSafe } from './shared.js';
 /** The sitemaps.org protocol's limit of URLs per file. */
 export const SITEMAP_MAX_URLS = 50_000;
 
+/** The sitemaps.org protocol's limit of a file's size, uncompressed: 50 MiB. */
+export const SITEMAP_MAX_BYTES = 52_428_800;
+
+/** Bytes kept free for the closing comment that counts the URLs left out (it is shorter). */
+const LEFT_OUT_RESERVE = 200;
+
+/** The closing comment when URLs were left out for the protocol's limits. */
+function leftOutComment(more: number): string {
+  return `  <!-- ${more} more URL${more === 1 ? '' : 's'} left out: a sitemap holds at most ${SITEMAP_MAX_URLS} URLs and ${SITEMAP_MAX_BYTES} bytes -->\n`;
+}
+
 const HTML_TYPE = /^\s*(text\/html|application\/xhtml\+xml)\b/i;
 const XMLNS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
 const DECL = { '@_version': '1.0', '@_encoding': 'UTF-8' };
@@ -50,32 +61,43 @@ function doc(urlset: Record<string, unknown>): unknown {
  * `sitemap`: a sitemaps.org 0.9 `<urlset>` of the in-scope HTML pages that answered 200 and are not
  * `noindex` (see {@link isSitemapPage}), each `<loc>` the page's final URL (after redirects), in
  * crawl order, each once. A page that redirected to another host is left out (a sitemap may only
- * list URLs of its own site). At most {@link SITEMAP_MAX_URLS} URLs, as the protocol allows.
+ * list URLs of its own site). Within the protocol's limits: at most {@link SITEMAP_MAX_URLS} URLs
+ * and {@link SITEMAP_MAX_BYTES} bytes (long URLs reach the bytes first: 26,000 of 2,000
+ * characters); the URLs past either limit are left out, and a closing comment counts them.
  * A comment first ({@link SITEMAP_NOTE}) says what is left out.
  * Written `<url>` by `<url>` as the records are read.
  */
 export function writeSitemap(input: ReportInput, sink: ReportSink): void {
   const b = builder();
+  const sentinel = { loc: 'spacrawl:sentinel' };
+  const { head, tail } = xmlAround(b, doc({ url: [sentinel] }), ['urlset'], 'url', sentinel);
   const seen = new Set<string>();
+  let found = 0;
   let listed = 0;
+  let bytes = Buffer.byteLength(head) + Buffer.byteLength(tail) + LEFT_OUT_RESERVE;
   for (const r of input.records) {
     if (!isSitemapPage(r)) continue;
     const loc = r.finalUrl ?? r.url;
     const host = hostOf(loc);
     if (seen.has(loc) || host === null || host !== hostOf(r.url)) continue;
     seen.add(loc);
-    if (listed === 0) sink.write(xmlAround(b, doc({ url: [{ loc: 'spacrawl:sentinel' }] }), ['urlset'], 'url', { loc: 'spacrawl:sentinel' }).head);
+    if (found === 0) sink.write(head);
+    found++;
+    // Once one URL is left out, so are all after it: the file lists a prefix of the crawl order.
+    if (listed < found - 1 || listed >= SITEMAP_MAX_URLS) continue;
+    const item = xmlItem(b, ['urlset'], 'url', { loc: xmlSafe(loc) });
+    const size = Buffer.byteLength(item);
+    if (bytes + size > SITEMAP_MAX_BYTES) continue;
+    bytes += size;
     listed++;
-    if (listed <= SITEMAP_MAX_URLS) sink.write(xmlItem(b, ['urlset'], 'url', { loc: xmlSafe(loc) }));
+    sink.write(item);
   }
-  if (listed === 0) {
+  if (found === 0) {
     sink.write(b.build(doc({ url: [] })) as string);
     return;
   }
-  const more = listed - SITEMAP_MAX_URLS;
-  const sentinel = { loc: 'spacrawl:sentinel' };
-  const tail = xmlAround(b, doc({ url: [sentinel] }), ['urlset'], 'url', sentinel).tail;
-  sink.write(more > 0 ? tail.replace('</urlset>', `  <!-- ${more} more URLs left out: a sitemap holds at most ${SITEMAP_MAX_URLS} -->\n</urlset>`) : tail);
+  const more = found - listed;
+  sink.write(more > 0 ? tail.replace('</urlset>', `${leftOutComment(more)}</urlset>`) : tail);
 }
 
 /** {@link writeSitemap} as one string. */
