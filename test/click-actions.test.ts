@@ -69,6 +69,20 @@ beforeAll(async () => {
           body: page('Prop', `<span id="more">More</span><div id="out"></div>
             <script>document.getElementById('more').onclick = () => { document.getElementById('out').innerHTML = '<a href="/prop/revealed">Revealed</a>'; };</script>`),
         };
+      case '/js/':
+        // Anchors whose href is a javascript: URL: the handler or the URL itself is the way on
+        // (katana#1358, headless-chrome-crawler#373): one navigates by onclick, one by the URL's
+        // own code, one reveals a link through a listener; one destroys and is never clicked.
+        return {
+          body: page('JS', `<a href="javascript:void(0)" onclick="location.href='/js/by-onclick'">Onclick</a>
+            <a href="javascript:openPage('/js/by-url')">By its URL</a>
+            <a href="JavaScript:;" id="more">More</a><div id="out"></div>
+            <a href="javascript:void(0)" onclick="fetch('/js/deleted', { method: 'POST' })">Delete account</a>
+            <script>
+              function openPage(p) { location.href = p; }
+              document.getElementById('more').addEventListener('click', () => { document.getElementById('out').innerHTML = '<a href="/js/revealed">Revealed</a>'; });
+            </script>`),
+        };
       default:
         return { body: page(`Page ${url.pathname}`, '') };
     }
@@ -125,6 +139,13 @@ describe('controls worked otherwise than by a click', () => {
     const { seed } = await linksOfSeed('/cards/');
     expect(paths(seed.links)).toEqual(['/cards/gadgets', '/cards/row-1', '/cards/row-2', '/cards/widgets']);
     expect(site.count('/cards/widgets')).toBe(0);
+  });
+
+  it('anchors whose href is a javascript: URL are buttons in disguise: clicked (by their handler or their own URL), never read as links; a destructive one is not clicked', async () => {
+    site.reset();
+    const { seed } = await linksOfSeed('/js/');
+    expect(paths(seed.links)).toEqual(['/js/by-onclick', '/js/by-url', '/js/revealed']);
+    expect(['/js/by-onclick', '/js/by-url', '/js/deleted'].map((p) => site.count(p))).toEqual([0, 0, 0]);
   });
 
   it('--click off works none of them', async () => {

@@ -106,10 +106,10 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     return false;
   };
   // An anchor with a destination of its own (another document, this document by its URL, as a
-  // navigation's "you are here" link, a hash route, an in-page target, or a `javascript:` URL,
-  // which is never run) is read as a link and never clicked. One without (no href, `href="#"`,
-  // `href=""` with an `onclick`, a fragment naming no element) is a button in disguise: its click
-  // handler is the only way on.
+  // navigation's "you are here" link, a hash route, an in-page target) is read as a link and never
+  // clicked. One without (no href, `href="#"`, `href=""` with an `onclick`, a fragment naming no
+  // element, a `javascript:` URL, which names no document) is a button in disguise: its click
+  // handler, or the code of its `javascript:` URL, is the only way on.
   const here = location.href.split('#')[0];
   const hasDestination = (el: Element): boolean => {
     const raw = el.getAttribute('href');
@@ -121,7 +121,8 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     } catch {
       return false;
     }
-    if (u.protocol === 'javascript:' || u.href.split('#')[0] !== here) return true;
+    if (u.protocol === 'javascript:') return false;
+    if (u.href.split('#')[0] !== here) return true;
     // This document, named by a path or URL of its own, or by `href=""` without an inline click
     // handler (TypeDoc's links to the page itself): reloading the page is where it leads.
     if (written === '') return !el.hasAttribute('onclick');
