@@ -6,6 +6,7 @@ import type { LogEnv } from '../report/progress.js';
 import type { Reporter } from '../report/reporter.js';
 import type { DataStream } from './io.js';
 import { failingNow } from './reporting.js';
+import { printable } from '../util/printable.js';
 
 /** Annotations GitHub shows per level and step. */
 const SHOWN_PER_LEVEL = 10;
@@ -48,7 +49,9 @@ export class GithubReporter implements Reporter {
 
   /** `::error`/`::warning` lines: GitHub shows 10 of each per step, so the 10 most severe of each and a count. */
   private annotations(end: ReportInput): void {
-    const esc = (s: string): string => s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+    // Page text (titles, anchor text) is shown escaped (`printable`), as on the terminal: the CI log
+    // obeys colour and cursor codes too. Then the workflow command's own escapes (%, CR, LF).
+    const esc = (s: string): string => printable(s).replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
     const failing = new Set(failingNow(end));
     // With --baseline, a known finding never fails the build: at most a warning, whatever its rule's severity.
     const known = (i: AuditIssue): boolean => end.isNew !== undefined && !end.isNew(i);

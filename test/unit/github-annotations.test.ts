@@ -61,4 +61,18 @@ describe('GitHub annotations', () => {
       'warning missing-title': 1,
     });
   });
+
+  it('page text in an annotation is shown escaped: control codes are never obeyed by the CI log, and % CR LF take the workflow command escapes', () => {
+    const records = buildRecords();
+    const home = records.find((r) => new URL(r.url).pathname === '/')!;
+    for (const l of home.linkDetails) l.text = `Docs\u001b[2J\u001b]0;pwned\u0007 100%\r\nforged`;
+    const counter = new SummaryCounter();
+    for (const r of records) counter.add(r);
+    let out = '';
+    const stdout = { write: (s: string) => ((out += s), true) } as unknown as DataStream;
+    new GithubReporter({ GITHUB_ACTIONS: 'true' }, stdout, () => {}, [], false).onEnd({ records, summary: counter.snapshot(1000, 'done'), audit: audit(records), failOn: ['broken-link'], screenshotsDir: null });
+    expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    const line = out.split('\n').find((l) => l.includes('pwned'))!;
+    expect(line.slice(line.indexOf('"'))).toBe('"Docs\\u001b[2J\\u001b]0;pwned\\u0007 100%25\\u000d\\u000aforged")');
+  });
 });
