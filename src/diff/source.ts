@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { upgradeRecord, type PageRecord } from '../model/record.js';
+import { recordShapeProblem, upgradeRecord, type PageRecord } from '../model/record.js';
 import type { EndReason } from '../model/summary.js';
 import { DiffInputError } from './errors.js';
 import { fieldsOfRaw } from './checks.js';
@@ -62,7 +62,8 @@ const EXPECTED = 'expected the JSON Lines of --out, a --state file or an --outpu
 
 /**
  * A record from one line of JSON Lines, or `null` when the line is not one (not JSON, not an
- * object, no string `url`). Older schemas are upgraded (`upgradeRecord`).
+ * object, no string `url`, a field of another kind than spacrawl writes: `recordShapeProblem`).
+ * Older schemas are upgraded (`upgradeRecord`).
  */
 export function parseRecordLine(line: string): PageRecord | null {
   const raw = parseRawRecord(line);
@@ -81,6 +82,8 @@ function parseRawRecord(line: string): (Partial<PageRecord> & { url: string }) |
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return null;
   const url = (raw as { url?: unknown }).url;
   if (typeof url !== 'string' || url === '') return null;
+  // A field of another kind than spacrawl writes (an edited file, another program's): not a record.
+  if (recordShapeProblem(raw as Record<string, unknown>) !== null) return null;
   return raw as Partial<PageRecord> & { url: string };
 }
 

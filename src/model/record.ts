@@ -235,6 +235,39 @@ export function upgradeRecord(raw: Partial<PageRecord> & { url: string }): PageR
   return { ...base, ...raw, timings: { ...base.timings, ...(raw.timings ?? {}) }, meta: { ...base.meta, ...(raw.meta ?? {}) } };
 }
 
+/** Kinds of the record fields {@link recordShapeProblem} checks (a field may also be absent; `?` also `null`). */
+const FIELD_KINDS: Readonly<Record<string, string>> = {
+  requestedUrl: 'string?', finalUrl: 'string?', status: 'number?', contentType: 'string?', title: 'string?', settled: 'boolean',
+  depth: 'number', referrer: 'string?', skipped: 'string?', redirect: 'boolean', screenshot: 'string?',
+  links: 'string[]', externalLinks: 'string[]', pageErrors: 'string[]', consoleErrors: 'string[]', frames: 'string[]',
+  linkDetails: 'object[]', redirectChain: 'object[]', failedRequests: 'object[]', dialogs: 'object[]', downloads: 'string[]',
+  mixedContent: 'string[]', timings: 'object', meta: 'object', error: 'object?',
+};
+
+/**
+ * Why a record read back from outside (a JSON Lines file someone may have edited or another
+ * program wrote) cannot be used as one, or `null`: the first field the reports read whose value
+ * is of another kind than spacrawl writes (`pageErrors[0] is a object, not a string`). A field
+ * left out is no problem (`upgradeRecord` gives it its default).
+ */
+export function recordShapeProblem(raw: Readonly<Record<string, unknown>>): string | null {
+  const kindOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+  for (const [field, want] of Object.entries(FIELD_KINDS)) {
+    if (!(field in raw)) continue;
+    const v = raw[field];
+    if (want.endsWith('[]')) {
+      if (!Array.isArray(v)) return `${field} is ${kindOf(v)}, not a list`;
+      const item = want.slice(0, -2);
+      const bad = v.findIndex((x) => kindOf(x) !== item);
+      if (bad >= 0) return `${field}[${bad}] is ${kindOf(v[bad])}, not ${item}`;
+      continue;
+    }
+    const base = want.replace('?', '');
+    if (kindOf(v) !== base && !(want.endsWith('?') && v === null)) return `${field} is ${kindOf(v)}, not ${base}`;
+  }
+  return null;
+}
+
 /** `true` if the page counts as an error (DESIGN.md: an `error`, or a status >= 400). */
 export function isErrorPage(r: PageRecord): boolean {
   return isPage(r) && (r.error !== null || (r.status !== null && r.status >= 400));

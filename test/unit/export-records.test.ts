@@ -56,6 +56,20 @@ describe('export --records', () => {
     expect(r.stderr.split('\n').slice(0, 2)).toEqual([`spacrawl: ${torn}: skipped 1 line that is not a record`, `exported ${records.length} records (${(await expectedSummary()).pages} pages) from ${torn}`]);
   });
 
+  it('a line whose fields are not of the kinds spacrawl writes (an edited file, another program) is skipped and said, never a crash', async () => {
+    const odd = path.join(dir, 'odd.jsonl');
+    const first = records[0]!;
+    const bad = [
+      { ...first, url: 'https://site.test/objects', pageErrors: [{ message: 'x' }] },
+      { ...first, url: 'https://site.test/number-title', title: 42 },
+      { ...first, url: 'https://site.test/links-string', links: 'https://site.test/a' },
+    ];
+    fs.writeFileSync(odd, `${fs.readFileSync(jsonl, 'utf8')}${bad.map((b) => `${JSON.stringify(b)}\n`).join('')}`);
+    const r = await runInProcess(['export', '--records', odd, '--report', `json:${path.join(dir, 'odd.json')}`]);
+    expect(r.code).toBe(0);
+    expect(r.stderr.split('\n').slice(0, 2)).toEqual([`spacrawl: ${odd}: skipped 3 lines that are not a record`, `exported ${records.length} records (${(await expectedSummary()).pages} pages) from ${odd}`]);
+  });
+
   it('bad input is exit 2 with one line: nothing there, not a crawl, two sources', async () => {
     const notCrawl = path.join(dir, 'notes.txt');
     fs.writeFileSync(notCrawl, 'hello\n');
