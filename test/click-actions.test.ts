@@ -70,13 +70,15 @@ beforeAll(async () => {
             <script>document.getElementById('more').onclick = () => { document.getElementById('out').innerHTML = '<a href="/prop/revealed">Revealed</a>'; };</script>`),
         };
       case '/js/':
-        // Anchors whose href is a javascript: URL: the handler or the URL itself is the way on
-        // (katana#1358, headless-chrome-crawler#373): one navigates by onclick, one by the URL's
-        // own code, one reveals a link through a listener; one destroys and is never clicked.
+        // Anchors whose href is a javascript: URL and whose handler is the way on (katana#1358,
+        // headless-chrome-crawler#373): one navigates by onclick, one reveals a link through a
+        // listener, one by onclick while its URL's code would go elsewhere; one destroys. One has
+        // no handler: only its URL's code, which a crawler never runs (../shared/cases/20).
         return {
           body: page('JS', `<a href="javascript:void(0)" onclick="location.href='/js/by-onclick'">Onclick</a>
             <a href="javascript:openPage('/js/by-url')">By its URL</a>
             <a href="JavaScript:;" id="more">More</a><div id="out"></div>
+            <a href="javascript:location.href='/js/ran'" onclick="document.getElementById('out2').innerHTML = '<a href=/js/handled>Handled</a>'">Both</a><div id="out2"></div>
             <a href="javascript:void(0)" onclick="fetch('/js/deleted', { method: 'POST' })">Delete account</a>
             <script>
               function openPage(p) { location.href = p; }
@@ -141,11 +143,13 @@ describe('controls worked otherwise than by a click', () => {
     expect(site.count('/cards/widgets')).toBe(0);
   });
 
-  it('anchors whose href is a javascript: URL are buttons in disguise: clicked (by their handler or their own URL), never read as links; a destructive one is not clicked', async () => {
+  it('anchors whose href is a javascript: URL and that have a handler are buttons in disguise: clicked, their URL never run; without a handler never clicked; a destructive one not clicked', async () => {
     site.reset();
     const { seed } = await linksOfSeed('/js/');
-    expect(paths(seed.links)).toEqual(['/js/by-onclick', '/js/by-url', '/js/revealed']);
-    expect(['/js/by-onclick', '/js/by-url', '/js/deleted'].map((p) => site.count(p))).toEqual([0, 0, 0]);
+    expect(paths(seed.links)).toEqual(['/js/by-onclick', '/js/handled', '/js/revealed']);
+    expect(['/js/by-onclick', '/js/by-url', '/js/deleted', '/js/ran'].map((p) => site.count(p))).toEqual([0, 0, 0, 0]);
+    // Onclick once; More and Both twice each (a click that revealed a link is tried again, as "Load more" is).
+    expect(seed.clickDiscovery?.made).toBe(5);
   });
 
   it('--click off works none of them', async () => {

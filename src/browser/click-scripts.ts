@@ -108,9 +108,11 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
   // An anchor with a destination of its own (another document, this document by its URL, as a
   // navigation's "you are here" link, a hash route, an in-page target) is read as a link and never
   // clicked. One without (no href, `href="#"`, `href=""` with an `onclick`, a fragment naming no
-  // element, a `javascript:` URL, which names no document) is a button in disguise: its click
-  // handler, or the code of its `javascript:` URL, is the only way on.
+  // element) is a button in disguise: its click handler is the only way on. So is one whose href
+  // is a `javascript:` URL (`javascript:void(0)`) when a handler of its own answers its click; the
+  // URL's code itself is never run (`clickCandidate`), and without a handler it is not clicked.
   const here = location.href.split('#')[0];
+  const scriptUrl = (el: Element): boolean => /^\s*javascript:/i.test(el.getAttribute('href') ?? '');
   const hasDestination = (el: Element): boolean => {
     const raw = el.getAttribute('href');
     if (raw === null) return false;
@@ -218,6 +220,8 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
       }
       return;
     }
+    // A `javascript:` anchor is a control only through a handler of its own (see `hasDestination`).
+    if ((tag === 'a' || tag === 'area') && scriptUrl(el) && !handles(el, 'click', 'mousedown', 'pointerdown', 'mouseup', 'pointerup') && !ownListener(el, tag)) return;
     const toggle = tag === 'input' && ['checkbox', 'radio'].includes((el as HTMLInputElement).type) && handles(el, 'change', 'click', 'input');
     if (!toggle && (tag === 'option' || tag === 'textarea' || (tag === 'input' && !isSubmit(el)))) return;
     const role = el.getAttribute('role');
@@ -293,6 +297,19 @@ export function clickCandidate(index: number): boolean {
     for (const p of chain) p.dispatchEvent(new MouseEvent('mouseenter', at));
     el.dispatchEvent(new PointerEvent('pointermove', { ...at, bubbles: true, cancelable: true, composed: true, pointerType: 'mouse', isPrimary: true }));
     el.dispatchEvent(new MouseEvent('mousemove', { ...at, bubbles: true, cancelable: true, composed: true }));
+    return true;
+  }
+  // The `javascript:` URL of an anchor clicked for its handler is not run: its click's default
+  // action is cancelled before the page's own listeners see the event (they still run).
+  const anchor = el.closest('a[href], area[href]');
+  if (anchor && /^\s*javascript:/i.test(anchor.getAttribute('href') ?? '')) {
+    const cancel = (e: Event): void => e.preventDefault();
+    window.addEventListener('click', cancel, true);
+    try {
+      el.click();
+    } finally {
+      window.removeEventListener('click', cancel, true);
+    }
     return true;
   }
   el.click();
