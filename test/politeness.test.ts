@@ -400,20 +400,24 @@ describe('hostile pages', () => {
     expect(s.log.filter((r) => r.path.startsWith('/cal/'))).toHaveLength(5);
   });
 
-  it.concurrent('speculation rules (prefetch, prerender; in the HTML, inserted by a script, eager document rules, hover and pointer-down ones) make no request: a URL robots.txt disallows or no link names is never asked for, a linked one once', async () => {
+  it.concurrent('speculation rules (prefetch, prerender; in the HTML, inserted by a script, named by a Speculation-Rules header, eager document rules, hover and pointer-down ones) make no request: a URL robots.txt disallows or no link names is never asked for, a linked one once', async () => {
     const rules = (json: object): string => `<script type="speculationrules">${JSON.stringify(json)}</script>`;
     const s = await site({
       '/robots.txt': { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nDisallow: /private\n' },
       '/': {
         body: html(
           'Home',
-          '<a href="/a">a</a> <button onclick="void 0">menu</button>' +
+          '<a href="/a">a</a> <a href="/hdr">h</a> <button onclick="void 0">menu</button>' +
             rules({ prerender: [{ source: 'list', urls: ['/private/pre'] }], prefetch: [{ source: 'list', urls: ['/private/fetch', '/unlinked'] }] }) +
             rules({ prefetch: [{ where: { href_matches: '/*' }, eagerness: 'immediate' }], prerender: [{ where: { href_matches: '/*' }, eagerness: 'moderate' }] }) +
             `<script>const s = document.createElement('script'); s.type = 'SpeculationRules'; s.textContent = ${JSON.stringify(JSON.stringify({ prefetch: [{ source: 'list', urls: ['/private/scripted'] }] }))}; document.head.append(s);</script>`,
         ),
       },
       '/a': { body: html('A', '<p>a</p>') },
+      // Rules named by a Speculation-Rules header.
+      '/hdr': { headers: { 'speculation-rules': '"/rules.json"' }, body: html('Header', '<p>h</p>') },
+      '/rules.json': { headers: { 'content-type': 'application/speculationrules+json' }, body: JSON.stringify({ prefetch: [{ source: 'list', urls: ['/private/by-header'] }] }) },
+      '/private/by-header': { body: html('By header', '') },
       '/unlinked': { body: html('Unlinked', '') },
       '/private/pre': { body: html('Pre', '') },
       '/private/fetch': { body: html('Fetch', '') },
@@ -423,8 +427,9 @@ describe('hostile pages', () => {
     expect(recs.map((r) => [new URL(r.url).pathname, r.status]).sort()).toEqual([
       ['/', 200],
       ['/a', 200],
+      ['/hdr', 200],
     ]);
-    expect(['/', '/a', '/unlinked', '/private/pre', '/private/fetch', '/private/scripted'].map((p) => s.count(p))).toEqual([1, 1, 0, 0, 0, 0]);
+    expect(['/', '/a', '/hdr', '/unlinked', '/private/pre', '/private/fetch', '/private/scripted', '/rules.json', '/private/by-header'].map((p) => s.count(p))).toEqual([1, 1, 1, 0, 0, 0, 0, 0, 0]);
   });
 
   it.concurrent('repeating path segments are a trap', async () => {

@@ -76,8 +76,18 @@ export function intercept(): Stage<VisitContext> {
   };
 }
 
-/** Let a paused response through as it is. */
-function pass(ctx: VisitContext, ev: { requestId: string }): void {
+/**
+ * Let a paused response through as it is, but for a `Speculation-Rules` header (speculation
+ * rules named by URL, which the browser would act on itself: see `clock-scripts.ts` for the
+ * ones in the page), which is taken out.
+ */
+function pass(ctx: VisitContext, ev: { requestId: string; responseStatusCode?: number; responseHeaders?: { name: string; value: string }[] }): void {
+  const headers = ev.responseHeaders;
+  if (ev.responseStatusCode !== undefined && headers?.some((h) => h.name.toLowerCase() === 'speculation-rules')) {
+    const kept = headers.filter((h) => h.name.toLowerCase() !== 'speculation-rules');
+    ctx.tab.cdp.send('Fetch.continueResponse', { requestId: ev.requestId, responseCode: ev.responseStatusCode, responseHeaders: kept }).catch(() => {});
+    return;
+  }
   ctx.tab.cdp.send('Fetch.continueRequest', { requestId: ev.requestId }).catch(() => {});
 }
 
