@@ -7,7 +7,7 @@ import type { CrawlOptions } from '../src/crawl/options.js';
 import type { PageRecord } from '../src/model/record.js';
 
 // Click discovery on how app frameworks build navigation: pagers and "Show more" whose first
-// click enables the control that undoes it.
+// click enables the control that undoes it, and controls that act on the press, not the click.
 
 let browser: Browser;
 let site: FixtureServer;
@@ -55,6 +55,29 @@ beforeAll(async () => {
             </script>`,
           ),
         };
+      case '/press/':
+        // Controls that act on the press (radix-ui/primitives#3424: a DropdownMenu trigger opens
+        // on pointerdown, and element.click() never opens it): a menu trigger that cancels its
+        // pointerdown, a row that navigates on mousedown, a button that navigates on pointerup.
+        return {
+          body: page(
+            'Press',
+            `<header><button id="account" aria-haspopup="menu" aria-expanded="false">Account</button><div id="menu"></div></header>
+            <main><div id="row" style="cursor: pointer">Quarterly report</div><button id="up">Open archive</button></main>
+            <script>
+              const t = document.getElementById('account');
+              t.addEventListener('pointerdown', (e) => {
+                if (e.button !== 0 || e.ctrlKey) return;
+                e.preventDefault();
+                const open = t.getAttribute('aria-expanded') === 'true';
+                t.setAttribute('aria-expanded', String(!open));
+                document.getElementById('menu').innerHTML = open ? '' : '<a href="/press/profile">Profile</a><a href="/press/settings">Settings</a>';
+              });
+              document.getElementById('row').addEventListener('mousedown', () => { location.href = '/press/row'; });
+              document.getElementById('up').addEventListener('pointerup', () => { location.href = '/press/up'; });
+            </script>`,
+          ),
+        };
       default:
         return { body: page(`Page ${url.pathname}`, '') };
     }
@@ -91,3 +114,14 @@ describe('click chains a revealed control undoes', () => {
   });
 });
 
+describe('controls that act on the press', () => {
+  it('a menu trigger opening on pointerdown, a row navigating on mousedown and a button on pointerup are worked as a mouse works them', async () => {
+    site.reset();
+    const seed = await seedRecord('/press/');
+    expect(paths(seed.links)).toEqual(['/press/profile', '/press/row', '/press/settings', '/press/up']);
+    // One press each: the open trigger says so (aria-expanded) and is not pressed again.
+    expect(seed.clickDiscovery?.made).toBe(3);
+    // The navigations were refused while clicking: found as links, not loaded.
+    expect(['/press/row', '/press/up', '/press/profile'].map((p) => site.count(p))).toEqual([0, 0, 0]);
+  });
+});
