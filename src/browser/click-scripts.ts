@@ -1,6 +1,6 @@
 /**
  * In-page code for click discovery. Each function is serialized by Playwright and must not
- * close over anything outside its own body. A little over 400 lines for that reason: the scan
+ * close over anything outside its own body. Over 400 lines for that reason: the scan
  * (`scanClickables`) carries its own helpers inside it (what is clickable, hovered or chosen,
  * names, landmarks, templates), and cannot share them with the other functions here.
  * @module
@@ -256,8 +256,9 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
 }
 
 /**
- * Work candidate `index` of the last {@link scanClickables} as its `action` says (a real
- * `click()` on the element, the mouse events of a hover, or the option chosen in its `<select>`),
+ * Work candidate `index` of the last {@link scanClickables} as its `action` says (pressed and
+ * clicked as a mouse does it: pointer and mouse down, focus, up, then `click()`; the mouse events
+ * of a hover; or the option chosen in its `<select>`),
  * after scrolling it into view, remembering the element with the signature it had when first
  * clicked (see `ClickCandidate.clickedAs`). Returns `false` when the element is gone.
  */
@@ -299,6 +300,28 @@ export function clickCandidate(index: number): boolean {
     el.dispatchEvent(new MouseEvent('mousemove', { ...at, bubbles: true, cancelable: true, composed: true }));
     return true;
   }
+  // Pressed as a mouse presses it: pointerdown, mousedown and the focus it gives, pointerup,
+  // mouseup, then the click. Some controls act on the press, not the click (a Radix menu
+  // trigger opens on pointerdown; a row may navigate on mousedown), and a click alone never
+  // reaches them. As in a browser, a cancelled pointerdown holds back the mouse events that follow
+  // it, and a cancelled press gives no focus (the control keeps it off itself).
+  const r = el.getBoundingClientRect();
+  const at = { clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, view: window, bubbles: true, cancelable: true, composed: true, button: 0 };
+  const pointer = { ...at, pointerId: 1, pointerType: 'mouse', isPrimary: true };
+  const down = el.dispatchEvent(new PointerEvent('pointerdown', { ...pointer, buttons: 1 }));
+  const pressed = down && el.dispatchEvent(new MouseEvent('mousedown', { ...at, buttons: 1, detail: 1 }));
+  if (pressed && el.isConnected) {
+    // Focus goes to the control, or its nearest focusable ancestor (across shadow roots), or
+    // nowhere (a blur): what a dropdown that closes on blur is told.
+    let f: Element | null = el;
+    while (f && !(f instanceof HTMLElement && f.tabIndex >= 0) && !(f instanceof HTMLElement && f.hasAttribute('tabindex'))) f = f.parentElement ?? ((f.getRootNode() as ShadowRoot).host ?? null);
+    if (f instanceof HTMLElement) f.focus({ preventScroll: true });
+    else (document.activeElement as HTMLElement | null)?.blur?.();
+  }
+  if (!el.isConnected) return true;
+  el.dispatchEvent(new PointerEvent('pointerup', pointer));
+  if (down) el.dispatchEvent(new MouseEvent('mouseup', { ...at, detail: 1 }));
+  if (!el.isConnected) return true;
   // The `javascript:` URL of an anchor clicked for its handler is not run: its click's default
   // action is cancelled before the page's own listeners see the event (they still run).
   const anchor = el.closest('a[href], area[href]');

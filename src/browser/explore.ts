@@ -6,6 +6,7 @@
  */
 import type { Page, Route } from 'playwright';
 import { toRequestUrl } from '../url/normalize.js';
+import { showsAgain, undoes } from './click-chain.js';
 import { clickWithContext, readAfterClick, type AfterClick } from './click-reads.js';
 import { clearNavigations, historyLength, recordNavigations, replaceUrlBack, scanClickables, takeNavigations, type ClickCandidate } from './click-scripts.js';
 import type { ClickOptions, ClickStep, ExploreResult } from './click-options.js';
@@ -68,6 +69,12 @@ interface Turn {
   present: Set<string>;
   /** Link identities its last click added to the page (not there before that click). */
   lastShown: Set<string>;
+  /**
+   * While it is a chain: what its last click showed, once a control that click revealed undid it
+   * (a pager's "Previous", enabled by the first "Next"; a carousel's back arrow); else `null`.
+   * Its next click, which shows those links again, goes on with the chain though they are not new.
+   */
+  undone: Set<string> | null;
   /** `false` once one of its clicks' settle waits ran out (see `ClickObservation.settled`). */
   settled: boolean;
 }
@@ -267,7 +274,7 @@ export async function exploreClicks(
         // it as new would only undo its click ("Collapse" after "Expand").
         if (seenSigs.has(c.signature) || c.clickedAs !== undefined) continue;
         seenSigs.add(c.signature);
-        out.push({ sig: c.signature, template: c.template, chain: false, depth, state, clicks: 0, waitingSince: null, claimed: false, revealed: new Set(), present: new Set(), lastShown: new Set(), settled: true });
+        out.push({ sig: c.signature, template: c.template, chain: false, depth, state, clicks: 0, waitingSince: null, claimed: false, revealed: new Set(), present: new Set(), lastShown: new Set(), undone: null, settled: true });
       }
       return out;
     };
@@ -448,8 +455,16 @@ export async function exploreClicks(
       // A click again that took away every link the click before it showed, and showed none, closed
       // what that click opened: the clickable is a disclosure without `aria-expanded` (a sidebar
       // group), and so are the other clickables of its template on this page.
-      if (turn.clicks > 1 && after.fresh === 0 && turn.lastShown.size > 0 && [...turn.lastShown].every((u) => !after.all.has(u))) toggles.add(turn.template);
+      if (turn.clicks > 1 && undoes(turn.lastShown, after.all, after.fresh)) toggles.add(turn.template);
       turn.lastShown = shown;
+      // A chain's click that brings back the step a control it revealed had undone (see below)
+      // goes on with the chain: the next click shows what is new.
+      const redone = turn.undone !== null && showsAgain(turn.undone, after.all);
+      turn.undone = null;
+      // A control a chain's click revealed, whose click undid that click (the pager's "Previous",
+      // enabled by "Next"): the chain's next click only takes the page back to its step.
+      const parent = turn.depth > 0 ? queue.find((q) => q.chain && q.sig === turn.state[turn.state.length - 1]) : undefined;
+      if (parent && undoes(parent.lastShown, after.all, after.fresh)) parent.undone = new Set(parent.lastShown);
       let cands = look.clickables;
       if (changedBefore !== null && opts.onRevealed && Date.now() < deadline) {
         // The first click of this clickable changed the page in place: a state of its own.
@@ -465,7 +480,7 @@ export async function exploreClicks(
       const revealed = turn.depth < opts.maxRevealDepth ? fresh(cands, turn.depth + 1, [...turn.state, turn.sig]) : [];
       const self = find(cands, turn.sig);
       // A hover or a chosen option shows the same again: only clicks are repeated.
-      if (after.fresh > 0 && turn.clicks <= opts.repeat && self && !self.on && self.action === undefined && !toggles.has(turn.template)) {
+      if ((after.fresh > 0 || redone) && turn.clicks <= opts.repeat && self && !self.on && self.action === undefined && !toggles.has(turn.template)) {
         // Again ("Next", "Load more"), after what this click revealed.
         turn.state = [...turn.state, turn.sig];
         turn.chain = true;
