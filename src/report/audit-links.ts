@@ -39,7 +39,9 @@ function pushRef(refs: LinkFrom[], ref: LinkFrom): void {
 /**
  * The audit rules fed by what the crawl checked outside pages, all from the records alone:
  * - `broken-link` / `blocked` for off-site links (`linkChecks` of kind `link` whose URL is in the
- *   page's `externalLinks`), one issue per URL (its first check), with every referrer;
+ *   page's `externalLinks`), one issue per URL (its first check), with every referrer; and for an
+ *   in-scope URL that redirects off-site (a redirect record with `skipped: "scope"`) whose target's
+ *   check is broken or blocked: the issue is the in-scope URL's, with its referrers;
  * - `insecure-link`: an `http://` link of an `https:` page whose check and whose `https://` form's
  *   check answered the same status below 400; referrers are the `https:` pages with that link;
  * - `broken-fragment`: a `fragmentLinks` entry whose target record was rendered (`anchors` is not
@@ -60,9 +62,17 @@ export class LinkCheckIssues {
   private readonly fragmentTargets = new Set<string>();
   /** Anchors of each fragment target's first page record when it was rendered, else `null`. */
   private readonly anchors = new Map<string, ReadonlySet<string> | null>();
+  /** In-scope URLs that redirect off-site to a broken or blocked target, with its check. */
+  private readonly badForwards = new Map<string, { target: string; check: LinkCheck }>();
 
   /** Read one record (the first pass, in record order). */
   read(r: PageRecord): void {
+    if (r.redirect && r.skipped === 'scope' && r.finalUrl) {
+      // Its off-site target, checked with `--check-external` (the crawl never requests it).
+      const c = r.linkChecks?.find((x) => x.kind === 'link');
+      if (c && (isBlockedCheck(c) || c.error || (c.status !== null && c.status >= 400))) this.badForwards.set(r.url, { target: r.finalUrl, check: c });
+      return;
+    }
     if (!isPage(r)) return;
     const checks = r.linkChecks ?? [];
     for (const f of r.fragmentLinks ?? []) this.fragmentTargets.add(f.url);
@@ -91,12 +101,15 @@ export class LinkCheckIssues {
 
   /** `broken-link` / `blocked` issues of off-site links, with the referrer lists `refsOf` gives (filled later). */
   external(add: AddLinkIssue, refsOf: { of(url: string): LinkFrom[] }): void {
-    for (const [url, c] of this.bad) {
+    const report = (url: string, c: LinkCheck, prefix: string): void => {
       const how = `off-site, checked with ${c.method}`;
-      if (isBlockedCheck(c)) add('blocked', url, `${blockedWhy(c)} (${how})`, refsOf.of(url));
-      else if (c.error) add('broken-link', url, `${c.error.code}: ${c.error.message} (${how})`, refsOf.of(url));
-      else if (c.status !== null && c.status >= 400) add('broken-link', url, `HTTP ${c.status} (${how})`, refsOf.of(url));
-    }
+      if (isBlockedCheck(c)) add('blocked', url, `${prefix}${blockedWhy(c)} (${how})`, refsOf.of(url));
+      else if (c.error) add('broken-link', url, `${prefix}${c.error.code}: ${c.error.message} (${how})`, refsOf.of(url));
+      else if (c.status !== null && c.status >= 400) add('broken-link', url, `${prefix}HTTP ${c.status} (${how})`, refsOf.of(url));
+    };
+    for (const [url, c] of this.bad) report(url, c, '');
+    // The in-scope URL the pages link to is the finding: its redirect is what they follow.
+    for (const [url, f] of this.badForwards) report(url, f.check, `redirects off-site to ${f.target}: `);
   }
 
   /** `insecure-link` issues. */
