@@ -45,7 +45,8 @@ function pushRef(refs: LinkFrom[], ref: LinkFrom): void {
  * - `insecure-link`: an `http://` link of an `https:` page whose check and whose `https://` form's
  *   check answered the same status below 400; referrers are the `https:` pages with that link;
  * - `broken-fragment`: a `fragmentLinks` entry whose target record was rendered (`anchors` is not
- *   `null`, no error, status < 400, not a soft 404) and has no such id or name. `#top` needs none
+ *   `null`, no error, status < 400, not a soft 404) and has no such id or name; a target that is a
+ *   redirect record is judged by the page its `finalUrl` names (the fragment goes along). `#top` needs none
  *   (browsers scroll to the top). The issue's URL is the target with its fragment.
  *
  * Fed one record at a time ({@link read} in the audit's first pass, {@link readTarget} in its
@@ -64,6 +65,10 @@ export class LinkCheckIssues {
   private readonly anchors = new Map<string, ReadonlySet<string> | null>();
   /** In-scope URLs that redirect off-site to a broken or blocked target, with its check. */
   private readonly badForwards = new Map<string, { target: string; check: LinkCheck }>();
+  /** Redirect records of the crawl: URL → `finalUrl`, the page a link to the URL lands on. */
+  private readonly forwardsTo = new Map<string, string>();
+  /** Fragment targets that are redirect records, by the `finalUrl` they land on (built in the second pass). */
+  private landings: Map<string, string[]> | null = null;
 
   /** Read one record (the first pass, in record order). */
   read(r: PageRecord): void {
@@ -73,6 +78,9 @@ export class LinkCheckIssues {
       if (c && (isBlockedCheck(c) || c.error || (c.status !== null && c.status >= 400))) this.badForwards.set(r.url, { target: r.finalUrl, check: c });
       return;
     }
+    // A link's fragment goes along through redirects (RFC 9110 §10.2.2): it is checked on the page
+    // landed on. Not when the redirect names a fragment of its own: that one replaces the link's.
+    if (r.redirect && !r.skipped && r.finalUrl && !r.finalUrl.includes('#')) this.forwardsTo.set(r.url, r.finalUrl);
     if (!isPage(r)) return;
     const checks = r.linkChecks ?? [];
     for (const f of r.fragmentLinks ?? []) this.fragmentTargets.add(f.url);
@@ -121,9 +129,16 @@ export class LinkCheckIssues {
 
   /** Keep the anchors of a fragment target (the second pass): its first page record's, when it was rendered. */
   readTarget(t: PageRecord): void {
-    if (!isPage(t) || !this.fragmentTargets.has(t.url) || this.anchors.has(t.url)) return;
+    if (!isPage(t)) return;
+    if (this.landings === null) {
+      this.landings = new Map();
+      for (const [from, to] of this.forwardsTo) if (this.fragmentTargets.has(from)) this.landings.set(to, [...(this.landings.get(to) ?? []), from]);
+    }
+    // The page's own URL, and the fragment targets that redirect to it.
+    const keys = [t.url, ...(t.finalUrl ? (this.landings.get(t.finalUrl) ?? []) : [])].filter((k) => this.fragmentTargets.has(k) && !this.anchors.has(k));
+    if (!keys.length) return;
     const rendered = t.anchors !== null && t.anchors !== undefined && !t.error && !t.soft404 && t.status !== null && t.status < 400;
-    this.anchors.set(t.url, rendered ? new Set(t.anchors) : null);
+    for (const k of keys) this.anchors.set(k, rendered ? new Set(t.anchors) : null);
   }
 
   /** `broken-fragment` issues: one more pass, for the fragment links (none when no record has one). */
@@ -147,7 +162,9 @@ export class LinkCheckIssues {
       }
     }
     for (const [key, e] of fragments) {
-      add('broken-fragment', key, `${e.url} has no element with id "${e.fragment}" (nor an <a name="${e.fragment}">)`, e.refs);
+      const landed = this.forwardsTo.get(e.url);
+      const page = landed ? `${e.url} (redirects to ${landed})` : e.url;
+      add('broken-fragment', key, `${page} has no element with id "${e.fragment}" (nor an <a name="${e.fragment}">)`, e.refs);
     }
   }
 }
