@@ -136,7 +136,20 @@ export interface CheckTarget {
 }
 
 /**
- * The requests to make for one page's record: with `checkExternal` every off-site link; and, on
+ * The off-site target of a redirect record the crawl stopped at the scope's edge (`redirect: true`,
+ * `skipped: "scope"`), else `null`. The browser never requests it (docs/urls.md, "Redirects"), so
+ * a link to `/go/partner` that forwards to a gone page elsewhere would pass unseen: with
+ * `--check-external` it is checked as an off-site link is (lychee#726: a 301 into a 404 must fail).
+ */
+export function offsiteForward(r: PageRecord): string | null {
+  const target = r.finalUrl;
+  return r.redirect && r.skipped === 'scope' && target !== null && /^https?:/i.test(target) ? target : null;
+}
+
+/**
+ * The requests to make for one page's record: with `checkExternal` every off-site link, or for a
+ * redirect record stopped at the scope's edge its off-site target ({@link offsiteForward}: its
+ * canonical URL is the key `requestUrls` gives it, else the target as forwarded); and, on
  * an `https:` page, every `http://` link in scope (off-site ones only with `checkExternal`) plus
  * its `https://` form. Each URL once per kind, links first, in document order. A URL is
  * requested as it was linked (`requestUrls`: canonical URL → as linked), never in its canonical
@@ -153,6 +166,8 @@ export function checkTargets(r: PageRecord, checkExternal: boolean, requestUrls:
   };
   const asLinked = (u: string): string => requestUrls.get(u) ?? u;
   if (checkExternal) for (const u of r.externalLinks) add(u, asLinked(u), 'link');
+  const forward = checkExternal ? offsiteForward(r) : null;
+  if (forward) add([...requestUrls].find(([, v]) => v === forward)?.[0] ?? forward, forward, 'link');
   const secure = (r.finalUrl ?? r.url).startsWith('https:');
   if (secure) {
     const insecure = [...r.links, ...(checkExternal ? r.externalLinks : [])].filter((u) => u.startsWith('http:'));

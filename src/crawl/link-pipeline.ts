@@ -288,6 +288,14 @@ export class LinkPipeline {
     return classifyLinks(found, this.parts.scope, this.rules.normalize, this.rules.followNofollow);
   }
 
+  /**
+   * The canonical URL of an absolute http(s) URL, as links are made canonical (the key of a link check).
+   * @throws TypeError when `url` is not a URL
+   */
+  canonical(url: string): string {
+    return normalize(url, this.rules.normalize);
+  }
+
   /** The page's in-scope links with a plain fragment (see {@link fragmentLinksOf}). */
   fragments(found: readonly FoundLink[]): FragmentLink[] {
     return fragmentLinksOf(found, this.parts.scope, this.rules.normalize);

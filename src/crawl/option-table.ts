@@ -306,7 +306,7 @@ export const CRAWL_OPTIONS = {
     kind: 'boolean',
     default: false,
     topic: 'checks',
-    help: 'check every off-site link once (HEAD, then GET; 2 requests per host at a time) for broken-link; never crawled further',
+    help: 'check every off-site link, and the off-site target of each redirect, once (HEAD, then GET; 2 requests per host at a time) for broken-link; never crawled further',
     doc: '; off-site `http://` links are probed for `insecure-link` too; see [Checking links](audits.md#checking-links)',
   },
   checkFragments: {

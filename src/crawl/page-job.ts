@@ -24,7 +24,7 @@ import type { DustLearner } from './dust.js';
 import { contentHash } from './fingerprint.js';
 import type { FrontierEntry, Lease } from '../store/frontier.js';
 import type { LeaseKeeper } from './leases.js';
-import { applyLinkChecks, NAVIGATION_ACCEPT, type LinkChecker } from './link-checks.js';
+import { applyLinkChecks, NAVIGATION_ACCEPT, offsiteForward, type LinkChecker } from './link-checks.js';
 import { skipRecord, type LinkPipeline } from './link-pipeline.js';
 import type { ResolvedCrawlOptions } from './options.js';
 import { Politeness, type NavigationTicket } from './politeness.js';
@@ -121,11 +121,12 @@ export class PageJob {
    * Whether a link check may request `url`: robots.txt decides for a URL on the page's own origin
    * (its rules are read already; a link outside the crawl's `--include`/`--exclude` is still on
    * that site); off-site links are checked as a link checker does, without robots.txt.
+   * @param page - the URL whose origin is the page's own: its final URL, or for a redirect record its own URL
    */
-  private async checkAllowed(url: string, page: PageRecord): Promise<boolean> {
+  private async checkAllowed(url: string, page: string): Promise<boolean> {
     const robots = this.p.robots;
     if (!robots || !URL.canParse(url)) return true;
-    return new URL(url).origin !== new URL(page.finalUrl ?? page.url).origin || robots.isAllowed(url);
+    return new URL(url).origin !== new URL(page).origin || robots.isAllowed(url);
   }
 
   /** `true` once a seed got an HTTP response. */
@@ -165,7 +166,13 @@ export class PageJob {
       const links = await this.links(record, e, res);
       discovered = links.discovered;
       // Off-site links and https probes are checked before the record is stored, so it is self-contained.
-      if (!(await applyLinkChecks(this.p.linkChecker, record, this.p.options.checkExternal, this.p.cancelVisits, links.requestUrls, (u) => this.checkAllowed(u, record)))) return this.release(lease);
+      if (!(await applyLinkChecks(this.p.linkChecker, record, this.p.options.checkExternal, this.p.cancelVisits, links.requestUrls, (u) => this.checkAllowed(u, record.finalUrl ?? record.url)))) return this.release(lease);
+    } else if (this.p.options.checkExternal && offsiteForward(record)) {
+      // A URL that forwards off-site: the browser stopped at the hop, the link checker asks the target.
+      const target = offsiteForward(record)!;
+      const asForwarded = new Map<string, string>();
+      if (URL.canParse(target)) asForwarded.set(this.p.pipeline.canonical(target), target);
+      if (!(await applyLinkChecks(this.p.linkChecker, record, true, this.p.cancelVisits, asForwarded, (u) => this.checkAllowed(u, record.url)))) return this.release(lease);
     }
     return this.complete(lease, record, discovered);
   }

@@ -81,7 +81,8 @@ const RULE_CHECK: Partial<Record<RuleId, CheckId>> = {
 const EXTERNAL_RULES: ReadonlySet<RuleId> = new Set<RuleId>(['broken-link', 'blocked', 'insecure-link']);
 
 /**
- * The optional checks one record shows ran (none for a record that was not rendered).
+ * The optional checks one record shows ran (none for a record that was not rendered, except
+ * `check-external` for a redirect record whose off-site target was checked).
  * @param r - a record (upgraded: fields an older version lacks are at their defaults)
  */
 export function checksOfRecord(r: PageRecord): CheckId[] {
@@ -91,6 +92,9 @@ export function checksOfRecord(r: PageRecord): CheckId[] {
   if (r.linkChecks.length && r.externalLinks.length) {
     const offsite = new Set(r.externalLinks);
     if (r.linkChecks.some((c) => c.kind === 'link' && offsite.has(c.url))) out.push('check-external');
+  } else if (r.redirect && r.skipped === 'scope' && r.linkChecks.some((c) => c.kind === 'link')) {
+    // The off-site target of a URL that forwards there, checked with --check-external.
+    out.push('check-external');
   }
   if (r.anchors || r.fragmentLinks.length) out.push('check-fragments');
   if (r.serverHtml) out.push('server-html');

@@ -39,11 +39,14 @@ function pushRef(refs: LinkFrom[], ref: LinkFrom): void {
 /**
  * The audit rules fed by what the crawl checked outside pages, all from the records alone:
  * - `broken-link` / `blocked` for off-site links (`linkChecks` of kind `link` whose URL is in the
- *   page's `externalLinks`), one issue per URL (its first check), with every referrer;
+ *   page's `externalLinks`), one issue per URL (its first check), with every referrer; and for an
+ *   in-scope URL that redirects off-site (a redirect record with `skipped: "scope"`) whose target's
+ *   check is broken or blocked: the issue is the in-scope URL's, with its referrers;
  * - `insecure-link`: an `http://` link of an `https:` page whose check and whose `https://` form's
  *   check answered the same status below 400; referrers are the `https:` pages with that link;
  * - `broken-fragment`: a `fragmentLinks` entry whose target record was rendered (`anchors` is not
- *   `null`, no error, status < 400, not a soft 404) and has no such id or name. `#top` needs none
+ *   `null`, no error, status < 400, not a soft 404) and has no such id or name; a target that is a
+ *   redirect record is judged by the page its `finalUrl` names (the fragment goes along). `#top` needs none
  *   (browsers scroll to the top). The issue's URL is the target with its fragment.
  *
  * Fed one record at a time ({@link read} in the audit's first pass, {@link readTarget} in its
@@ -60,9 +63,24 @@ export class LinkCheckIssues {
   private readonly fragmentTargets = new Set<string>();
   /** Anchors of each fragment target's first page record when it was rendered, else `null`. */
   private readonly anchors = new Map<string, ReadonlySet<string> | null>();
+  /** In-scope URLs that redirect off-site to a broken or blocked target, with its check. */
+  private readonly badForwards = new Map<string, { target: string; check: LinkCheck }>();
+  /** Redirect records of the crawl: URL → `finalUrl`, the page a link to the URL lands on. */
+  private readonly forwardsTo = new Map<string, string>();
+  /** Fragment targets that are redirect records, by the `finalUrl` they land on (built in the second pass). */
+  private landings: Map<string, string[]> | null = null;
 
   /** Read one record (the first pass, in record order). */
   read(r: PageRecord): void {
+    if (r.redirect && r.skipped === 'scope' && r.finalUrl) {
+      // Its off-site target, checked with `--check-external` (the crawl never requests it).
+      const c = r.linkChecks?.find((x) => x.kind === 'link');
+      if (c && (isBlockedCheck(c) || c.error || (c.status !== null && c.status >= 400))) this.badForwards.set(r.url, { target: r.finalUrl, check: c });
+      return;
+    }
+    // A link's fragment goes along through redirects (RFC 9110 §10.2.2): it is checked on the page
+    // landed on. Not when the redirect names a fragment of its own: that one replaces the link's.
+    if (r.redirect && !r.skipped && r.finalUrl && !r.finalUrl.includes('#')) this.forwardsTo.set(r.url, r.finalUrl);
     if (!isPage(r)) return;
     const checks = r.linkChecks ?? [];
     for (const f of r.fragmentLinks ?? []) this.fragmentTargets.add(f.url);
@@ -91,12 +109,15 @@ export class LinkCheckIssues {
 
   /** `broken-link` / `blocked` issues of off-site links, with the referrer lists `refsOf` gives (filled later). */
   external(add: AddLinkIssue, refsOf: { of(url: string): LinkFrom[] }): void {
-    for (const [url, c] of this.bad) {
+    const report = (url: string, c: LinkCheck, prefix: string): void => {
       const how = `off-site, checked with ${c.method}`;
-      if (isBlockedCheck(c)) add('blocked', url, `${blockedWhy(c)} (${how})`, refsOf.of(url));
-      else if (c.error) add('broken-link', url, `${c.error.code}: ${c.error.message} (${how})`, refsOf.of(url));
-      else if (c.status !== null && c.status >= 400) add('broken-link', url, `HTTP ${c.status} (${how})`, refsOf.of(url));
-    }
+      if (isBlockedCheck(c)) add('blocked', url, `${prefix}${blockedWhy(c)} (${how})`, refsOf.of(url));
+      else if (c.error) add('broken-link', url, `${prefix}${c.error.code}: ${c.error.message} (${how})`, refsOf.of(url));
+      else if (c.status !== null && c.status >= 400) add('broken-link', url, `${prefix}HTTP ${c.status} (${how})`, refsOf.of(url));
+    };
+    for (const [url, c] of this.bad) report(url, c, '');
+    // The in-scope URL the pages link to is the finding: its redirect is what they follow.
+    for (const [url, f] of this.badForwards) report(url, f.check, `redirects off-site to ${f.target}: `);
   }
 
   /** `insecure-link` issues. */
@@ -108,9 +129,16 @@ export class LinkCheckIssues {
 
   /** Keep the anchors of a fragment target (the second pass): its first page record's, when it was rendered. */
   readTarget(t: PageRecord): void {
-    if (!isPage(t) || !this.fragmentTargets.has(t.url) || this.anchors.has(t.url)) return;
+    if (!isPage(t)) return;
+    if (this.landings === null) {
+      this.landings = new Map();
+      for (const [from, to] of this.forwardsTo) if (this.fragmentTargets.has(from)) this.landings.set(to, [...(this.landings.get(to) ?? []), from]);
+    }
+    // The page's own URL, and the fragment targets that redirect to it.
+    const keys = [t.url, ...(t.finalUrl ? (this.landings.get(t.finalUrl) ?? []) : [])].filter((k) => this.fragmentTargets.has(k) && !this.anchors.has(k));
+    if (!keys.length) return;
     const rendered = t.anchors !== null && t.anchors !== undefined && !t.error && !t.soft404 && t.status !== null && t.status < 400;
-    this.anchors.set(t.url, rendered ? new Set(t.anchors) : null);
+    for (const k of keys) this.anchors.set(k, rendered ? new Set(t.anchors) : null);
   }
 
   /** `broken-fragment` issues: one more pass, for the fragment links (none when no record has one). */
@@ -134,7 +162,9 @@ export class LinkCheckIssues {
       }
     }
     for (const [key, e] of fragments) {
-      add('broken-fragment', key, `${e.url} has no element with id "${e.fragment}" (nor an <a name="${e.fragment}">)`, e.refs);
+      const landed = this.forwardsTo.get(e.url);
+      const page = landed ? `${e.url} (redirects to ${landed})` : e.url;
+      add('broken-fragment', key, `${page} has no element with id "${e.fragment}" (nor an <a name="${e.fragment}">)`, e.refs);
     }
   }
 }

@@ -19,7 +19,7 @@ export const RULES = {
   'console-error': { severity: 'warning', description: 'console.error messages' },
   'failed-request': { severity: 'warning', description: 'a script, style, image or API call failed or answered >= 400' },
   'missing-title': { severity: 'warning', description: 'the page has no title' },
-  'duplicate-title': { severity: 'warning', description: 'the same title on different pages' },
+  'duplicate-title': { severity: 'warning', description: 'the same title on different indexable pages (not soft 404s, noindex pages, or pages whose canonical names another URL)' },
   'long-title': { severity: 'notice', description: 'title longer than 60 characters' },
   'missing-description': { severity: 'notice', description: 'no <meta name="description">' },
   'missing-h1': { severity: 'notice', description: 'no <h1>' },
@@ -192,11 +192,24 @@ class DuplicateTitles {
   }
 }
 
-/** The title of a page that the title rules judge, or `null` (not an HTML page, skipped, no title). */
+/**
+ * The title `duplicate-title` compares, or `null`: not an HTML page, skipped, no title, or a page
+ * no search engine indexes on its own. Those are a soft 404 (the site's not-found screen: every
+ * gone URL shows its one title, as a 404 page does), a `noindex` page, and a page whose canonical
+ * names another URL (a sorted or print view of `/shoes` sharing its title is the point of the
+ * canonical). Screaming Frog checks duplicates on indexable pages only for the same reason
+ * (https://www.screamingfrog.co.uk/guides/duplicates/).
+ */
 function judgedTitle(r: PageRecord): string | null {
   if (!isPage(r)) return null;
   const html = r.status !== null && r.status < 400 && r.error === null && r.title !== null;
-  return html && r.title ? r.title : null;
+  if (!html || !r.title || r.soft404 || r.noindex || canonicalElsewhere(r)) return null;
+  return r.title;
+}
+
+/** `true` when the page's canonical (`<link rel="canonical">` or `Link` header) names another URL: the `canonical-mismatch` test. */
+function canonicalElsewhere(r: PageRecord): boolean {
+  return r.meta.canonical !== null && r.finalUrl !== null && documentKey(r.meta.canonical) !== documentKey(r.finalUrl);
 }
 
 /** The rules about one record alone; link rules take the URL's referrer list from `refs`. */
@@ -230,7 +243,7 @@ function recordIssues(r: PageRecord, add: AddIssue, refs: ReferrerLists, slowMs:
   if (r.meta.description === null || r.meta.description.trim() === '') add('missing-description', r.url, 'no <meta name="description">');
   if (r.meta.h1Count === 0) add('missing-h1', r.url, 'no <h1>');
   if (r.meta.h1Count > 1) add('multiple-h1', r.url, `${r.meta.h1Count} <h1> elements`);
-  if (r.meta.canonical && r.finalUrl && documentKey(r.meta.canonical) !== documentKey(r.finalUrl)) {
+  if (r.meta.canonical && canonicalElsewhere(r)) {
     add('canonical-mismatch', r.url, `canonical is ${r.meta.canonical}, page is ${r.finalUrl}`);
   }
   if (r.noindex) add('noindex', r.url, 'noindex');
