@@ -3,6 +3,10 @@
  * in reach) to count the work a page has scheduled, for the settle rule: timers due soon, short
  * intervals, animation frames, idle callbacks, channel messages, and reads of fetch() bodies
  * (work handed off the main thread: `async-scripts.ts`).
+ *
+ * Over 400 lines because {@link installScheduleWatch} is one init script: Playwright serializes
+ * each function on its own, so a part moved to another module would be another init script that
+ * every frame of every visit evaluates, for watches that share one `pending` set.
  * @module
  */
 
