@@ -63,6 +63,20 @@ describe('content that arrives over a connection the page keeps open', () => {
     expect(repolls[0]!.at).toBeLessThan(arrived.get('/poll')!);
   });
 
+  it('a WebSocket whose first message is a greeting: the answer to what the page sent once greeted (its subscription) is waited for and read', async () => {
+    const { records, arrived } = await crawlFrom('/ws-ask');
+    const rec = records.find((r) => pathOf(r.url) === '/ws-ask')!;
+    expect(rec).toMatchObject({ status: 200, settled: true, error: null, title: 'Subscribed socket' });
+    expect(rec.links).toEqual([`${site.origin}/from-ws-greeting`, `${site.origin}/from-ws-ask`]);
+    expect(sorted(pagesOf(records).map((r) => pathOf(r.url)))).toEqual(['/from-ws-ask', '/from-ws-greeting', '/ws-ask']);
+    expect(arrived.get('/ws-ask')!).toBeGreaterThanOrEqual(site.sentAt.get('ws-ask')!);
+  });
+
+  it('a socket that never answers what the page sent holds the page for 2 s only: settled, the greeting\'s link read, well before the cap', async () => {
+    const { records } = await crawlFrom('/ws-unanswered', { maxDepth: 0, settleTimeoutMs: 8_000 });
+    expect(records.find((r) => pathOf(r.url) === '/ws-unanswered')).toMatchObject({ status: 200, settled: true, error: null, title: 'Unanswered socket', links: [`${site.origin}/from-ws-greeting`] });
+  });
+
   it('the page\'s WebSocket and EventSource behave as the browser\'s own (instanceof, constants, removeEventListener)', async () => {
     const { records } = await crawlFrom('/intact', { maxDepth: 0 });
     expect(records.map((r) => [r.title, r.settled])).toEqual([['true 1 function true 2 0 /from-sse-named', true]]);

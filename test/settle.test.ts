@@ -105,6 +105,13 @@ describe('settle', () => {
     for (const asset of ['/after-load.svg', '/after-load.css', '/after-load.js']) expect(site.log.filter((l) => l.path === asset)).toHaveLength(1);
   });
 
+  it('a page that schedules with scheduler.postTask: the links of a delayed task and of a chain of background tasks are read; an aborted task holds nothing', async () => {
+    const { records } = await crawlFrom('/post-task', { maxDepth: 0, settleTimeoutMs: 10_000 });
+    const page = records.find((r) => pathOf(r.url) === '/post-task')!;
+    expect(page).toMatchObject({ status: 200, settled: true, error: null, title: 'Post task AbortError', pageErrors: [] });
+    expect(sorted(page.links.map(pathOf))).toEqual(['/post-task-background', '/post-task-delayed', '/post-task-first']);
+  });
+
   it('finds a link added by script 200 ms after the last network response', async () => {
     const { records } = await crawlFrom('/late');
     const page = records.find((r) => pathOf(r.url) === '/late')!;

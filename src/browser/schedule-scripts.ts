@@ -3,6 +3,10 @@
  * in reach) to count the work a page has scheduled, for the settle rule: timers due soon, short
  * intervals, animation frames, idle callbacks, channel messages, and reads of fetch() bodies
  * (work handed off the main thread: `async-scripts.ts`).
+ *
+ * Over 400 lines because {@link installScheduleWatch} is one init script: Playwright serializes
+ * each function on its own, so a part moved to another module would be another init script that
+ * every frame of every visit evaluates, for watches that share one `pending` set.
  * @module
  */
 
@@ -26,7 +30,8 @@ export const LATER_TIMER_MS = 10_000;
  * scripts. Adds to `window.__spacrawl`:
  * - `pending`: the work the page has scheduled soon (`setTimeout` due within
  *   {@link SOON_TIMER_MS}, `setInterval` of at most that period until cleared,
- *   `requestAnimationFrame`, `requestIdleCallback`), each as `{kind, id}`, timeouts and
+ *   `requestAnimationFrame`, `requestIdleCallback`, `scheduler.postTask` and
+ *   `scheduler.yield()`), each as `{kind, id}`, timeouts and
  *   intervals with `due` (`performance.now()` of their next run)
  * - `messages`: `MessageChannel` messages posted and handled (schedulers, React's among them,
  *   chain work slices this way, with no timer, request or DOM change in between; the async
@@ -133,6 +138,71 @@ export function installScheduleWatch(): void {
     };
   };
   track('interval', 'setInterval', 'clearInterval', (rest) => (Number(rest[0]) || 0) <= soon, false);
+  // The Prioritized Task Scheduling API: a task posted without a delay is scheduled work until it
+  // runs or its signal aborts it; one with a delay is a timeout (the page's own, wrapped above:
+  // due soon it is fast-forwarded like any) that posts the task when it comes due, as the
+  // standard does ("wait for delay, then queue the task"); `scheduler.yield()` is scheduled
+  // work until its continuation is due. Each hands the page a promise of its own that settles
+  // as the browser's does.
+  const sched = (window as unknown as { scheduler?: Record<string, Fn | undefined> }).scheduler;
+  const nativePost = sched?.postTask?.bind(sched);
+  if (sched && nativePost) {
+    const pageTimeout = win.setTimeout!;
+    const pageClear = win.clearTimeout!;
+    type Signal = AbortSignal | undefined;
+    const post = (cb: Fn, options: Record<string, unknown> | undefined): unknown => {
+      const signal = options?.signal as Signal;
+      const key = { kind: 'task', id: undefined };
+      const out = nativePost(function (this: unknown, ...a: unknown[]): unknown {
+        pending.delete(key);
+        return cb.apply(this, a);
+      }, options);
+      if (signal?.aborted) return out;
+      pending.add(key);
+      signal?.addEventListener('abort', () => pending.delete(key), { once: true });
+      return out;
+    };
+    sched.postTask = function postTask(cb: unknown, options?: Record<string, unknown>): unknown {
+      // Anything the standard throws or rejects for is the original's to do.
+      if (typeof cb !== 'function' || (options !== undefined && (options === null || typeof options !== 'object'))) return nativePost(cb, options);
+      const delay = Number(options?.delay) || 0;
+      const signal = options?.signal as Signal;
+      if (delay <= 0 || signal?.aborted || !(signal === undefined || signal instanceof AbortSignal)) return post(cb as Fn, options);
+      const rest = { ...options, delay: 0 };
+      return new Promise((resolve, reject) => {
+        const t = pageTimeout(() => (post(cb as Fn, rest) as Promise<unknown>).then(resolve, reject), delay);
+        signal?.addEventListener(
+          'abort',
+          () => {
+            pageClear(t);
+            reject(signal.reason);
+          },
+          { once: true },
+        );
+      });
+    } as Fn;
+    const nativeYield = sched.yield?.bind(sched);
+    if (nativeYield) {
+      sched.yield = function (...a: unknown[]): unknown {
+        const out = nativeYield(...a);
+        if (!(out instanceof Promise)) return out;
+        const key = { kind: 'task', id: undefined };
+        pending.add(key);
+        return new Promise((resolve, reject) => {
+          out.then(
+            (v) => {
+              pending.delete(key);
+              resolve(v);
+            },
+            (e: unknown) => {
+              pending.delete(key);
+              reject(e);
+            },
+          );
+        });
+      } as Fn;
+    }
+  }
   track('raf', 'requestAnimationFrame', 'cancelAnimationFrame', () => true, true);
   track('idle', 'requestIdleCallback', 'cancelIdleCallback', () => true, true);
   // A message handled elsewhere (a worker, another frame) keeps its count: no early settle then.

@@ -59,7 +59,8 @@ export interface SettleState {
   requests: number;
   /**
    * What the page awaits that holds both settle windows until it ends (0 when unknown):
-   * WebSockets and EventSources awaiting their first message (`installStreamWatch`), operations
+   * WebSockets and EventSources awaiting their first message, WebSockets that have owed the page
+   * an answer to a message it sent for less than 2 s (`installStreamWatch`), operations
    * the browser runs for the page off its main thread (IndexedDB, WebAssembly compilation …,
    * `installAsyncWatch`), and workers that have owed an answer for less than 2 s (the same).
    */
@@ -113,7 +114,7 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
     offThread?: number;
     workersOwing?: (now: number) => number;
   };
-  const w = window as unknown as { __spacrawl?: Probe; __spacrawlStreams?: { awaiting: number } };
+  const w = window as unknown as { __spacrawl?: Probe; __spacrawlStreams?: { awaiting: number; asking?: (now: number) => number } };
   const s = w.__spacrawl;
   if (!s || s.read) return;
   const setTimer = s.setTimer ?? ((f: () => void, ms: number) => window.setTimeout(f, ms));
@@ -195,7 +196,7 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
       sinceCallMs: s.lastCallAt ? now - s.lastCallAt : Infinity,
       bodyReads: s.bodyReads ?? 1,
       requests: s.requests ?? 1,
-      awaitingMessages: (w.__spacrawlStreams?.awaiting ?? 0) + (s.offThread ?? 0) + (s.workersOwing?.(now) ?? 0),
+      awaitingMessages: (w.__spacrawlStreams?.awaiting ?? 0) + (w.__spacrawlStreams?.asking?.(now) ?? 0) + (s.offThread ?? 0) + (s.workersOwing?.(now) ?? 0),
       timerDueInMs,
       blank: timerDueInMs !== Infinity && blankNow(),
     };

@@ -8,7 +8,21 @@
 export interface StreamWatchState {
   /** WebSockets and EventSources opened by the page that have not delivered their first message yet. */
   awaiting: number;
+  /**
+   * WebSockets that have owed the page an answer for less than {@link SOCKET_ANSWER_MS} at
+   * `now` (a `performance.now()`): the page sent a message on an open socket and no message has
+   * come back since (see {@link installStreamWatch}).
+   */
+  asking: (now: number) => number;
 }
+
+/**
+ * How long (ms) a message the page sent on a WebSocket holds the settle while no message has
+ * come back: the answer to a subscription (graphql-ws `subscribe`, Meteor's DDP `sub`, Phoenix's
+ * `phx_join`, socket.io's namespace connect) is the page's content, and a socket that never
+ * answers (the page only reports something) costs a page this long, not the cap.
+ */
+export const SOCKET_ANSWER_MS = 2000;
 
 /**
  * Init script, run in every frame before the page's own scripts: counts the WebSockets and
@@ -19,7 +33,13 @@ export interface StreamWatchState {
  * `load` and after the network and the DOM have gone quiet: while one is awaited, the page is not
  * settled (the settle cap still applies). The first message also restarts the DOM quiet clock of
  * `installMutationClock`, so the page must go quiet again after it. Later messages are not
- * waited for: a feed that pushes forever must not hold the settle.
+ * waited for (a feed that pushes forever must not hold the settle), unless the page asked for
+ * them: a message the page sends on an open WebSocket is a question until a message comes back
+ * (each message answers one question; an error or a close answers them all), awaited for at
+ * most {@link SOCKET_ANSWER_MS} (`asking`). Every protocol over WebSockets that a page
+ * subscribes with greets first (graphql-ws' `connection_ack`, DDP's `connected`, socket.io's
+ * open packet, Action Cable's `welcome`): its first message is that greeting, and the content
+ * is the answer to what the page sends once greeted.
  *
  * The page's own constructors are replaced by subclasses, so `instanceof`, the static constants
  * (`WebSocket.OPEN`) and every method behave as before.
@@ -27,7 +47,18 @@ export interface StreamWatchState {
 export function installStreamWatch(): void {
   const w = window as unknown as { __spacrawlStreams?: StreamWatchState; __spacrawl?: { last: number } };
   if (w.__spacrawlStreams) return;
-  const state: StreamWatchState = { awaiting: 0 };
+  // Same value as SOCKET_ANSWER_MS (an init script cannot refer to module constants).
+  const answerMs = 2000;
+  // The sockets that owe the page an answer, by when their debt began (`performance.now()`).
+  const owing = new Map<EventTarget, number>();
+  const state: StreamWatchState = {
+    awaiting: 0,
+    asking: (now) => {
+      let n = 0;
+      for (const since of owing.values()) if (now - since < answerMs) n++;
+      return n;
+    },
+  };
   w.__spacrawlStreams = state;
   /**
    * Start waiting for `target`'s first message. Returns `first` (ends the wait as a message does)
@@ -58,15 +89,41 @@ export function installStreamWatch(): void {
   const g = window as unknown as Record<string, Ctor | undefined>;
   const NativeWebSocket = g.WebSocket;
   if (NativeWebSocket) {
+    const add = EventTarget.prototype.addEventListener;
     const WebSocket = class WebSocket extends NativeWebSocket {
       private readonly __watch: { first: () => void; stop: () => void };
+      /** Messages the page sent that no message has answered yet. */
+      private __owed = 0;
       constructor(...args: never[]) {
         super(...args);
         this.__watch = watch(this);
+        // Registered before any listener of the page's, like the watch's own.
+        add.call(this, 'message', () => {
+          if (this.__owed === 0) return;
+          this.__owed--;
+          if (this.__owed === 0) owing.delete(this);
+          if (w.__spacrawl) w.__spacrawl.last = performance.now();
+        });
+        const over = (): void => {
+          this.__owed = 0;
+          owing.delete(this);
+        };
+        add.call(this, 'error', over);
+        add.call(this, 'close', over);
+      }
+      // A message sent on an open socket is a question (see the function comment); one sent
+      // before it opens throws, and one sent after it began closing is dropped.
+      send(...a: unknown[]): void {
+        (NativeWebSocket.prototype as unknown as { send: (...x: unknown[]) => void }).send.apply(this, a);
+        if ((this as unknown as { readyState: number }).readyState !== 1) return;
+        this.__owed++;
+        if (!owing.has(this)) owing.set(this, performance.now());
       }
       // Its `close` event comes only when the server answers the closing handshake.
       override close(...a: unknown[]): void {
         this.__watch.stop();
+        this.__owed = 0;
+        owing.delete(this);
         return super.close(...a);
       }
     };
