@@ -44,6 +44,11 @@ const skipped = ((): PageRecord => {
 
 const tick = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Wait until `ok()` holds (checked every 10 ms, at most `ms`): a busy machine may draw late. */
+async function until(ok: () => boolean, ms = 10_000): Promise<void> {
+  for (const end = Date.now() + ms; !ok() && Date.now() < end; ) await tick(10);
+}
+
 describe('mode decisions', () => {
   const tty = { isTTY: true } as LogStream;
   const pipe = {} as LogStream;
@@ -112,9 +117,11 @@ describe('TerminalLog', () => {
     const log = new TerminalLog({ stream: out.stream, env: { NO_COLOR: '1' }, intervalMs: 20 });
     let done = 0;
     log.start(() => ({ done: ++done, queued: 3, errors: 0 }), Date.now() - 2000);
-    await tick(100);
+    // The live line is drawn every 20 ms once the terminal module is loaded (late on a busy machine).
+    await until(() => /pages? done/.test(out.text()));
     log.record(page('/a'), 'http://127.0.0.1:1');
-    await tick(60);
+    const drawn = out.text().length;
+    await until(() => /pages? done/.test(out.text().slice(drawn)));
     log.stop();
     const text = out.text();
     expect(log.live).toBe(true);
