@@ -182,6 +182,15 @@ describe('settle', () => {
     expect(page.links).toEqual([`${site.origin}/long-task-target`]);
   });
 
+  it('an animation that never ends and changes nothing but pixels (an interval sliding an element, a class toggled, a canvas drawn every frame) stops holding the settle once it has gone on for 1 s without other change: settled before the cap, every link read', async () => {
+    const { records } = await crawlFrom('/animated', { maxDepth: 0, settleTimeoutMs: 8000 });
+    const page = records.find((r) => pathOf(r.url) === '/animated')!;
+    expect(page).toMatchObject({ status: 200, settled: true, error: null, title: 'Animated' });
+    expect(page.links).toEqual([`${site.origin}/animated-a`, `${site.origin}/animated-b`]);
+    // Read before the cap: settled means the rule judged the page done, not that the 8 s ran out.
+    expect(page.timings.settledMs).toBeLessThan(8000);
+  });
+
   it('waits for the DOM to go quiet, not only the network: a link added after 1.2 s of DOM changes is found', async () => {
     const { records } = await crawlFrom('/late-dom');
     const page = records.find((r) => pathOf(r.url) === '/late-dom')!;

@@ -32,7 +32,9 @@ export const LATER_TIMER_MS = 10_000;
  *   {@link SOON_TIMER_MS}, `setInterval` of at most that period until cleared,
  *   `requestAnimationFrame`, `requestIdleCallback`, `scheduler.postTask` and
  *   `scheduler.yield()`), each as `{kind, id}`, timeouts and
- *   intervals with `due` (`performance.now()` of their next run)
+ *   intervals with `due` (`performance.now()` of their next run); an interval or an
+ *   animation-frame loop that has changed nothing but pixels for 1 s (an animation) is marked
+ *   `ticking` and no longer counts as scheduled work (see the settle probe)
  * - `messages`: `MessageChannel` messages posted and handled (schedulers, React's among them,
  *   chain work slices this way, with no timer, request or DOM change in between; the async
  *   watch adds the page's posts to its workers and their answers)
@@ -114,20 +116,58 @@ export function installScheduleWatch(): void {
     }
     return due.length;
   };
+  // Repeating work (an interval; an animation-frame loop: a frame asked for from inside a frame
+  // callback) that has gone on for `steadyMs` changing nothing but pixels (no DOM change beyond
+  // `style` and `class` attributes: `content` of `installMutationClock`; no fetch() or
+  // XMLHttpRequest started: a poll) is an animation (a canvas, a transform tween, a carousel
+  // sliding by class), not work that will still change what is read: it stops counting as
+  // scheduled (`ticking`). Any such change or call starts its clock again; so a ticking clock or
+  // a poll keeps holding the settle as before.
+  const steadyMs = 1000;
+  const linkClock = (): unknown => `${String(state.content ?? state.last)} ${String(state.callsStarted ?? 0)}`;
+  type Key = { kind: string; id: unknown; due?: number; ticking?: boolean };
+  /** The steady clock of a repeating source: since when its runs changed no link or title. */
+  type Steady = { link: unknown; since: number };
+  const steadyNow = (st: Steady): boolean => {
+    const now = performance.now();
+    const link = linkClock();
+    if (link !== st.link) {
+      st.link = link;
+      st.since = now;
+    }
+    return now - st.since >= steadyMs;
+  };
+  // The animation-frame loop under way: frames asked for from inside a frame callback continue
+  // it; a frame asked for from outside one starts it again.
+  let inFrame = false;
+  let frameLoop: Steady | null = null;
   const track = (kind: string, setName: string, clearName: string, isSoon: (rest: unknown[]) => boolean, once: boolean): void => {
     const setFn = win[setName]?.bind(window);
     const clearFn = win[clearName]?.bind(window);
     if (!setFn || !clearFn) return;
+    const frames = kind === 'raf';
     win[setName] = function (handler: unknown, ...rest: unknown[]): unknown {
       if (typeof handler !== 'function' || !isSoon(rest)) return setFn(handler, ...rest);
       // An interval's next run (`due`, `performance.now()`) moves on each time it runs.
       const period = once ? null : Math.max(0, Number(rest[0]) || 0);
-      const key: { kind: string; id: unknown; due?: number } = { kind, id: undefined };
+      const key: Key = { kind, id: undefined };
       if (period !== null) key.due = performance.now() + period;
+      const steady: Steady | null = period !== null ? { link: linkClock(), since: performance.now() } : null;
+      if (frames) {
+        if (!inFrame || frameLoop === null) frameLoop = { link: linkClock(), since: performance.now() };
+        key.ticking = steadyNow(frameLoop);
+      }
       key.id = setFn(function (this: unknown, ...a: unknown[]): unknown {
         if (once) pending.delete(key);
         else if (period !== null) key.due = performance.now() + period;
-        return (handler as Fn).apply(this, a);
+        if (steady) key.ticking = steadyNow(steady);
+        if (!frames) return (handler as Fn).apply(this, a);
+        inFrame = true;
+        try {
+          return (handler as Fn).apply(this, a);
+        } finally {
+          inFrame = false;
+        }
       }, ...rest);
       pending.add(key);
       return key.id;

@@ -97,7 +97,7 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
     last: number;
     content?: number;
     linkChange?: number;
-    pending?: Set<{ kind: string; due?: number }>;
+    pending?: Set<{ kind: string; due?: number; ticking?: boolean }>;
     later?: Set<{ due: number }>;
     downloadClicks?: Array<{ event: Event; at: number }>;
     messages?: { posted: number; handled: number };
@@ -162,8 +162,11 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
     const now = performance.now();
     let timers = 0;
     let nextDue = Infinity;
+    // Repeating work that changed no link or title for a while (see `installScheduleWatch`).
+    let ticking = 0;
     if (s.pending) {
       for (const k of s.pending) {
+        if (k.ticking) ticking++;
         if (k.kind === 'timeout') timers++;
         else if (k.kind !== 'interval') continue;
         if (k.due !== undefined && k.due < nextDue) nextDue = k.due;
@@ -188,7 +191,7 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
       linkQuietForMs: now - (s.linkChange ?? s.last),
       idleSinceChange: (s.idleAt ?? -1) > (s.content ?? s.last),
       // Unknown (no watch installed) counts as scheduled work: no early settle.
-      scheduled: s.pending ? s.pending.size + (s.messages ? Math.max(0, s.messages.posted - s.messages.handled) : 0) : 1,
+      scheduled: s.pending ? s.pending.size - ticking + (s.messages ? Math.max(0, s.messages.posted - s.messages.handled) : 0) : 1,
       timers,
       downloadClicks,
       sinceDownloadClickMs: now - downloadAt,
