@@ -156,10 +156,10 @@ export function readReportSummary(dir: string): ReportSummary | null {
  * whole, e.g. a CI artifact); else `null`.
  *
  * A recorded folder that is the `screenshots/` of a report folder other than `dir` (the crawl
- * wrote them into its own `--output-dir`, and `dir` is a copy of that folder) gives way to
- * `dir`'s own `screenshots/`: `cp -r report baseline`, then a new crawl into `report`, left the
- * baseline's `report.json` naming `report/screenshots`, which now holds the new crawl's shots,
- * so the baseline's own shots were never compared and no page ever changed.
+ * wrote them into its own `--output-dir`, and `dir` is a copy of that folder) is never used:
+ * `dir`'s own `screenshots/` is, or none. `cp -r report baseline`, then a new crawl into
+ * `report`, left the baseline's `report.json` naming `report/screenshots`, which now holds the
+ * new crawl's shots: the baseline's own shots were never compared and no page ever changed.
  */
 export function findScreenshotsDir(dir: string, report: ReportSummary | null): string | null {
   const isDir = (p: string): boolean => fs.statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
@@ -168,7 +168,7 @@ export function findScreenshotsDir(dir: string, report: ReportSummary | null): s
     const recorded = path.resolve(dir, report.screenshotsDir);
     const ownOfAnother =
       path.basename(recorded) === REPORT_FOLDER_SCREENSHOTS && path.dirname(recorded) !== path.resolve(dir) && fs.existsSync(path.join(path.dirname(recorded), REPORT_FOLDER_JSON));
-    if (isDir(recorded) && !(ownOfAnother && isDir(beside))) return recorded;
+    if (isDir(recorded) && !ownOfAnother) return recorded;
   }
   return isDir(beside) ? beside : null;
 }

@@ -95,6 +95,14 @@ describe('a baseline that is a copy of an earlier --output-dir', () => {
       ['/promo', base],
     ]);
     expect(report.visual).toMatchObject({ compared: 6, missing: 0 });
+    // A copy without its screenshots/ is never compared through the other folder: a notice says so.
+    fs.cpSync(path.join(tmp, 'ci-base', 'pages.jsonl'), path.join(tmp, 'ci-bare', 'pages.jsonl'));
+    fs.cpSync(path.join(tmp, 'ci-base', 'report.json'), path.join(tmp, 'ci-bare', 'report.json'));
+    const bare = (await diffJson('ci-bare', 'ci')).report;
+    expect([bare.visual, bare.notices]).toEqual([
+      { threshold: 0.001, compared: 0, missing: 6, changes: [] },
+      [`screenshots not compared: the records name them, but the screenshots folder of OLD (ci-bare, --old-screenshots) was not found next to the records: give it with that flag (6 screenshots not compared)`],
+    ]);
   }, 180_000);
 });
 
