@@ -12,9 +12,24 @@ import { withTimeout } from '../timeout.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import type { ScreenshotSettings } from './types.js';
+import { waitForSettle } from './settle.js';
+import { documentSize, walkWindow } from './shot-scripts.js';
 
 /** Longest wait for `document.fonts.ready` before the shot is taken anyway (ms). */
 const FONTS_WAIT_MS = 5_000;
+
+/**
+ * Tallest full-page shot (CSS px). Chromium paints nothing past a certain area (a 1280 px wide
+ * page came out blank below ~86,600 px, a 4,000 px wide one below ~32,150 px), and comparing two
+ * shots decodes both (4 bytes a pixel each): a taller page is shot down to this height.
+ */
+export const MAX_SHOT_HEIGHT = 32_768;
+/** Most pixels of a full-page shot: a wider page is shot less tall (below Chromium's blank area, see {@link MAX_SHOT_HEIGHT}). */
+export const MAX_SHOT_PIXELS = 2 ** 26;
+/** Longest wait for one scroll step of the lazy-content walk to render (ms; see `walkWindow`). */
+const WALK_FRAME_MS = 1_000;
+/** Longest wait for what the walk started loading (lazy images, revealed sections) to settle (ms). */
+const WALK_SETTLE_MS = 5_000;
 
 /** Colour of `--visual-mask` boxes: the same on every run, rare on real pages. */
 export const MASK_COLOR = '#FF00FF';
@@ -52,8 +67,20 @@ export function screenshot(): Stage<VisitContext> {
       ctx.clickables = undefined;
       const s = ctx.opts.screenshot ?? DEFAULT_SETTINGS;
       await ctx.step(fontsLoaded(ctx.page));
-      if (!s.fullPage) await ctx.step(ctx.page.evaluate(() => window.scrollTo(0, 0)).catch(() => {}));
+      let clip: { x: number; y: number; width: number; height: number } | undefined;
+      if (s.fullPage) {
+        // Lazy loaders that wait for their element to scroll into view: walk the page once, then let what it started load.
+        const steps = await ctx.callOr(() => ctx.page.evaluate(walkWindow, { maxY: MAX_SHOT_HEIGHT, frameMs: WALK_FRAME_MS }), 'scrolling the page for lazy content', 0);
+        if (steps > 0) {
+          await ctx.step(waitForSettle(ctx, Math.min(ctx.opts.settleTimeoutMs, WALK_SETTLE_MS)));
+          await ctx.step(fontsLoaded(ctx.page));
+        }
+        const size = await ctx.callOr(() => ctx.page.evaluate(documentSize), 'measuring the page', null);
+        const height = size ? Math.min(MAX_SHOT_HEIGHT, Math.floor(MAX_SHOT_PIXELS / Math.max(1, size.width))) : MAX_SHOT_HEIGHT;
+        if (size && size.height > height) clip = { x: 0, y: 0, width: size.width, height };
+      } else await ctx.step(ctx.page.evaluate(() => window.scrollTo(0, 0)).catch(() => {}));
       const shot = ctx.page.screenshot({
+        clip,
         path,
         fullPage: s.fullPage,
         animations: 'disabled',
