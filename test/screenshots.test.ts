@@ -1,6 +1,7 @@
 /**
  * Full-page screenshots show the whole page as a person scrolling it sees it: content a lazy
- * loader brings only once it scrolls into view is in the shot, and a page too tall for Chromium
+ * loader brings only once it scrolls into view is in the shot, an app that scrolls inside a
+ * panel is shot with all of the panel's content, and a page too tall for Chromium
  * to paint is shot down to a height it paints, never with a blank bottom.
  */
 import fs from 'node:fs';
@@ -34,6 +35,14 @@ beforeAll(async () => {
       const observe = `<script>const io = new IntersectionObserver((es) => es.forEach((e) => { if (e.isIntersecting) { e.target.src = e.target.dataset.src; io.unobserve(e.target); } }));
         document.querySelectorAll('img[data-src]').forEach((i) => io.observe(i));</script>`;
       return { body: html('IO lazy', `<div style="height:3000px;background:#eee"></div><img data-src="/blue.svg" width="400" height="300" style="display:block">${observe}`, NO_MARGIN) };
+    }
+    // An app shell: the document never scrolls, its content scrolls in a panel under a header.
+    if (url.pathname === '/panel') {
+      const observe = `<script>const io = new IntersectionObserver((es) => es.forEach((e) => { if (e.isIntersecting) { e.target.src = e.target.dataset.src; io.unobserve(e.target); } }));
+        document.querySelectorAll('img[data-src]').forEach((i) => io.observe(i));</script>`;
+      const shell = `<div style="display:flex;flex-direction:column;height:100%"><header style="height:50px;flex:none;background:#333"></header>
+        <main style="flex:1;min-height:0;overflow:auto"><div style="height:3000px;background:#ff0"></div><div style="height:200px;background:#f00"></div><img data-src="/blue.svg" width="400" height="300" style="display:block"></main></div>`;
+      return { body: html('Panel app', `${shell}${observe}`, '<style>html,body{margin:0;height:100%;overflow:hidden}</style>') };
     }
     if (url.pathname === '/huge') return { body: html('Huge', stripes(1000, 100_000, '#0000ff'), NO_MARGIN) };
     if (url.pathname === '/huge-wide') return { body: html('Huge and wide', stripes(4000, 60_000, '#ff0000'), NO_MARGIN) };
@@ -72,6 +81,20 @@ describe('full-page screenshots', () => {
       '0000ff',
       'ffffff',
       'eeeeee',
+    ]);
+  });
+
+  it('an app that scrolls inside a panel is shot whole, not its first screen, lazy image in the panel included (agent-browser#1282)', async () => {
+    const png = await shotOf('/panel');
+    // Header 50 + the panel's content 3,000 + 200 + 300.
+    expect([png.width, png.height]).toEqual([1280, 3550]);
+    expect([colourAt(png, 640, 25), colourAt(png, 640, 1000), colourAt(png, 640, 3000), colourAt(png, 640, 3200), colourAt(png, 200, 3400), colourAt(png, 640, 3400)]).toEqual([
+      '333333',
+      'ffff00',
+      'ffff00',
+      'ff0000',
+      '0000ff',
+      'ffffff',
     ]);
   });
 
