@@ -154,14 +154,22 @@ export function readReportSummary(dir: string): ReportSummary | null {
  * names, when it exists (screenshots written outside `--output-dir` with `--screenshots`);
  * else a `screenshots/` folder in `dir` (an `--output-dir` folder, or one moved elsewhere as a
  * whole, e.g. a CI artifact); else `null`.
+ *
+ * A recorded folder that is the `screenshots/` of a report folder other than `dir` (the crawl
+ * wrote them into its own `--output-dir`, and `dir` is a copy of that folder) is never used:
+ * `dir`'s own `screenshots/` is, or none. `cp -r report baseline`, then a new crawl into
+ * `report`, left the baseline's `report.json` naming `report/screenshots`, which now holds the
+ * new crawl's shots: the baseline's own shots were never compared and no page ever changed.
  */
 export function findScreenshotsDir(dir: string, report: ReportSummary | null): string | null {
   const isDir = (p: string): boolean => fs.statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  const beside = path.join(dir, REPORT_FOLDER_SCREENSHOTS);
   if (report?.screenshotsDir) {
     const recorded = path.resolve(dir, report.screenshotsDir);
-    if (isDir(recorded)) return recorded;
+    const ownOfAnother =
+      path.basename(recorded) === REPORT_FOLDER_SCREENSHOTS && path.dirname(recorded) !== path.resolve(dir) && fs.existsSync(path.join(path.dirname(recorded), REPORT_FOLDER_JSON));
+    if (isDir(recorded) && !ownOfAnother) return recorded;
   }
-  const beside = path.join(dir, REPORT_FOLDER_SCREENSHOTS);
   return isDir(beside) ? beside : null;
 }
 

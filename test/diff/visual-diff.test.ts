@@ -81,6 +81,31 @@ describe('visual diff of two crawls with screenshots', () => {
   }, 60_000);
 });
 
+describe('a baseline that is a copy of an earlier --output-dir', () => {
+  it('`cp -r ci ci-base`, then B crawled into ci: the copy\'s own screenshots are compared, not ci/screenshots its report.json names', async () => {
+    // The CI pattern: keep the last report folder as the baseline, crawl again into the same folder.
+    await crawlVersion('A', 'ci');
+    fs.cpSync(path.join(tmp, 'ci'), path.join(tmp, 'ci-base'), { recursive: true });
+    await crawlVersion('B', 'ci');
+    const { report } = await diffJson('ci-base', 'ci');
+    const base = path.join(tmp, 'ci-base', 'screenshots');
+    expect(report.visual!.changes.map((c) => [pathOf(c.url), path.dirname(c.old)]).sort()).toEqual([
+      ['/docs/a', base],
+      ['/guide', base],
+      ['/promo', base],
+    ]);
+    expect(report.visual).toMatchObject({ compared: 6, missing: 0 });
+    // A copy without its screenshots/ is never compared through the other folder: a notice says so.
+    fs.cpSync(path.join(tmp, 'ci-base', 'pages.jsonl'), path.join(tmp, 'ci-bare', 'pages.jsonl'));
+    fs.cpSync(path.join(tmp, 'ci-base', 'report.json'), path.join(tmp, 'ci-bare', 'report.json'));
+    const bare = (await diffJson('ci-bare', 'ci')).report;
+    expect([bare.visual, bare.notices]).toEqual([
+      { threshold: 0.001, compared: 0, missing: 6, changes: [] },
+      [`screenshots not compared: the records name them, but the screenshots folder of OLD (ci-bare, --old-screenshots) was not found next to the records: give it with that flag (6 screenshots not compared)`],
+    ]);
+  }, 180_000);
+});
+
 describe('crawl --baseline', () => {
   it('A against A: no new finding, no visual change, exit 0 under --fail-on new; the diff reports are in --output-dir', () => {
     expect(runs.a2!.code).toBe(0);
