@@ -9,6 +9,7 @@ import { pagedPath, startPagedSite } from '../fixtures/sites/paged.js';
 import type { FixtureServer } from '../fixtures/server.js';
 import type { PageRecord } from '../src/model/record.js';
 import { redisServerPath, startRedis, type RedisServer } from '../fixtures/redis-server.js';
+import { Redis } from 'ioredis';
 
 // Distributed crawls: several real CLI worker processes crawling one site through a real
 // redis-server (started here on a free loopback port with AOF persistence). The Redis store
@@ -338,6 +339,34 @@ describe.skipIf(skip).concurrent('spacrawl crawl --redis: politeness and failure
         const after = readJsonl(path.join(tmp, `${id}-b.jsonl`)).map((x) => x.url);
         for (const x of before) expect(after).not.toContain(x.url);
       } finally {
+        await site.close();
+        await own.dispose();
+      }
+    }), CASE_MS);
+
+  it('the crawl\'s keys vanish mid-crawl (Redis restarted without persistence): the worker exits 3 with one line, not 0 as if the crawl were done', () =>
+    twoAtOnce(async () => {
+      // A redis-server of its own, emptied under the worker as a restart without AOF empties it.
+      const own = await startRedis();
+      const site = await startPagedSite(60, 100);
+      const admin = new Redis(own.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+      try {
+        await admin.connect();
+        const id = newCrawlId();
+        const child = worker([`${site.origin}/`, '--redis', own.url, '--crawl-id', id, '--concurrency', '2', '--out', `${id}-gone.jsonl`]);
+        const done = exited(child);
+        await until(() => site.documents().length >= 5, 60_000);
+        await admin.flushall();
+        const r = await done;
+        expect(r.code, r.stderr).toBe(3);
+        const lines = r.stderr.split('\n').filter((l) => l.startsWith('spacrawl:'));
+        expect(lines).toEqual([`spacrawl: crawl aborted: crawl ${id} is gone from Redis (its keys were lost: a Redis restarted without persistence, or deleted); the pages it recorded there are lost: start it again`]);
+        expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+        // Nothing was written under the crawl's name but the politeness state of its host: no
+        // empty crawl started in its place.
+        expect((await admin.keys(`spacrawl:{${id}}:*`)).filter((k) => !k.includes(':host:'))).toEqual([]);
+      } finally {
+        admin.disconnect();
         await site.close();
         await own.dispose();
       }

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -208,6 +209,43 @@ describe.concurrent('resuming with a larger budget', () => {
       expect(r4.code).toBe(0);
       expect(site.documents()).toHaveLength(SIZE);
       expect(lines(out)).toHaveLength(SIZE);
+    }), CASE_MS);
+});
+
+describe.concurrent('a resume that stopped after it reopened the budget', () => {
+  it('refused after the state file reopened the budget-skipped URLs (--metrics port taken): the next resume still keeps one record per URL in --out', () =>
+    twoAtOnce(async () => {
+      const site = await newSite();
+      const db = path.join(tmp, 'reopen-stopped.db');
+      const out = path.join(tmp, 'reopen-stopped.jsonl');
+      type Rec = { url: string; skipped: string | null };
+      const read = (): Rec[] => lines(out).map((l) => JSON.parse(l) as Rec);
+      const r1 = await exited(start(site, ['--state', db, '--out', out, '--concurrency', '4', '--max-pages', '10']));
+      expect(r1.code).toBe(0);
+      const budget1 = read().filter((r) => r.skipped === 'budget').length;
+      expect(budget1).toBeGreaterThan(0);
+
+      // The larger budget reopens the skipped URLs in the state file; then the run is refused
+      // before it rewrote --out (as a kill -9 at that moment would leave it).
+      const taken = net.createServer();
+      await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+      const port = (taken.address() as net.AddressInfo).port;
+      try {
+        const r2 = await exited(start(site, ['--state', db, '--out', out, '--max-pages', '30', '--metrics', `127.0.0.1:${port}`]));
+        expect(r2.code).toBe(2);
+      } finally {
+        await new Promise((resolve) => taken.close(resolve));
+      }
+      expect(site.documents()).toHaveLength(10);
+
+      const r3 = await exited(start(site, ['--state', db, '--out', out, '--concurrency', '4']));
+      expect(r3.code).toBe(0);
+      const recs = read();
+      expect(recs.map((r) => new URL(r.url).pathname).sort()).toEqual(ALL);
+      expect(recs.filter((r) => r.skipped !== null)).toEqual([]);
+      const counts = docCounts(site);
+      expect([...counts.keys()].sort()).toEqual(ALL);
+      expect([...counts.values()].every((n) => n === 1)).toBe(true);
     }), CASE_MS);
 });
 

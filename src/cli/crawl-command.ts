@@ -122,6 +122,7 @@ export async function crawlCommand(cmd: SpacrawlCommand, parsed: { flags: CrawlF
       shared: opened.shared,
       ...(opened.earlier ? { earlier: opened.earlier } : {}),
       reopened: opened.reopened,
+      ...(opened.undecided ? { undecided: opened.undecided } : {}),
       stop,
     });
     await baseline?.source.close();

@@ -36,6 +36,11 @@ export interface OpenedFrontier {
   earlier?: AsyncIterable<PageRecord>;
   /** A durable or shared crawl resumed with a larger budget: URLs queued again (their old records are replaced). */
   reopened: string[];
+  /**
+   * A durable (`--state`) crawl: whether the state file still waits to decide a URL (its record
+   * in `--out` is stale; see `CrawlOutput.undecided`).
+   */
+  undecided?: (url: string) => boolean;
   /** The records go on from earlier runs (`--state`): append to `--out`. */
   durable: boolean;
   /** The frontier is shared with other workers (`--redis`). */
@@ -88,5 +93,6 @@ export async function openFrontier(options: CrawlOptions, choice: FrontierChoice
   // state file and a shared crawl alike (runCrawl takes the reopened URLs' old records out of --out).
   const budget = { maxPages: opts.maxPages ?? DEFAULT_MAX_PAGES, maxDepth: opts.maxDepth ?? Infinity };
   const reopened = (await opts.frontier?.reopenBudget?.(budget)) ?? [];
-  return { options: opts, ...(earlier ? { earlier } : {}), reopened, durable: durable !== null, shared: choice.redis !== null, ...(worker ? { worker } : {}) };
+  const undecided = durable ? durable.undecided.bind(durable) : undefined;
+  return { options: opts, ...(earlier ? { earlier } : {}), ...(undecided ? { undecided } : {}), reopened, durable: durable !== null, shared: choice.redis !== null, ...(worker ? { worker } : {}) };
 }

@@ -59,6 +59,13 @@ export interface CrawlOutput {
    * are removed from `outFile`, since they get a new one.
    */
   reopened?: readonly string[];
+  /**
+   * With `append` (`--state`): whether the store still waits to decide a URL. Its records in
+   * `outFile` are stale, and are removed too: a resume that reopened URLs and stopped before it
+   * rewrote `outFile` (killed, or refused after the store was opened) left them there, and the
+   * next resume's `reopened` no longer names them.
+   */
+  undecided?: (url: string) => boolean;
   /** Reports, `--fail-on` and ignore lists; default: no reports, fail on broken links and server errors. */
   reporting?: ReportingOptions;
   /** `--log-format`: `json` writes one JSON object per line on stderr instead of the human lines. @default 'human' */
@@ -191,9 +198,12 @@ async function runCrawlWith(stop: CrawlStop, options: CrawlOptions, io: CliIO, o
   const outFile = output.outFile ?? null;
   const append = output.append ?? false;
   // Resuming: records the store has but --out lacks (the process died between the two) are
-  // written first, so every page ends up in --out exactly once.
+  // written first, and records --out has of URLs the store has not decided (reopened for a larger
+  // budget, by this run or by one that stopped before it rewrote --out) are taken out, so every
+  // page ends up in --out exactly once.
   const reopened = new Set(output.reopened ?? []);
-  const inOut = outFile && append ? JsonlWriter.recover(outFile, reopened) : new Set<string>();
+  const undecided = output.undecided ?? (() => false);
+  const inOut = outFile && append ? JsonlWriter.recover(outFile, (url) => reopened.has(url) || undecided(url)) : new Set<string>();
   const writer = outFile ? new JsonlWriter(outFile, append) : null;
   const records = RecordsFile.open(outFile ? { file: outFile, append } : null, plan.specs);
   stop.beforeExitAtStart(() => records.remove());

@@ -38,15 +38,15 @@ export class JsonlWriter implements Reporter {
 
   /**
    * Prepare a JSON Lines file for appending after a crash: a torn last line (no trailing
-   * newline, as `kill -9` mid-write can leave) is cut off, and the records of `drop` are taken
+   * newline, as `kill -9` mid-write can leave) is cut off, and the records `drop` names are taken
    * out (URLs a resume queues again, which get a new record). The file is rewritten only when
    * something is dropped, through a temporary file renamed over it.
    * @param file - the `--out` file
-   * @param drop - `url`s whose records to remove
+   * @param drop - `true` for a `url` whose records to remove (default: none)
    * @returns the `url` of every whole record left in the file (empty when it does not exist)
    * @throws OutputError when the file cannot be rewritten
    */
-  static recover(file: string, drop: ReadonlySet<string> = new Set()): Set<string> {
+  static recover(file: string, drop: (url: string) => boolean = () => false): Set<string> {
     const urls = new Set<string>();
     let text: string;
     try {
@@ -66,7 +66,7 @@ export class JsonlWriter implements Reporter {
       } catch {
         // not a record of ours: left as it is
       }
-      if (typeof u === 'string' && drop.has(u)) {
+      if (typeof u === 'string' && drop(u)) {
         dropped++;
         continue;
       }

@@ -144,7 +144,8 @@ function* setIfAbsent(key: string, value: string): Steps<boolean> {
   return (yield { op: 'setIfAbsent', key, value }) as boolean;
 }
 
-const KEY_FIELD = 'crawl_key';
+/** The field of a crawl's meta store that holds its crawl key: a crawl exists while it is set. */
+export const KEY_FIELD = 'crawl_key';
 
 /** A stored crawl key, or `null` when it is not a JSON object. */
 function readKey(stored: string): Record<string, unknown> | null {

@@ -27,7 +27,7 @@ import { DEFAULT_REDIS_RETRY_MS, firstLine, RedisConnection, RedisStoreError, re
 import { DEFAULT_LEASE_TTL_MS } from './defaults.js';
 import { redisPoliteness } from './politeness.js';
 import { redisRobots } from './robots.js';
-import { encodeEntries, FRONTIER_KEYS, pickEntries, SCRIPTS, type SkipMarker, type StoredEntry } from './scripts.js';
+import { CRAWL_GONE, encodeEntries, FRONTIER_KEYS, pickEntries, SCRIPTS, type SkipMarker, type StoredEntry } from './scripts.js';
 import { crawlStatus, WorkerHeartbeat, type CrawlStatus } from './workers.js';
 
 export { DEFAULT_REDIS_RETRY_MS, RedisStoreError, RedisTargetError, redisTargetProblem } from './connection.js';
@@ -147,8 +147,23 @@ export class RedisFrontier implements SharedFrontier {
     }
   }
 
-  private run(script: LuaScript, args: readonly (string | number)[]): Promise<unknown> {
-    return this.conn.eval(script, this.keys, args);
+  /**
+   * Run a frontier script. A crawl whose keys vanished under the workers (see `CRAWL_PRESENT`)
+   * is an infrastructure failure with a line of its own: it must stop the worker (exit 3), not
+   * look like a finished crawl.
+   */
+  private async run(script: LuaScript, args: readonly (string | number)[]): Promise<unknown> {
+    try {
+      return await this.conn.eval(script, this.keys, args);
+    } catch (err) {
+      if (err instanceof RedisStoreError && err.message.includes(CRAWL_GONE)) {
+        throw new RedisStoreError(
+          `crawl ${this.crawlId} is gone from Redis (its keys were lost: a Redis restarted without persistence, or deleted); the pages it recorded there are lost: start it again`,
+          { cause: err },
+        );
+      }
+      throw err;
+    }
   }
 
   /**

@@ -8,6 +8,7 @@ import type { FrontierEntry } from '../frontier.js';
 import type { RecordError, SkipReason } from '../../model/record.js';
 import { luaScript, NOW_MS, type LuaScript } from './connection.js';
 import { WORKER_LIVE_MS } from './workers.js';
+import { KEY_FIELD } from '../policy.js';
 
 /**
  * Keys of one crawl, in the order the frontier scripts take them (KEYS[1] … KEYS[15]).
@@ -131,7 +132,20 @@ local function owns(url, token, now)
 end
 `;
 
-const lua = (body: string): LuaScript => luaScript(PRELUDE + body);
+/** The error every frontier script answers with when the crawl's keys are gone (see {@link CRAWL_PRESENT}). */
+export const CRAWL_GONE = 'SPACRAWL_CRAWL_GONE';
+
+/**
+ * Run first by every frontier script: a crawl whose identity (its crawl key in `meta`) is gone
+ * lost all its keys (a Redis restarted without persistence, a FLUSHALL, keys deleted). Carrying
+ * on would start an empty crawl under its name: leases fail as expired, nothing is queued, and
+ * a worker would end as if the crawl were done. So the script answers an error and writes nothing.
+ */
+const CRAWL_PRESENT = `
+if redis.call('HEXISTS', KEYS[11], '${KEY_FIELD}') == 0 then return redis.error_reply('${CRAWL_GONE}') end
+`;
+
+const lua = (body: string): LuaScript => luaScript(PRELUDE + CRAWL_PRESENT + body);
 
 export const SCRIPTS = {
   add: lua(`return add_entries(ARGV[1])`),

@@ -305,6 +305,19 @@ export class SqliteFrontier implements Frontier {
   }
 
   /**
+   * Whether the crawl still waits to decide `url` (queued, held or leased): such a URL has no
+   * stored record, so a record of it in `--out` is stale. An open that reopened budget-skipped
+   * URLs ({@link SqliteFrontier.reopenBudget}) deleted their records here before `--out` was
+   * rewritten; a run that stopped in between (killed, or refused: a `--metrics` port in use) left
+   * the old records in `--out`, and only the state file still tells which they are.
+   * Synchronous, for `JsonlWriter.recover`.
+   * @throws StateStoreError on a database error
+   */
+  undecided(url: string): boolean {
+    return this.guard(() => this.stmts.undecided.get({ url }) === 1);
+  }
+
+  /**
    * For a resume with a larger budget: put the URLs an earlier run skipped for its budget
    * (`skipped: "budget"`) or held past its `--max-depth` back in the queue, in their old order,
    * and delete the skip records, so that raising `--max-pages` or `--max-depth` goes on where the

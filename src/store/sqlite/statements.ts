@@ -132,6 +132,7 @@ export interface Statements {
   queuedRows: Stmt<[], EntryRow>;
   skipQueued: Stmt<[{ url: string; reason: string }]>;
   visited: Stmt<[], { n: number }>;
+  undecided: Stmt<[{ url: string }], number>;
   budgetSkipped: Stmt<[{ maxDepth: number }], { url: string }>;
   dropBudgetRecords: Stmt<[{ maxDepth: number }]>;
   requeueBudget: Stmt<[{ maxDepth: number }]>;
@@ -206,6 +207,10 @@ export function prepare(db: Database.Database): Statements {
       `UPDATE urls SET state = 'skipped', skip_reason = @reason, skip_error = NULL, duplicate_of = NULL WHERE url = @url AND state = 'queued'`,
     ),
     visited: db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM records WHERE json IS NOT NULL'),
+    // Waiting for its decision: such a URL has no record (reopenBudget deleted its skip record).
+    undecided: db.prepare<[{ url: string }], number>(
+      `SELECT EXISTS (SELECT 1 FROM urls WHERE url = @url AND state IN ('queued', 'held', 'leased'))`,
+    ).pluck(),
     budgetSkipped: db.prepare<[{ maxDepth: number }], { url: string }>(
       `SELECT url FROM urls WHERE state = 'skipped' AND skip_reason = 'budget' AND depth <= @maxDepth ORDER BY depth, seq`,
     ),
