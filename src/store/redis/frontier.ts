@@ -14,6 +14,11 @@
  * Keys are `spacrawl:{NAME}:*` (one hash tag, so a Redis Cluster keeps a crawl on one node).
  * Records are a list, in completion order. Redis should run with AOF persistence
  * (`appendonly yes`) for completed pages to survive a Redis restart.
+ *
+ * A little over 400 lines, one class on purpose: each method is one documented step of the
+ * Frontier contract over one Lua script (`scripts.ts`), and the steps share the connection, the
+ * crawl's keys and the error mapping; the parts that are not steps live beside it (politeness,
+ * robots, workers, connection).
  * @module
  */
 import { randomUUID } from 'node:crypto';

@@ -17,7 +17,7 @@
  * the queue at once. Other processes may read the state file meanwhile (WAL readers:
  * `readStateFile`, `spacrawl status --state`).
  *
- * About 420 lines, one class on purpose: each method is one documented step of the Frontier
+ * About 430 lines, one class on purpose: each method is one documented step of the Frontier
  * contract over the prepared statements (the SQL is in `statements.ts`, the file's checks in
  * `file.ts`), and the steps share the transactions built in the constructor.
  * @module
