@@ -149,7 +149,7 @@ export function renderFlagsDoc(commands: Record<string, TableCommand>): string {
     '',
     'Every flag of every command. Each option is declared once (`src/crawl/option-table.ts` for the crawl, `src/cli/cli-options.ts` for the commands\' own); its flag, its `--help` line, its default, the library\'s default and this page all come from there. `spacrawl <command> --help` prints the same flags.',
     '',
-    '`spacrawl crawl` also reads flag values from `./spacrawl.config.json` when present, or from the file of `--config`: each key is a flag name, each value in the flag\'s unit (`{"max-depth": 3, "exclude": ["/admin/"]}`); flags on the command line win.',
+    '`spacrawl crawl` also reads flag values from `./spacrawl.config.json` when present, or from the file of `--config`: each key is a flag name, each value in the flag\'s unit (`{"max-depth": 3, "exclude": ["/admin/"]}`); flags on the command line win. A duration is at most what a timer can hold: 2147483647 ms, or 2147483 s for a flag in seconds (about 24.8 days).',
     '',
     ...ids.map((id) => `- [\`spacrawl ${id}\`](#spacrawl-${id})${commands[id]!.summary ? `: ${commands[id]!.summary!.charAt(0).toLowerCase()}${commands[id]!.summary!.slice(1)}` : ''}`),
     '',

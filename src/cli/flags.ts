@@ -6,7 +6,7 @@
  * @module
  */
 import { Flags, type Interfaces } from '@oclif/core';
-import { flagDefaultOf, type NoLimit, type NO_LIMIT, type OptionSpec } from '../crawl/option-spec.js';
+import { flagDefaultOf, flagMaxOf, type NoLimit, type NO_LIMIT, type OptionSpec } from '../crawl/option-spec.js';
 import { CRAWL_OPTIONS as C } from '../crawl/option-table.js';
 import { CLI_OPTIONS as X } from './cli-options.js';
 
@@ -77,7 +77,8 @@ export function flagOf<const S extends FlagSpec & FlagVariant>(spec: S): FlagOf<
       ...(spec.exclusive ? { exclusive: [...spec.exclusive] } : {}),
     });
   } else if (spec.kind === 'integer' || spec.flagKind === 'integer') {
-    flag = Flags.integer({ description, ...withDefault, ...(spec.min !== undefined ? { min: spec.min } : {}), ...(spec.max !== undefined ? { max: spec.max } : {}), ...relations } as never);
+    const max = flagMaxOf(spec);
+    flag = Flags.integer({ description, ...withDefault, ...(spec.min !== undefined ? { min: spec.min } : {}), ...(max !== undefined ? { max } : {}), ...relations } as never);
   } else if (spec.kind === 'list') {
     flag = Flags.string({ description, multiple: true, multipleNonGreedy: true, ...relations } as never);
   } else {

@@ -6,6 +6,7 @@
  * (TSDoc `@default`, README and docs/) against it.
  * @module
  */
+import { MAX_TIMER_MS } from '../util/wait.js';
 
 /** The docs/flags.md section an option is listed under (rows are ordered by topic, then as declared). */
 export type OptionTopic =
@@ -90,6 +91,23 @@ export interface OptionSpec {
 /** True when `v` is a default that a flag can carry (a number, string or boolean; not `null`, `Infinity`, a list or an object). */
 function isPlain(v: OptionSpec['default']): v is string | number | boolean {
   return (typeof v === 'number' && Number.isFinite(v)) || typeof v === 'string' || typeof v === 'boolean';
+}
+
+/**
+ * The largest accepted value of an option, in the library's unit: its declared `max`, else for
+ * a duration (`unit` `ms` or `s`) what a timer can hold ({@link MAX_TIMER_MS}); `undefined` for none.
+ */
+export function maxOf(spec: OptionSpec): number | undefined {
+  if (spec.max !== undefined) return spec.max;
+  if (spec.unit === 'ms') return MAX_TIMER_MS;
+  if (spec.unit === 's') return Math.floor(MAX_TIMER_MS / 1000);
+  return undefined;
+}
+
+/** {@link maxOf} in the flag's unit (seconds for a `flagUnit: 's'` option of `unit: 'ms'`). */
+export function flagMaxOf(spec: OptionSpec): number | undefined {
+  const max = maxOf(spec);
+  return max !== undefined && spec.flagUnit === 's' && spec.unit === 'ms' ? Math.floor(max / 1000) : max;
 }
 
 /**

@@ -10,7 +10,7 @@ import type { ScopeMode } from '../url/scope.js';
 import type { Frontier } from '../store/frontier.js';
 import { OptionsError } from './options-error.js';
 import { deviceNamed } from './devices.js';
-import type { OptionSpec } from './option-spec.js';
+import { maxOf, type OptionSpec } from './option-spec.js';
 import { CRAWL_OPTIONS } from './option-table.js';
 import type { AssetLoading } from '../browser/asset-placeholders.js';
 import type { LoginFunction } from '../browser/login/recipe.js';
@@ -348,6 +348,8 @@ function checkInt(spec: IntegerSpec, v: number): number {
   if (!Number.isFinite(v) && v !== Infinity) throw new OptionsError(`${name} must be a number`);
   if (v !== Infinity && !Number.isInteger(v)) throw new OptionsError(`${name} must be a whole number, got ${v}`);
   if (v < spec.min) throw new OptionsError(`${name} must be at least ${spec.min}, got ${v}`);
+  const max = maxOf(spec);
+  if (max !== undefined && v !== Infinity && v > max) throw new OptionsError(`${name} must be at most ${max}${spec.unit === 'ms' ? ' ms' : spec.unit === 's' ? ' s' : ''}, got ${v}`);
   return v;
 }
 
@@ -385,6 +387,8 @@ export function resolveValues(o: Omit<CrawlOptions, 'seeds'>): Omit<ResolvedCraw
   const S = CRAWL_OPTIONS;
   const maxTime = o.maxTimeSeconds;
   if (maxTime !== undefined && maxTime !== null && !(maxTime > 0)) throw new OptionsError(`max-time must be a positive number of seconds, got ${maxTime}`);
+  const maxTimeMax = maxOf(S.maxTimeSeconds)!;
+  if (maxTime !== undefined && maxTime !== null && maxTime > maxTimeMax) throw new OptionsError(`max-time must be at most ${maxTimeMax} s, got ${maxTime}`);
   return {
     concurrency: int(S.concurrency, o.concurrency),
     click: o.click ?? S.click.default,

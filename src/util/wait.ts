@@ -4,6 +4,12 @@
  */
 
 /**
+ * The longest wait a timer can hold (ms): 2^31 − 1, about 24.8 days. Node fires a longer
+ * `setTimeout` at once (with a `TimeoutOverflowWarning`), so a longer timeout would be none.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
  * Resolve once any of `promises` settles (fulfilled or rejected: the caller reads them), `signal`
  * aborts, or `timeoutMs` passes, whichever comes first. Never rejects.
  *

@@ -101,6 +101,11 @@ describe('the library takes its defaults and ranges from the declarations', () =
     expect(got).toEqual(want);
   });
 
+  it('the longest duration a timer can hold is accepted: 2147483647 ms, 2147483 s', () => {
+    const o = resolveOptions({ seeds: SEEDS, settleTimeoutMs: 2_147_483_647, timeoutMs: 2_147_483_647, maxTimeSeconds: 2_147_483 });
+    expect([o.settleTimeoutMs, o.timeoutMs, o.maxTimeSeconds]).toEqual([2_147_483_647, 2_147_483_647, 2_147_483]);
+  });
+
   it('with a device, the viewport is the device\'s (no declared default on top)', () => {
     expect(resolveOptions({ seeds: SEEDS, device: 'iPhone 13' }).viewport).toBeNull();
     expect(resolveOptions({ seeds: SEEDS, device: 'iPhone 13', viewport: { width: 500, height: 400 } }).viewport).toEqual({ width: 500, height: 400 });
@@ -129,6 +134,10 @@ describe('the library takes its defaults and ranges from the declarations', () =
       [{ timeoutMs: Number.NaN }, 'timeout must be a number'],
       [{ rate: 0 }, 'rate must be a positive number, got 0'],
       [{ maxTimeSeconds: 0 }, 'max-time must be a positive number of seconds, got 0'],
+      // Durations a timer cannot hold (Node fires a longer setTimeout at once): refused, not "no timeout".
+      [{ settleTimeoutMs: 99_999_999_999 }, 'settle-timeout must be at most 2147483647 ms, got 99999999999'],
+      [{ timeoutMs: 2_147_483_648 }, 'timeout must be at most 2147483647 ms, got 2147483648'],
+      [{ maxTimeSeconds: 99_999_999_999 }, 'max-time must be at most 2147483 s, got 99999999999'],
       [{ proxy: 'ftp://x' }, '--proxy must be a proxy server URL such as http://proxy:3128 or socks5://127.0.0.1:1080, got "ftp://x"'],
     ];
     for (const [o, message] of cases) expect(() => resolveOptions({ seeds: SEEDS, ...o })).toThrow(new OptionsError(message));

@@ -71,6 +71,9 @@ describe('usage errors name what was meant: exit 2, one line, nothing on stdout'
     [['crawl', 'http://127.0.0.1:9/', '--click', 'maybe'], 'spacrawl: --click: Expected one of auto, all, off but received: maybe\n'],
     // An empty value is named, not a line that stops at its colon.
     [['crawl', 'http://127.0.0.1:9/', '--max-pages', ''], 'spacrawl: --max-pages: Expected an integer but received an empty value\n'],
+    // A duration no timer can hold (Node fires it at once: the crawl timed out every page).
+    [['crawl', 'http://127.0.0.1:9/', '--settle-timeout', '99999999999'], 'spacrawl: --settle-timeout: Expected an integer less than or equal to 2147483647 but received: 99999999999\n'],
+    [['crawl', 'http://127.0.0.1:9/', '--max-time', '99999999999'], 'spacrawl: --max-time: Expected an integer less than or equal to 2147483 but received: 99999999999\n'],
     [['crawl', 'http://127.0.0.1:9/', '--report', 'htm:x.html'], 'spacrawl: unknown report format "htm" (did you mean "html"?) (known: jsonl, json, csv, html, junit, sitemap, markdown)\n'],
   ])('%j', async (args, stderr) => {
     const r = await runInProcess(args);

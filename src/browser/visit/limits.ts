@@ -8,6 +8,7 @@ import { SLOW_CLICK_WAITS } from '../explore.js';
 import { A11Y_PAGE_TIMEOUT_MS } from '../a11y.js';
 import type { GateClock } from '../measure-gate.js';
 import { armTimer, type ArmedTimer } from '../timeout.js';
+import { MAX_TIMER_MS } from '../../util/wait.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import type { VisitOptions } from './types.js';
@@ -22,7 +23,9 @@ import type { VisitOptions } from './types.js';
  * waiting at the measure gate (`--vitals-concurrency`) does not count.
  */
 export function hardDeadlineMs(opts: VisitOptions): number {
-  return (
+  // Each part is at most a timer's limit (options refuse more); their sum may not be.
+  return Math.min(
+    MAX_TIMER_MS,
     opts.navigationTimeoutMs +
     opts.settleTimeoutMs +
     15_000 +
@@ -30,7 +33,7 @@ export function hardDeadlineMs(opts: VisitOptions): number {
     (opts.click ? opts.click.budgetMs + 5_000 + opts.click.repeat * ((1 + SLOW_CLICK_WAITS) * opts.click.clickWaitMs + 2_000) : 0) +
     (opts.scroll ? opts.scroll.budgetMs + 5_000 : 0) +
     (opts.a11y ? 2 * A11Y_PAGE_TIMEOUT_MS + 5_000 : 0) +
-    (opts.vitals ? 10_000 : 0)
+    (opts.vitals ? 10_000 : 0),
   );
 }
 
