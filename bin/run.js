@@ -15,6 +15,22 @@ if (!process.execArgv.some((a) => a.startsWith('--heap-growing-percent') || a.st
   v8.setFlagsFromString('--heap-growing-percent=50');
 }
 
+// Ctrl-C (or SIGTERM) while the modules load, before a command listens for signals itself: a
+// crawl says that nothing was crawled (as its own listener does once it starts, see
+// src/cli/crawl-stop.ts), any other command that it stopped; 130 / 143 either way. A command's
+// own listener takes over through `processIO.onSignal`, which removes this one.
+const crawling = ['crawl', 'demo'].includes(process.argv[2] ?? '');
+const earlySignal = (sig) => {
+  process.stderr.write(crawling ? `spacrawl: ${sig} before the crawl started: nothing was crawled, no report written\n` : `spacrawl: ${sig}: stopped\n`);
+  process.exit(sig === 'SIGINT' ? 130 : 143);
+};
+process.on('SIGINT', earlySignal);
+process.on('SIGTERM', earlySignal);
+globalThis[Symbol.for('spacrawl.earlySignals')] = () => {
+  process.off('SIGINT', earlySignal);
+  process.off('SIGTERM', earlySignal);
+};
+
 async function main() {
   let code;
   try {

@@ -55,6 +55,8 @@ export const processIO: CliIO = {
   stderr: process.stderr,
   env: process.env,
   onSignal(listener) {
+    // bin/run.js answers signals while the modules load; the command's own listener takes over.
+    (globalThis as { [k: symbol]: (() => void) | undefined })[Symbol.for('spacrawl.earlySignals')]?.();
     process.on('SIGINT', listener);
     process.on('SIGTERM', listener);
     return () => {
