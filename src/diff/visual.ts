@@ -35,10 +35,20 @@ export interface VisualOptions {
 export async function shotsOf(source: RecordSource): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for await (const r of source.records()) {
-    if (isPage(r) && r.screenshot) out.set(r.url, r.screenshot);
+    if (isPage(r) && r.screenshot && isShotName(r.screenshot)) out.set(r.url, r.screenshot);
     else out.delete(r.url);
   }
   return out;
+}
+
+/**
+ * `true` for a screenshot name as spacrawl writes them: a file name inside the screenshots
+ * folder, never a path. A record edited to name `../x.png` or `/etc/x` would otherwise make the
+ * diff read outside that folder and write its diff image outside `--visual-dir`; its page is
+ * compared as one without a screenshot.
+ */
+export function isShotName(name: string): boolean {
+  return name !== '.' && name !== '..' && !/[\\/\0]/.test(name) && path.basename(name) === name;
 }
 
 /** `1.93 % of pixels changed (19,800 of 1,024,000)`. */

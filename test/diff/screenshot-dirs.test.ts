@@ -89,6 +89,16 @@ describe('screenshots written outside --output-dir', () => {
     ]);
   });
 
+  it('a record that names a screenshot outside its folder (an edited file: ../, an absolute path) is compared as a page without one: nothing read there, no diff image written there', async () => {
+    // E: A's pages, but the home page's record names a PNG beside the folder, which differs.
+    fs.mkdirSync(at('e'), { recursive: true });
+    writeJsonl(at('e', 'pages.jsonl'), [page('/', 'Home', [['/about', 'About']], { screenshot: '../outside.png' }), page('/about', 'About', [], { screenshot: 'about.png' })]);
+    png(at('e', 'screenshots', 'about.png'), 0);
+    png(at('e', 'outside.png'), 50);
+    const d = await diffOf(at('a'), at('e'));
+    expect(d.visual).toMatchObject({ compared: 1, missing: 0, changes: [] });
+  });
+
   it('a file named by a record but missing: a notice naming it, counted in missing', async () => {
     const d = await diffOf(at('a'), at('d'));
     expect(d.visual).toMatchObject({ compared: 1, missing: 1, missingFiles: [at('d', 'screenshots', 'about.png')], changes: [] });
