@@ -14,6 +14,7 @@ import type { Stage } from './pipeline.js';
 import type { ScreenshotSettings } from './types.js';
 import { waitForSettle } from './settle.js';
 import { documentSize, PANEL_ANCESTOR_ATTR, PANEL_ATTR, prepareFullPage, unmarkPanel } from './shot-scripts.js';
+import { findScrollAreas } from '../scroll-scripts.js';
 
 /** Longest wait for `document.fonts.ready` before the shot is taken anyway (ms). */
 const FONTS_WAIT_MS = 5_000;
@@ -81,6 +82,8 @@ export function screenshot(): Stage<VisitContext> {
       let panel = false;
       if (s.fullPage) {
         // Lazy loaders that wait for their element to scroll into view: walk the page once, then let what it started load.
+        // The panel an app scrolls in is its largest scroll area, as scroll discovery finds them.
+        await ctx.callOr(() => ctx.page.evaluate(findScrollAreas, 1), 'finding the scroll areas', 0);
         const prep = await ctx.callOr(() => ctx.page.evaluate(prepareFullPage, { maxY: MAX_SHOT_HEIGHT, frameMs: WALK_FRAME_MS }), 'scrolling the page for lazy content', null);
         panel = prep?.panel ?? false;
         if (prep && prep.steps > 0) {

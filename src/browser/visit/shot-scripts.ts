@@ -50,9 +50,9 @@ export interface FullPagePrep {
 /**
  * Get a page ready for a full-page shot. The scroller is the window, or, for an app whose
  * document does not scroll (`html, body { height: 100%; overflow: hidden }`) but whose content
- * scrolls in a panel, that panel: the largest visible element with `overflow-y` `auto`,
- * `scroll` or `overlay`, content taller than it by more than 16 px, covering at least a quarter
- * of the viewport. The panel and its ancestors are marked ({@link PANEL_ATTR},
+ * scrolls in a panel, that panel: the largest inner scroll area (`findScrollAreas` of
+ * `scroll-scripts.ts`, called with 1 just before, keeps it on `window.__spacrawlScrollAreas`)
+ * when it covers at least a quarter of the viewport. The panel and its ancestors are marked ({@link PANEL_ATTR},
  * {@link PANEL_ANCESTOR_ATTR}) so that the shot's style lets them grow to their content:
  * otherwise a full-page shot of such an app is its first screen.
  *
@@ -70,24 +70,16 @@ export async function prepareFullPage({ maxY, frameMs }: { maxY: number; frameMs
   let el: Element = root;
   let view = Math.max(1, window.innerHeight);
   let panel = false;
-  if (root.scrollHeight <= window.innerHeight + 1) {
-    let best: { el: HTMLElement; area: number } | null = null;
-    const all = document.body ? document.body.querySelectorAll('*') : [];
-    for (let i = 0; i < all.length; i++) {
-      const c = all[i] as HTMLElement;
-      if (c.scrollHeight <= c.clientHeight + 16 || c.clientHeight < 32) continue;
-      const oy = getComputedStyle(c).overflowY;
-      if (oy !== 'auto' && oy !== 'scroll' && oy !== 'overlay') continue;
-      const r = c.getBoundingClientRect();
-      const area = Math.max(0, Math.min(r.right, window.innerWidth) - Math.max(r.left, 0)) * Math.max(0, Math.min(r.bottom, window.innerHeight) - Math.max(r.top, 0));
-      if (area >= (window.innerWidth * window.innerHeight) / 4 && (!best || area > best.area)) best = { el: c, area };
-    }
-    if (best) {
-      el = best.el;
-      view = Math.max(1, best.el.clientHeight);
+  const largest = (window as unknown as { __spacrawlScrollAreas?: Element[] }).__spacrawlScrollAreas?.[0];
+  if (root.scrollHeight <= window.innerHeight + 1 && largest instanceof HTMLElement && largest.isConnected) {
+    const r = largest.getBoundingClientRect();
+    const visible = Math.max(0, Math.min(r.right, window.innerWidth) - Math.max(r.left, 0)) * Math.max(0, Math.min(r.bottom, window.innerHeight) - Math.max(r.top, 0));
+    if (visible >= (window.innerWidth * window.innerHeight) / 4) {
+      el = largest;
+      view = Math.max(1, largest.clientHeight);
       panel = true;
-      best.el.setAttribute(panelAttr, '');
-      for (let a = best.el.parentElement; a; a = a.parentElement) a.setAttribute(ancestorAttr, '');
+      largest.setAttribute(panelAttr, '');
+      for (let a = largest.parentElement; a; a = a.parentElement) a.setAttribute(ancestorAttr, '');
     }
   }
   const frames = (): Promise<void> =>
