@@ -78,6 +78,25 @@ beforeAll(async () => {
             </script>`,
           ),
         };
+      case '/slides/':
+        // A slide deck (reveal.js): "previous" and "next" buttons write the slide's hash with
+        // replaceState, and the deck reads the hash on hashchange only (no popstate listener).
+        return {
+          body: page(
+            'Slides',
+            `<div id="slide"></div><button id="prev" aria-label="previous slide">&lt;</button><button id="next" aria-label="next slide">&gt;</button>
+            <script>
+              let n = 0;
+              const draw = () => { document.getElementById('slide').textContent = 'Slide ' + n; prev.disabled = n === 0; next.disabled = n === 3; };
+              const read = () => { n = Number((/^#\\/(\\d)$/.exec(location.hash) || [0, 0])[1]); draw(); };
+              const go = (to) => { n = to; draw(); history.replaceState(null, '', '#/' + n); };
+              prev.addEventListener('click', () => go(n - 1));
+              next.addEventListener('click', () => go(n + 1));
+              window.addEventListener('hashchange', read);
+              read();
+            </script>`,
+          ),
+        };
       default:
         return { body: page(`Page ${url.pathname}`, '') };
     }
@@ -111,6 +130,16 @@ describe('click chains a revealed control undoes', () => {
     expect(paths(seed.links)).toEqual(range('/more/item-', 12));
     // Show more, Show less, Show more (the first two again), then four more to the end.
     expect(seed.clickDiscovery?.made).toBe(7);
+  });
+});
+
+describe('restoring the page after a click that replaced its URL', () => {
+  it('a deck that reads its hash on hashchange only is put back on its slide: each button is read from the seed\'s slide', async () => {
+    const seed = await seedRecord('/slides/#/1');
+    // "previous" goes to slide 0 and "next" to slide 2. Restored without a hashchange, the deck
+    // stayed on slide 0 under the URL of slide 1, and "next" then went to slide 1 (the seed).
+    expect([...seed.links].sort()).toEqual([`${site.origin}/slides/#/0`, `${site.origin}/slides/#/2`]);
+    expect(seed.clickDiscovery?.made).toBe(2);
   });
 });
 

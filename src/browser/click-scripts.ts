@@ -452,9 +452,15 @@ export function historyLength(): number {
 
 /**
  * Undo a click's `history.replaceState` to another URL (no entry to go back to): put `url` back
- * and tell the app's router with a `popstate` event, as a back button would.
+ * and tell the app's router as a back button would: a `popstate` event, then, when only the
+ * fragment differs, a `hashchange` event. A router that reads the hash on `hashchange` alone
+ * (reveal.js' slides, many hash routers) otherwise keeps showing the click's target under the
+ * restored URL, and the page's next clicks start from there.
  */
 export function replaceUrlBack(url: string): void {
+  const oldURL = location.href;
   history.replaceState(history.state, '', url);
   window.dispatchEvent(new PopStateEvent('popstate', { state: history.state }));
+  const newURL = location.href;
+  if (oldURL !== newURL && oldURL.split('#')[0] === newURL.split('#')[0]) window.dispatchEvent(new HashChangeEvent('hashchange', { oldURL, newURL }));
 }
