@@ -97,6 +97,25 @@ beforeAll(async () => {
             </script>`,
           ),
         };
+      case '/legacy/':
+        // A page on a library that puts its own `Event` and `Element` on the window (MooTools 1.2
+        // and 1.3, as older Joomla sites ship it), before its own controls: a version switcher
+        // that navigates on change, and a card that navigates on a click listener alone.
+        return {
+          body: page(
+            'Legacy',
+            `<script>
+              window.Event = function MooEvent(event) { this.event = event; };
+              window.Element = function MooElement(tag) { return document.createElement(tag); };
+            </script>
+            <select id="version"><option value="">Version</option><option value="/legacy/v2">2.x</option></select>
+            <div id="card">Release notes</div>
+            <script>
+              document.getElementById('version').onchange = function () { if (this.value) location.href = this.value; };
+              document.getElementById('card').addEventListener('click', () => { location.href = '/legacy/notes'; });
+            </script>`,
+          ),
+        };
       default:
         return { body: page(`Page ${url.pathname}`, '') };
     }
@@ -152,5 +171,15 @@ describe('controls that act on the press', () => {
     expect(seed.clickDiscovery?.made).toBe(3);
     // The navigations were refused while clicking: found as links, not loaded.
     expect(['/press/row', '/press/up', '/press/profile'].map((p) => site.count(p))).toEqual([0, 0, 0]);
+  });
+});
+
+describe('a page whose library replaced the browser\'s event and element constructors', () => {
+  it('its select is chosen and its listener-only card clicked with the browser\'s own: both targets found, neither loaded', async () => {
+    site.reset();
+    const seed = await seedRecord('/legacy/');
+    expect(paths(seed.links)).toEqual(['/legacy/notes', '/legacy/v2']);
+    expect(seed.clickDiscovery?.made).toBe(2);
+    expect(['/legacy/notes', '/legacy/v2'].map((p) => site.count(p))).toEqual([0, 0]);
   });
 });

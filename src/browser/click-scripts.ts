@@ -5,6 +5,7 @@
  * names, landmarks, templates), and cannot share them with the other functions here.
  * @module
  */
+import type { NativeConstructors } from './native-scripts.js';
 
 /** A clickable element found in the page, described so it can be found again and deduplicated. */
 export interface ClickCandidate {
@@ -269,6 +270,8 @@ export function clickCandidate(index: number): boolean {
     __spacrawlClickableActions?: (string | undefined)[];
     __spacrawlClicked?: WeakMap<Element, string>;
   };
+  // The browser's own constructors, not what the page put in their place (see `native-scripts.ts`).
+  const N = ((window as unknown as { __spacrawlNatives?: NativeConstructors }).__spacrawlNatives ?? window) as unknown as NativeConstructors;
   const el = (w.__spacrawlClickables ?? [])[index] as HTMLElement | undefined;
   if (!el || !el.isConnected) return false;
   const clicked = (w.__spacrawlClicked ??= new WeakMap());
@@ -280,8 +283,8 @@ export function clickCandidate(index: number): boolean {
     if (!sel) return false;
     sel.scrollIntoView({ block: 'center', inline: 'center' });
     sel.value = (el as HTMLOptionElement).value;
-    sel.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
-    sel.dispatchEvent(new Event('change', { bubbles: true }));
+    sel.dispatchEvent(new N.Event('input', { bubbles: true, composed: true }));
+    sel.dispatchEvent(new N.Event('change', { bubbles: true }));
     return true;
   }
   el.scrollIntoView({ block: 'center', inline: 'center' });
@@ -292,12 +295,12 @@ export function clickCandidate(index: number): boolean {
     const at = { clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, view: window };
     const chain: Element[] = [];
     for (let p: Element | null = el; p; p = p.parentElement) chain.unshift(p);
-    el.dispatchEvent(new PointerEvent('pointerover', { ...at, bubbles: true, cancelable: true, composed: true, pointerType: 'mouse', isPrimary: true }));
-    for (const p of chain) p.dispatchEvent(new PointerEvent('pointerenter', { ...at, pointerType: 'mouse', isPrimary: true }));
-    el.dispatchEvent(new MouseEvent('mouseover', { ...at, bubbles: true, cancelable: true, composed: true }));
-    for (const p of chain) p.dispatchEvent(new MouseEvent('mouseenter', at));
-    el.dispatchEvent(new PointerEvent('pointermove', { ...at, bubbles: true, cancelable: true, composed: true, pointerType: 'mouse', isPrimary: true }));
-    el.dispatchEvent(new MouseEvent('mousemove', { ...at, bubbles: true, cancelable: true, composed: true }));
+    el.dispatchEvent(new N.PointerEvent('pointerover', { ...at, bubbles: true, cancelable: true, composed: true, pointerType: 'mouse', isPrimary: true }));
+    for (const p of chain) p.dispatchEvent(new N.PointerEvent('pointerenter', { ...at, pointerType: 'mouse', isPrimary: true }));
+    el.dispatchEvent(new N.MouseEvent('mouseover', { ...at, bubbles: true, cancelable: true, composed: true }));
+    for (const p of chain) p.dispatchEvent(new N.MouseEvent('mouseenter', at));
+    el.dispatchEvent(new N.PointerEvent('pointermove', { ...at, bubbles: true, cancelable: true, composed: true, pointerType: 'mouse', isPrimary: true }));
+    el.dispatchEvent(new N.MouseEvent('mousemove', { ...at, bubbles: true, cancelable: true, composed: true }));
     return true;
   }
   // Pressed as a mouse presses it: pointerdown, mousedown and the focus it gives, pointerup,
@@ -308,19 +311,19 @@ export function clickCandidate(index: number): boolean {
   const r = el.getBoundingClientRect();
   const at = { clientX: r.left + r.width / 2, clientY: r.top + r.height / 2, view: window, bubbles: true, cancelable: true, composed: true, button: 0 };
   const pointer = { ...at, pointerId: 1, pointerType: 'mouse', isPrimary: true };
-  const down = el.dispatchEvent(new PointerEvent('pointerdown', { ...pointer, buttons: 1 }));
-  const pressed = down && el.dispatchEvent(new MouseEvent('mousedown', { ...at, buttons: 1, detail: 1 }));
+  const down = el.dispatchEvent(new N.PointerEvent('pointerdown', { ...pointer, buttons: 1 }));
+  const pressed = down && el.dispatchEvent(new N.MouseEvent('mousedown', { ...at, buttons: 1, detail: 1 }));
   if (pressed && el.isConnected) {
     // Focus goes to the control, or its nearest focusable ancestor (across shadow roots), or
     // nowhere (a blur): what a dropdown that closes on blur is told.
     let f: Element | null = el;
-    while (f && !(f instanceof HTMLElement && f.tabIndex >= 0) && !(f instanceof HTMLElement && f.hasAttribute('tabindex'))) f = f.parentElement ?? ((f.getRootNode() as ShadowRoot).host ?? null);
-    if (f instanceof HTMLElement) f.focus({ preventScroll: true });
+    while (f && !(f instanceof N.HTMLElement && f.tabIndex >= 0) && !(f instanceof N.HTMLElement && f.hasAttribute('tabindex'))) f = f.parentElement ?? ((f.getRootNode() as ShadowRoot).host ?? null);
+    if (f instanceof N.HTMLElement) f.focus({ preventScroll: true });
     else (document.activeElement as HTMLElement | null)?.blur?.();
   }
   if (!el.isConnected) return true;
-  el.dispatchEvent(new PointerEvent('pointerup', pointer));
-  if (down) el.dispatchEvent(new MouseEvent('mouseup', { ...at, detail: 1 }));
+  el.dispatchEvent(new N.PointerEvent('pointerup', pointer));
+  if (down) el.dispatchEvent(new N.MouseEvent('mouseup', { ...at, detail: 1 }));
   if (!el.isConnected) return true;
   // The `javascript:` URL of an anchor clicked for its handler is not run: its click's default
   // action is cancelled before the page's own listeners see the event (they still run).
@@ -417,8 +420,10 @@ export function installClickListenerWatch(): void {
   Object.defineProperty(window, '__spacrawlClickListeners', { value: seen, enumerable: false });
   const proto = EventTarget.prototype;
   const add = proto.addEventListener;
+  // Kept now, before the page's scripts: a library may put its own `Element` on the window.
+  const ElementType = Element;
   proto.addEventListener = function addEventListener(this: EventTarget, type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | AddEventListenerOptions): void {
-    if (type === 'click' && listener && this instanceof Element) seen.add(this);
+    if (type === 'click' && listener && this instanceof ElementType) seen.add(this);
     add.call(this, type, listener, options);
   };
 }
@@ -459,8 +464,9 @@ export function historyLength(): number {
  */
 export function replaceUrlBack(url: string): void {
   const oldURL = location.href;
+  const N = ((window as unknown as { __spacrawlNatives?: NativeConstructors }).__spacrawlNatives ?? window) as unknown as NativeConstructors;
   history.replaceState(history.state, '', url);
-  window.dispatchEvent(new PopStateEvent('popstate', { state: history.state }));
+  window.dispatchEvent(new N.PopStateEvent('popstate', { state: history.state }));
   const newURL = location.href;
-  if (oldURL !== newURL && oldURL.split('#')[0] === newURL.split('#')[0]) window.dispatchEvent(new HashChangeEvent('hashchange', { oldURL, newURL }));
+  if (oldURL !== newURL && oldURL.split('#')[0] === newURL.split('#')[0]) window.dispatchEvent(new N.HashChangeEvent('hashchange', { oldURL, newURL }));
 }

@@ -12,6 +12,7 @@ import { RendererHeaps } from './renderer-heap.js';
 import { openTab, type RequestGuard, type VisitTab } from './tab.js';
 import { installLongTaskWatch, stopIfStalled, type ScriptStops } from './hang-watch.js';
 import { installClickListenerWatch } from './click-scripts.js';
+import { installNativeConstructors } from './native-scripts.js';
 import { withTimeout } from './timeout.js';
 
 /** Settings shared by every context of a {@link ContextPool}. */
@@ -174,8 +175,9 @@ export class ContextPool {
   private async openPoolContext(tabs: number): Promise<PoolContext> {
     const session = this.sessionNo;
     const context = await this.openContext('login');
-    // In this order: the schedule watch adds its counters to the clock's state (the async watch
+    // In this order (the browser's constructors kept first, see `native-scripts.ts`): the schedule watch adds its counters to the clock's state (the async watch
     // adds its own and counts workers in the channel messages), and the probe reads them all.
+    await context.addInitScript(initScript(installNativeConstructors));
     await context.addInitScript(initScript(installMutationClock));
     await context.addInitScript(initScript(installScheduleWatch));
     await context.addInitScript(initScript(installAsyncWatch));

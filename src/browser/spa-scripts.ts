@@ -3,6 +3,7 @@
  * `SpaSignals`). Serialized by Playwright: it must not close over anything outside its body.
  * @module
  */
+import type { NativeConstructors } from './native-scripts.js';
 
 /** What {@link readSpaSignals} returns. */
 export interface SpaReading {
@@ -44,6 +45,8 @@ export interface SpaReading {
  * @param emptyRootOf - {@link emptyRootOf}, as the expression hands it
  */
 export function readSpaSignals(emptyRootOf: (placeholders?: boolean) => string | null): SpaReading {
+  // The browser's own `Element`, not one a library put on the window (see `native-scripts.ts`).
+  const Elem = ((window as unknown as { __spacrawlNatives?: NativeConstructors }).__spacrawlNatives ?? window).Element;
   const SKIP = new Set(['script', 'style', 'noscript', 'template']);
   const CODE = new Set(['textarea', 'pre', 'code', 'kbd', 'samp', 'input', 'select', 'option']);
   const TEMPLATE = /\{\{[^{}]{0,200}\}\}|\$\{[^{}]{0,200}\}|\[object [A-Z][A-Za-z]*\]/;
@@ -101,7 +104,7 @@ export function readSpaSignals(emptyRootOf: (placeholders?: boolean) => string |
       if (!template && !tokenAlone(lineOf(el))) continue;
       unrendered.push(t.length > 120 ? `${t.slice(0, 117)}…` : t);
     }
-    const all = root instanceof Element || root instanceof ShadowRoot ? root.querySelectorAll('*') : [];
+    const all = root instanceof Elem || root instanceof ShadowRoot ? root.querySelectorAll('*') : [];
     for (const el of Array.from(all)) if (el.shadowRoot) walk(el.shadowRoot);
   };
   if (document.body) walk(document.body);

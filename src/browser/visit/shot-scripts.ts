@@ -3,6 +3,7 @@
  * close over anything outside its own body.
  * @module
  */
+import type { NativeConstructors } from '../native-scripts.js';
 
 /** Width and height (CSS px) of the whole document, measured as Playwright measures a full-page shot. */
 export interface DocumentSize {
@@ -71,7 +72,8 @@ export async function prepareFullPage({ maxY, frameMs }: { maxY: number; frameMs
   let view = Math.max(1, window.innerHeight);
   let panel = false;
   const largest = (window as unknown as { __spacrawlScrollAreas?: Element[] }).__spacrawlScrollAreas?.[0];
-  if (root.scrollHeight <= window.innerHeight + 1 && largest instanceof HTMLElement && largest.isConnected) {
+  const HTMLElementType = ((window as unknown as { __spacrawlNatives?: NativeConstructors }).__spacrawlNatives ?? window).HTMLElement;
+  if (root.scrollHeight <= window.innerHeight + 1 && largest instanceof HTMLElementType && largest.isConnected) {
     const r = largest.getBoundingClientRect();
     const visible = Math.max(0, Math.min(r.right, window.innerWidth) - Math.max(r.left, 0)) * Math.max(0, Math.min(r.bottom, window.innerHeight) - Math.max(r.top, 0));
     if (visible >= (window.innerWidth * window.innerHeight) / 4) {
