@@ -69,6 +69,19 @@ describe('retries with backoff', () => {
     expect(byPath(recs, '/flaky')).toMatchObject({ status: 200, attempts: 3, error: null });
   });
 
+  it.concurrent('a redirect whose target answers 503 is retried through to the target: the page is recorded, not a redirect to a page no one recorded', async () => {
+    const s = await site({
+      '/': { body: html('Home', '<a href="/old">o</a>') },
+      '/old': { status: 301, headers: { location: '/new' } },
+      '/new': (_s, n) => (n === 0 ? { status: 503, body: html('Unavailable', '') } : { body: html('New', '') }),
+    });
+    const recs = await run({ seeds: [`${s.origin}/`] });
+    expect(s.count('/old')).toBe(2);
+    expect(s.count('/new')).toBe(2);
+    expect(byPath(recs, '/old')).toMatchObject({ status: 200, title: 'New', redirect: false, attempts: 2, finalUrl: `${s.origin}/new` });
+    expect(recs).toHaveLength(2);
+  });
+
   it.concurrent('--retries 0 → one request, the 503 is the record', async () => {
     const s = await site({
       '/': { body: html('Home', '<a href="/flaky">f</a>') },
@@ -181,6 +194,32 @@ describe('retries with backoff', () => {
     const afterAt = docTimes(s, '/after')[0]!;
     expect(afterAt - limitedAt).toBeGreaterThanOrEqual(1900);
   });
+
+  it('a Retry-After reached through a redirect from another host pauses the host that answered', async () => {
+    // A redirects every path to B (an apex or http: name of B); B's 429 asks B to wait, so B's
+    // other pages wait too, and the URL on A is asked again only after the pause.
+    let bOrigin = '';
+    const a = await startFixtureServer((_req, url) => ({ status: 301, headers: { location: `${bOrigin}${url.pathname}` } }));
+    servers.push(a);
+    const b = await site({
+      '/': { body: html('Home', `<a href="${a.origin}/limited">l</a> <a href="/slow">s</a>`) },
+      // As in the case above: `/after` is found after the 429 (within 5 s).
+      '/slow': async (self) => {
+        for (const t0 = Date.now(); self.count('/limited') === 0 && Date.now() - t0 < 5_000; ) await new Promise((r) => setTimeout(r, 20));
+        return { body: html('Slow', '<a href="/after">a</a>'), delayMs: 300 };
+      },
+      '/after': { body: html('After', '') },
+      '/limited': (_s, n) => (n === 0 ? { status: 429, headers: { 'retry-after': '2' }, body: '' } : { body: html('Limited', '') }),
+    });
+    bOrigin = b.origin;
+    const recs = await run({ seeds: [`${a.origin}/`], concurrency: 2 });
+    const limited = docTimes(b, '/limited');
+    expect(limited).toHaveLength(2);
+    expect(docTimes(a, '/limited')).toHaveLength(2);
+    expect(limited[1]! - limited[0]!).toBeGreaterThanOrEqual(1900);
+    expect(docTimes(b, '/after')[0]! - limited[0]!).toBeGreaterThanOrEqual(1900);
+    expect(recs.find((r) => r.url === `${a.origin}/limited`)).toMatchObject({ status: 200, title: 'Limited', attempts: 2 });
+  });
 });
 
 describe('per-host politeness', () => {
@@ -241,6 +280,31 @@ describe('per-host politeness', () => {
     }
     // Interleaved: B's second page does not wait for A's last one.
     expect(b.documents()[1]!.at).toBeLessThan(a.documents()[3]!.at);
+  });
+
+  it('a redirect to another host passes that host\'s gap: pages B gets through a redirect from A and through its own links are spaced alike', async () => {
+    // B's pages link to B both directly and through host A, which redirects every path to B (a
+    // site whose links name the apex or http: while it is served from www or https). Every
+    // document request B gets counts against B's gap, whichever host the link named.
+    let bOrigin = '';
+    const a = await startFixtureServer((_req, url) => ({ status: 301, headers: { location: `${bOrigin}${url.pathname}` } }));
+    servers.push(a);
+    const links = [0, 1, 2].flatMap((i) => [`<a href="${a.origin}/a${i}">a${i}</a>`, `<a href="/b${i}">b${i}</a>`]).join(' ');
+    const routes: Record<string, Route> = { '/': { body: html('B', links) } };
+    for (let i = 0; i < 3; i++) routes[`/a${i}`] = routes[`/b${i}`] = { body: html(`P${i}`, '') };
+    const bSite = await site(routes);
+    bOrigin = bSite.origin;
+    // The seed is A's: where it lands (B) joins the scope.
+    const recs = await run({ seeds: [`${a.origin}/`], rate: 2, concurrency: 4, settleTimeoutMs: 400 });
+    expect(recs.filter((r) => r.status === 200 && r.skipped === null)).toHaveLength(7);
+    expect(a.documents().map((d) => d.path).sort()).toEqual(['/', '/a0', '/a1', '/a2']);
+    const docs = bSite.documents();
+    expect(docs.map((d) => d.path).sort()).toEqual(['/', '/a0', '/a1', '/a2', '/b0', '/b1', '/b2']);
+    // --rate 2: 525 ms with the margin. Before the hop passed B's gate, a page reached through A
+    // came ~250 ms after one of B's own. Logged by this process's server (a request can be logged
+    // a little late, never early): 450 leaves it that much.
+    const at = docs.map((d) => d.at);
+    for (let i = 1; i < at.length; i++) expect(at[i]! - at[i - 1]!).toBeGreaterThanOrEqual(450);
   });
 
   it('the gap counts from the request that went out, not from its reserved time', async () => {

@@ -264,7 +264,11 @@ export class PageJob {
       ...(this.p.login ? {} : { linksFound: (sofar: Readonly<VisitResult>, links: readonly FoundLink[]) => offerEarlyLinks({ pipeline: this.p.pipeline, claims: this.p.claims, robotsAgent: o.robotsAgent, followNofollow: o.followNofollow, offered: this.p.linksOffered }, e, sofar, links) }),
       collectAnchors: o.checkFragments,
       ...(this.p.login ? { lookFor: this.p.login.guard.rules.selectors } : {}),
-      onDocument: (doc) => this.documentDecision(e, doc),
+      onDocument: async (doc) => {
+        const decision = await this.documentDecision(e, doc);
+        if (decision === 'follow') await this.gateHop(host, doc);
+        return decision;
+      },
       // Vitals measure a load, and a screenshot crawl starts every page from a fresh context.
       reuseDocument: o.hashRouteReuse && !this.p.auditing.vitals && !o.screenshotsDir,
       // Not while logged in: a route's request is made outside the tab, where sign-out URLs are not guarded.
@@ -272,11 +276,12 @@ export class PageJob {
       documentHeaders: o.headers,
       a11y: this.p.auditing.a11y,
       vitals: this.p.auditing.vitals,
-      onMainResponse: (status, headers, at) => {
+      onMainResponse: (status, headers, at, url) => {
         if (!RETRYABLE_STATUS.has(status)) return false;
-        // Apply Retry-After to the host at once, before other visits to it start.
+        // Apply Retry-After at once, before other visits start, to the host that answered (a
+        // redirect's target may be another host than the one asked first).
         const ra = parseRetryAfter(headers['retry-after'], at);
-        if (ra !== null) this.p.politeness.pause(host, at + Math.min(ra, o.maxRetryAfterMs));
+        if (ra !== null) this.p.politeness.pause(answeringHost(url, host), at + Math.min(ra, o.maxRetryAfterMs));
         return attempt <= o.retries; // it will be retried: no need to render it
       },
     });
@@ -398,8 +403,12 @@ export class PageJob {
     const now = Date.now();
     const retryAfter = parseRetryAfter(res.retryAfter, res.respondedAt ?? now);
     if (retryAfter === null) return { kind: 'park', readyAt: now + backoffMs(attempt, o.retryBaseMs) };
-    this.p.politeness.pause(host, (res.respondedAt ?? now) + Math.min(retryAfter, o.maxRetryAfterMs));
-    return { kind: 'park', readyAt: 0 };
+    const until = (res.respondedAt ?? now) + Math.min(retryAfter, o.maxRetryAfterMs);
+    const answered = answeringHost(res.finalUrl, host);
+    this.p.politeness.pause(answered, until);
+    // A pause of the host a redirect led to holds this URL too: its next attempt waits parked,
+    // not in the middle of its navigation (see `gateHop`).
+    return { kind: 'park', readyAt: answered === host ? 0 : until };
   }
 
   /**
@@ -472,6 +481,30 @@ export class PageJob {
     return { kind: 'released' };
   }
 
+  /**
+   * A document request a visit is about to send to another host than the one its navigation
+   * started on (an HTTP redirect's target, `http://a.test/x` → `https://www.a.test/x`; a
+   * client-side navigation, decided before it is sent) first passes that host's politeness gate:
+   * its gap (`--rate`, its robots.txt `Crawl-delay`, read by the redirect's decision just before)
+   * and its `Retry-After` pause hold, and the request counts as that host's last one. Without this,
+   * the pages a site reached through its apex or `http:` links came inside the gap of the pages it
+   * reached directly (`--rate 2`: 250 ms apart). Its `--per-host-concurrency` is not taken: two
+   * visits that each redirect to the other's host would wait for each other. Same-host hops are
+   * not spaced: the visit's own navigation passed that gate. The wait counts in the navigation's
+   * timeout.
+   * @param host - the politeness key the visit's navigation started on
+   * @param doc - a document the visit follows (see `VisitOptions.onDocument`)
+   */
+  private async gateHop(host: string, doc: DocumentResponse): Promise<void> {
+    // What goes out next: a redirect's target, or a client-side navigation's own request.
+    const next = doc.location ?? (doc.status === null && !doc.initial ? doc.url : null);
+    if (next === null) return;
+    const key = answeringHost(next, host);
+    if (key === host) return;
+    const ticket = await this.beforeNavigate(key);
+    this.p.politeness.sent(ticket);
+  }
+
   /** The politeness gate before a navigation; a shared store's failure is kept to stop the crawl. */
   private async beforeNavigate(host: string): Promise<NavigationTicket> {
     try {
@@ -507,5 +540,15 @@ export class PageJob {
       // Not while logged in: the app's session may live in Web Storage.
       restoreStorage: !this.p.login,
     };
+  }
+}
+
+/** The politeness key of `url` (`host:port`), or `fallback` when there is no usable URL. */
+function answeringHost(url: string | null | undefined, fallback: string): string {
+  if (!url) return fallback;
+  try {
+    return Politeness.key(url);
+  } catch {
+    return fallback;
   }
 }

@@ -11,8 +11,8 @@ import type { Frontier, FrontierEntry } from '../store/frontier.js';
  * refresh, a script or history navigation) claims that URL in the frontier before the document is
  * rendered ({@link Frontier.markDone}, atomic across workers): the first visit to claim it carries
  * the page; any other visit that reaches it stops there and becomes a redirect record. A redirect
- * hop to a URL this worker already visits or has claimed is stopped before its target is
- * requested; a hop to a URL outside the scope is always stopped (the target is never requested),
+ * hop to a URL this worker already visits or has claimed for another visit is stopped before its
+ * target is requested (a retry's hop to the page its own earlier attempt claimed goes on); a hop to a URL outside the scope is always stopped (the target is never requested),
  * except on a seed's first navigation, whose final URL joins the scope (`http://a` → `https://www.a/`);
  * so is a hop to a URL robots.txt disallows (RFC 9309 §2.2.2 applies to every URL the crawler
  * requests, a redirect's target included).
@@ -80,7 +80,9 @@ export class DocumentClaims {
     // own attempt, which fails the same way: the record names that network failure, after the
     // hops that led there, rather than a robots.txt rule that was never read.
     if ((doc.location !== null || !doc.initial) && (await this.allowed(target)) === false) return { stop: 'robots' };
-    if (doc.location !== null) return this.mine.has(url) ? { stop: 'known' } : 'follow';
+    // A hop to a page this visit's URL claimed itself (an earlier attempt reached it and got a
+    // 429 or 503 there) goes on: the retry is what carries that page.
+    if (doc.location !== null) return this.claimable(url, entry.url) ? 'follow' : { stop: 'known' };
     // A client-side navigation not answered (yet): nothing is claimed until a document answers (a
     // URL that only redirects gets its own redirect record when it is visited).
     if (doc.status === null) return this.claimable(url, entry.url) ? 'follow' : { stop: 'known' };

@@ -52,7 +52,7 @@ export async function readAnswer(ctx: VisitContext, navError: RecordError | null
     result.finalUrl = nh.url;
     result.retryAfter = nh.retryAfter;
     result.settled = true;
-    opts.onMainResponse?.(nh.status, nh.retryAfter ? { 'retry-after': nh.retryAfter } : {}, result.respondedAt ?? Date.now());
+    opts.onMainResponse?.(nh.status, nh.retryAfter ? { 'retry-after': nh.retryAfter } : {}, result.respondedAt ?? Date.now(), nh.url);
     return 'done';
   }
   const unrendered = navError?.code === 'network' && UNRENDERED_ANSWER.test(navError.message);
@@ -80,7 +80,7 @@ export async function readAnswer(ctx: VisitContext, navError: RecordError | null
         ? [headers['x-robots-tag']]
         : [];
     if (headers['cf-mitigated']) result.blockedBy = `cf-mitigated: ${headers['cf-mitigated']}`;
-    if (opts.onMainResponse?.(result.status, headers, result.respondedAt ?? Date.now())) return 'done';
+    if (opts.onMainResponse?.(result.status, headers, result.respondedAt ?? Date.now(), result.finalUrl)) return 'done';
   }
   if (unrendered && result.status !== null) {
     // Nothing of the site's is shown (the tab keeps the previous page, or shows Chromium's

@@ -139,7 +139,7 @@ export function historyNavigate(shown: ShownDocument, shells: DocumentShells, at
       result.blockedBy = headers['cf-mitigated'] ? `cf-mitigated: ${headers['cf-mitigated']}` : null;
       result.respondedAt = at;
       // A 2xx answer: the crawl's politeness hears of it as of any document's (it never asks to end the visit).
-      opts.onMainResponse?.(status, headers, at);
+      opts.onMainResponse?.(status, headers, at, requestedUrl);
       mark.value = await ctx.call(() => p.evaluate(markRoute), 'marking the route');
       // The document counts its calls from its load on: those of earlier visits count as heard.
       act.callsSeen = mark.value.calls;

@@ -32,10 +32,11 @@ export interface VisitOptions {
   /** More dialogs than this in one visit end it with `too-many-dialogs`. @default 10 */
   maxDialogs: number;
   /**
-   * Called when the main document's response arrives. Returning `true` ends the visit there
+   * Called when the main document's response arrives, with the URL that answered (after any
+   * redirects: maybe another host than the one asked). Returning `true` ends the visit there
    * (no settle, no extraction): the crawler will retry it anyway.
    */
-  onMainResponse?: (status: number, headers: Record<string, string>, at: number) => boolean;
+  onMainResponse?: (status: number, headers: Record<string, string>, at: number, url: string | null) => boolean;
   /**
    * Asked for every main-frame document response of the visit up to extraction, before the
    * browser acts on it: each redirect hop (with its `Location` target) and each final document,
