@@ -41,6 +41,7 @@ import { parseVisualThreshold } from '../diff/visual-threshold.js';
 import { mapSourceOrigins, parseOriginMaps } from '../diff/map-origin.js';
 import type { CrawlSummary } from '../model/summary.js';
 import { resolveValues, type CrawlOptions } from '../crawl/options.js';
+import { checkSeedsNotExcluded } from '../crawl/excluded-seeds.js';
 import { OptionsError } from '../crawl/options-error.js';
 import { parseMetricsAddress } from '../report/metrics-address.js';
 import { parseBudget } from '../report/budget.js';
@@ -100,7 +101,8 @@ export async function crawlCommand(cmd: SpacrawlCommand, parsed: { flags: CrawlF
     const baseline = flags.baseline ? await baselineOf(flags, { outputDir, outFile: out, stateFile: flags.state ? path.resolve(flags.state) : null, seeds: options.seeds }) : undefined;
     // The crawler's own checks of the values (ranges, --proxy, --logged-out, --a11y-tags): it
     // makes them again, but here they come before a store is opened or the metrics listen.
-    resolveValues(options);
+    const values = resolveValues(options);
+    checkSeedsNotExcluded(options.seeds, values);
     // The checks passed: now the crawl's machinery, with the browser launching meanwhile.
     early = startEarlyLaunch(options);
     const [{ openFrontier }, { runCrawl }] = await Promise.all([import('./open-frontier.js'), import('./run-crawl.js')]);

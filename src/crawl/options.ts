@@ -9,6 +9,7 @@ import type { HashRouteMode, NormalizeOptions } from '../url/normalize.js';
 import type { ScopeMode } from '../url/scope.js';
 import type { Frontier } from '../store/frontier.js';
 import { OptionsError } from './options-error.js';
+import { checkSeedsNotExcluded } from './excluded-seeds.js';
 import { deviceNamed } from './devices.js';
 import { maxOf, type OptionSpec } from './option-spec.js';
 import { CRAWL_OPTIONS } from './option-table.js';
@@ -375,7 +376,9 @@ function or<T>(v: T | undefined, spec: { readonly default: T }): T {
  */
 export function resolveOptions(o: CrawlOptions): ResolvedCrawlOptions {
   if (!o.seeds || o.seeds.length === 0) throw new OptionsError('at least one seed URL is needed');
-  return { seeds: [...o.seeds], ...resolveValues(o) };
+  const values = resolveValues(o);
+  checkSeedsNotExcluded(o.seeds, values);
+  return { seeds: [...o.seeds], ...values };
 }
 
 /**

@@ -219,3 +219,25 @@ describe('documented defaults agree with the declarations', () => {
     }
   });
 });
+
+describe('a seed its own exclude patterns keep out is refused', () => {
+  const refusal = (o: Parameters<typeof resolveOptions>[0]): string | null => {
+    try {
+      resolveOptions(o);
+      return null;
+    } catch (err) {
+      return err instanceof OptionsError ? err.message : `not an OptionsError: ${String(err)}`;
+    }
+  };
+  it('by a glob or a /regex/, matched on the canonical URL; seeds the patterns miss go on', () => {
+    expect(refusal({ seeds: ['https://a.test/admin/'], exclude: ['**/admin/**'] })).toBe(
+      'seed https://a.test/admin/ matches --exclude "**/admin/**": an excluded URL is never crawled (drop the seed or narrow the pattern)',
+    );
+    // Canonical: the default port and the fragment go before matching.
+    expect(refusal({ seeds: ['https://a.test/', 'https://a.test:443/report.PDF#p2'], exclude: ['/\\.pdf$/i'] })).toBe(
+      'seed https://a.test:443/report.PDF#p2 matches --exclude "/\\\\.pdf$/i": an excluded URL is never crawled (drop the seed or narrow the pattern)',
+    );
+    expect(refusal({ seeds: ['https://a.test/docs/'], exclude: ['**/admin/**', '/\\.pdf$/i'] })).toBeNull();
+    expect(refusal({ seeds: ['https://a.test/admin/'] })).toBeNull();
+  });
+});

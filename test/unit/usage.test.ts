@@ -75,6 +75,11 @@ describe('usage errors name what was meant: exit 2, one line, nothing on stdout'
     [['crawl', 'http://127.0.0.1:9/', '--settle-timeout', '99999999999'], 'spacrawl: --settle-timeout: Expected an integer less than or equal to 2147483647 but received: 99999999999\n'],
     [['crawl', 'http://127.0.0.1:9/', '--max-time', '99999999999'], 'spacrawl: --max-time: Expected an integer less than or equal to 2147483 but received: 99999999999\n'],
     [['crawl', 'http://127.0.0.1:9/', '--report', 'htm:x.html'], 'spacrawl: unknown report format "htm" (did you mean "html"?) (known: jsonl, json, csv, html, junit, sitemap, markdown)\n'],
+    // A seed the crawl's own --exclude keeps out: a contradiction, refused before anything is requested.
+    [
+      ['crawl', 'http://127.0.0.1:9/docs/', 'http://127.0.0.1:9/admin/', '--exclude', '**/tmp/**', '--exclude', '**/admin/**'],
+      'spacrawl: seed http://127.0.0.1:9/admin/ matches --exclude "**/admin/**": an excluded URL is never crawled (drop the seed or narrow the pattern)\n',
+    ],
   ])('%j', async (args, stderr) => {
     const r = await runInProcess(args);
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 2, stdout: '', stderr });
