@@ -52,11 +52,12 @@ export interface ClickCandidate {
  * look clickable: an explicit role (`button`, `link`, `tab`, `treeitem`, `menuitem`),
  * `aria-expanded="false"`, `<summary>`, an `onclick` handler (attribute or property) or a `click`
  * listener of its own (see {@link installClickListenerWatch}), a `data-href` (a table row or card
- * whose click an ancestor's listener handles), or a `cursor: pointer` that the
+ * whose click an ancestor's listener handles), a press handler React or Solid keeps on the element
+ * (`onClick` in its `__reactProps$…`, `$$click`), or a `cursor: pointer` that the
  * element sets itself (not one inherited from a clickable ancestor); a checkbox or radio button
  * with a change or click handler of its own (`onchange`, `onclick`, `oninput`). Also what a person
  * works otherwise (see `ClickCandidate.action`): a menu trigger (`aria-haspopup`), links included,
- * is hovered; the options of a `<select>` with a handler of its own or whose values are URLs (a
+ * is hovered, and so is an element with a hover handler of its own and no click handler; the options of a `<select>` with a handler of its own or whose values are URLs (a
  * jump menu) are chosen, at most 20 of each (a country list is not worth 200 looks). Open shadow roots are
  * searched too. Elements whose accessible name matches `excludePattern` (destructive or
  * session-ending actions) are never returned, nor disabled ones (`disabled`, or
@@ -74,6 +75,11 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
   };
   const clicked = w.__spacrawlClicked;
   const listened = (window as unknown as { __spacrawlClickListeners?: WeakSet<EventTarget> }).__spacrawlClickListeners;
+  const hoverListened = (window as unknown as { __spacrawlHoverListeners?: WeakSet<EventTarget> }).__spacrawlHoverListeners;
+  // What a press (see `clickCandidate`) reaches, and what a hover does, in React's prop names and Solid's.
+  const PRESS_PROPS = ['onClick', 'onMouseDown', 'onPointerDown', 'onMouseUp', 'onPointerUp'];
+  const PRESS_SOLID = ['$$click', '$$mousedown', '$$pointerdown', '$$mouseup', '$$pointerup'];
+  const HOVER_PROPS = ['onMouseEnter', 'onMouseOver', 'onPointerEnter', 'onPointerOver'];
   const sigs: string[] = [];
   const actions: (string | undefined)[] = [];
   const ROLES = new Set(['button', 'link', 'tab', 'treeitem', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option']);
@@ -192,7 +198,53 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
    * descendants' clicks, or only reports them).
    */
   const ownListener = (el: Element, tag: string): boolean =>
-    (listened?.has(el) ?? false) && tag !== 'body' && tag !== 'html' && el.querySelector('a[href], area[href], button, input, select, textarea, [role="button"], [role="link"]') === null;
+    ((listened?.has(el) ?? false) || kept(el).press) && tag !== 'body' && tag !== 'html' && !kept(el).root && el.querySelector('a[href], area[href], button, input, select, textarea, [role="button"], [role="link"]') === null;
+  /**
+   * The handlers a framework keeps on the element itself while a single listener at the app's
+   * root dispatches the events (so the element never gets a listener of its own): React 17+
+   * keeps the element's props under `__reactProps$<id>` (React 16: `__reactEventHandlers$<id>`),
+   * `onClick` among them, and marks its root container `__reactContainer$<id>`; Solid keeps
+   * `$$click`. All are own enumerable properties: one `Object.keys` per element, remembered for
+   * the scan, and an element outside such an app has none.
+   */
+  const NONE = { press: false, hover: false, root: false };
+  let keptOf: Element | null = null;
+  let keptIs = NONE;
+  const kept = (el: Element): typeof NONE => {
+    if (el === keptOf) return keptIs;
+    keptOf = el;
+    keptIs = NONE;
+    const keys = Object.keys(el);
+    if (keys.length === 0) return keptIs;
+    const o = el as unknown as Record<string, unknown>;
+    const has = (p: Record<string, unknown>, names: readonly string[]): boolean => names.some((n) => typeof p[n] === 'function');
+    const out = { press: false, hover: false, root: false };
+    for (const k of keys) {
+      if (k.startsWith('$$') && PRESS_SOLID.includes(k) && o[k] != null) out.press = true;
+      else if (k.startsWith('__reactContainer$') || k === '_reactRootContainer') out.root = true;
+      else if (k.startsWith('__reactProps$') || k.startsWith('__reactEventHandlers$')) {
+        const p = o[k];
+        if (p && typeof p === 'object') {
+          out.press ||= has(p as Record<string, unknown>, PRESS_PROPS);
+          out.hover ||= has(p as Record<string, unknown>, HOVER_PROPS);
+        }
+      }
+    }
+    keptIs = out;
+    return out;
+  };
+  /**
+   * A hover handler of the element's own (a listener, an `onmouseenter`/`onmouseover` property,
+   * React's `onMouseEnter`), on an element that is not the page (`body`, `html`) nor an app's root,
+   * and holds no announced menu trigger (`aria-haspopup`): that trigger is hovered, and the
+   * hover reaches this element too (`mouseenter` goes to every ancestor).
+   */
+  const ownHover = (el: Element, tag: string): boolean =>
+    tag !== 'body' &&
+    tag !== 'html' &&
+    ((hoverListened?.has(el) ?? false) || handles(el, 'mouseenter', 'mouseover') || kept(el).hover) &&
+    !kept(el).root &&
+    el.querySelector('[aria-haspopup]:not([aria-haspopup="false"])') === null;
   const add = (el: Element, kind: string, name: string, on: boolean, action?: string, sigName = name): void => {
     if (name && exclude.test(name)) return;
     const landmark = landmarkOf(el);
@@ -235,8 +287,10 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
       ownListener(el, tag) ||
       // A row or card that names where its click goes, for a handler on an ancestor (delegation).
       el.hasAttribute('data-href');
-    // A menu trigger no click reaches (no role, no pointer): hovered.
-    const hover = !explicit && !pointer && popup(el);
+    // A menu trigger no click reaches (no role, no pointer), or an element whose own handler
+    // answers the hover and none its click (a hover card, a menu that opens on mouseenter, with
+    // or without a pointer): hovered.
+    const hover = !explicit && ((!pointer && popup(el)) || ownHover(el, tag));
     if (!explicit && !pointer && !hover) return;
     if (isSubmit(el) || !visible(el, cs) || disabled(el)) return;
     const on =
@@ -407,18 +461,27 @@ export function recordNavigations(): void {
 /**
  * Init script: remembers the elements a script gives a `click` listener with `addEventListener`
  * (a card or a table row that navigates, with no role, pointer or `onclick` to show it), on a
- * hidden `window.__spacrawlClickListeners` (a `WeakSet`) that {@link scanClickables} reads.
+ * hidden `window.__spacrawlClickListeners` (a `WeakSet`) that {@link scanClickables} reads, and
+ * those given a hover listener (`mouseenter`, `mouseover`, `pointerenter`, `pointerover`: a hover
+ * card, a menu that opens on hover, jQuery's `.hover()`) on `window.__spacrawlHoverListeners`.
  * Listeners on an ancestor that handle their descendants' clicks (delegation: a table's, an
- * app root's) name no element and are not seen.
+ * app root's) name no element and are not seen; React's and Solid's do, on the element itself
+ * (see {@link scanClickables}).
  */
 export function installClickListenerWatch(): void {
   if (Object.prototype.hasOwnProperty.call(window, '__spacrawlClickListeners')) return;
   const seen = new WeakSet<EventTarget>();
+  const hovered = new WeakSet<EventTarget>();
   Object.defineProperty(window, '__spacrawlClickListeners', { value: seen, enumerable: false });
+  Object.defineProperty(window, '__spacrawlHoverListeners', { value: hovered, enumerable: false });
+  const HOVER = new Set(['mouseenter', 'mouseover', 'pointerenter', 'pointerover']);
   const proto = EventTarget.prototype;
   const add = proto.addEventListener;
   proto.addEventListener = function addEventListener(this: EventTarget, type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | AddEventListenerOptions): void {
-    if (type === 'click' && listener && this instanceof Element) seen.add(this);
+    if (listener && this instanceof Element) {
+      if (type === 'click') seen.add(this);
+      else if (HOVER.has(type)) hovered.add(this);
+    }
     add.call(this, type, listener, options);
   };
 }

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright';
+import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
+import { sharedBrowser } from './helpers/browser.js';
+import { Crawler } from '../src/crawl/crawler.js';
+import type { CrawlOptions } from '../src/crawl/options.js';
+import type { PageRecord } from '../src/model/record.js';
+
+// Controls whose handler no listener of their own shows: React and Solid keep an element's
+// handlers on the element and dispatch every event from one listener at the app's root; and
+// controls that answer the hover, not the click (hover cards, menus opening on mouseenter).
+
+let browser: Browser;
+let site: FixtureServer;
+
+const page = (title: string, body: string): string => html(title, body);
+
+/**
+ * A tiny renderer built as React 17+ is: the root container is marked `__reactContainer$<id>`,
+ * each element carries its props under `__reactProps$<id>` (React 16: `__reactEventHandlers$<id>`),
+ * and one listener per event type on the root walks up from the target calling the props'
+ * handlers. Rows navigate with `pushState` (a router's `navigate()`), with no pointer cursor (a
+ * MUI `TableRow hover` has none) and no role.
+ */
+const reactLike = (propsKey: string): string => `<div id="root"></div>
+<script>
+  const ID = 'k' + Math.random().toString(36).slice(2);
+  const PROPS = '${propsKey}' + ID;
+  const root = document.getElementById('root');
+  root['__reactContainer$' + ID] = {};
+  const dispatch = (name) => (e) => { for (let n = e.target; n && n !== root; n = n.parentNode) n[PROPS]?.[name]?.(e); };
+  for (const [type, name] of [['click', 'onClick'], ['mouseover', 'onMouseOver'], ['mousedown', 'onMouseDown']]) root.addEventListener(type, dispatch(name));
+  const h = (tag, props, ...kids) => { const el = document.createElement(tag); el[PROPS] = props; if (props.className) el.className = props.className; el.append(...kids); return el; };
+  const navigate = (path) => { history.pushState({}, '', path); render(); };
+  function render() {
+    root.replaceChildren();
+    if (!location.pathname.endsWith('/')) return root.append(h('h1', {}, 'Item'));
+    const table = h('table', {});
+    for (const i of [1, 2, 3]) table.append(h('tr', { className: 'MuiTableRow-hover', onClick: () => navigate(location.pathname + 'item-' + i) }, h('td', {}, 'Row ' + i)));
+    root.append(table, h('div', { onMouseDown: () => navigate(location.pathname + 'pressed') }, 'Pressed card'));
+  }
+  addEventListener('popstate', render);
+  render();
+</script>`;
+
+beforeAll(async () => {
+  browser = await sharedBrowser();
+  site = await startFixtureServer((_req, url) => {
+    if (url.pathname === '/react/') return { body: page('React', reactLike('__reactProps$')) };
+    if (url.pathname === '/react16/') return { body: page('React 16', reactLike('__reactEventHandlers$')) };
+    switch (url.pathname) {
+      case '/solid/':
+        // Solid's delegated events: `$$click` on the element, one listener on the document.
+        return {
+          body: page(
+            'Solid',
+            `<ul id="list"></ul>
+            <script>
+              document.addEventListener('click', (e) => { for (let n = e.target; n; n = n.parentNode) if (n.$$click) return n.$$click(e); });
+              for (const i of [1, 2]) { const li = document.createElement('li'); li.textContent = 'Item ' + i; li.$$click = () => history.pushState({}, '', '/solid/item-' + i); document.getElementById('list').append(li); }
+            </script>`,
+          ),
+        };
+      case '/hover/':
+        // A menu that opens on mouseenter of a trigger with a pointer and no click handler (no
+        // aria-haspopup), and a hover card on a name with neither pointer nor role.
+        return {
+          body: page(
+            'Hover',
+            `<nav><span id="products" style="cursor: pointer">Products</span><div id="mega"></div></nav>
+            <main><p>Written by <span id="author">Ada</span></p><div id="card"></div></main>
+            <script>
+              document.getElementById('products').addEventListener('mouseenter', () => { document.getElementById('mega').innerHTML = '<a href="/hover/widgets">Widgets</a><a href="/hover/gadgets">Gadgets</a>'; });
+              document.getElementById('author').onmouseover = () => { document.getElementById('card').innerHTML = '<a href="/hover/users/ada">Ada\\'s profile</a>'; };
+            </script>`,
+          ),
+        };
+      default:
+        return { body: page(`Page ${url.pathname}`, '') };
+    }
+  });
+});
+afterAll(async () => {
+  await site?.close();
+});
+
+async function linksOfSeed(seed: string, opts: Partial<CrawlOptions> = {}): Promise<PageRecord> {
+  const crawler = new Crawler({ seeds: [`${site.origin}${seed}`], maxDepth: 0, settleTimeoutMs: 3000, soft404: false, ...opts, browser });
+  const all: PageRecord[] = [];
+  for await (const r of crawler.records()) all.push(r);
+  return all.find((r) => r.depth === 0)!;
+}
+const paths = (urls: string[]): string[] => urls.map((u) => new URL(u).pathname).sort();
+
+describe('handlers a framework keeps on the element', () => {
+  it("React's delegated onClick and onMouseDown (17+ and 16) are clicked; the app's root is not", async () => {
+    for (const app of ['/react/', '/react16/']) {
+      const seed = await linksOfSeed(app);
+      expect(paths(seed.links)).toEqual(['item-1', 'item-2', 'item-3', 'pressed'].map((p) => `${app}${p}`));
+      // One click a row and one for the card: the root container, whose listeners serve the whole app, is not clicked.
+      expect(seed.clickDiscovery?.made).toBe(4);
+    }
+  });
+
+  it("Solid's delegated $$click is clicked", async () => {
+    const seed = await linksOfSeed('/solid/');
+    expect(paths(seed.links)).toEqual(['/solid/item-1', '/solid/item-2']);
+  });
+});
+
+describe('controls that answer the hover', () => {
+  it('a menu opening on mouseenter (pointer, no click handler) and a hover card are hovered, and their links found', async () => {
+    const seed = await linksOfSeed('/hover/');
+    expect(paths(seed.links)).toEqual(['/hover/gadgets', '/hover/users/ada', '/hover/widgets']);
+    expect(seed.clickDiscovery?.made).toBe(2);
+  });
+
+  it('--click off works none of them', async () => {
+    const seed = await linksOfSeed('/hover/', { click: 'off' });
+    expect(seed.links).toEqual([]);
+  });
+});
