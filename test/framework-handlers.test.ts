@@ -61,6 +61,22 @@ beforeAll(async () => {
             </script>`,
           ),
         };
+      case '/svelte/':
+        // Svelte 5's delegated events: \`__click\` (a handler and its arguments) and \`__mouseover\`
+        // on the element, one listener per event type at the mount target.
+        return {
+          body: page(
+            'Svelte',
+            `<main id="app"></main><div id="tip"></div>
+            <script>
+              const app = document.getElementById('app');
+              for (const type of ['click', 'mouseover']) app.addEventListener(type, (e) => { for (let n = e.target; n && n !== app; n = n.parentNode) { const h = n['__' + type]; if (h) return Array.isArray(h) ? h[0](e, ...h.slice(1)) : h(e); } });
+              const go = (_e, path) => history.pushState({}, '', path);
+              for (const i of [1, 2]) { const d = document.createElement('div'); d.textContent = 'Card ' + i; d.__click = [go, '/svelte/card-' + i]; app.append(d); }
+              const name = document.createElement('span'); name.textContent = 'Ada'; name.__mouseover = () => { document.getElementById('tip').innerHTML = '<a href="/svelte/ada">Ada</a>'; }; app.append(name);
+            </script>`,
+          ),
+        };
       case '/hover/':
         // A menu that opens on mouseenter of a trigger with a pointer and no click handler (no
         // aria-haspopup), and a hover card on a name with neither pointer nor role.
@@ -105,6 +121,14 @@ describe('handlers a framework keeps on the element', () => {
   it("Solid's delegated $$click is clicked", async () => {
     const seed = await linksOfSeed('/solid/');
     expect(paths(seed.links)).toEqual(['/solid/item-1', '/solid/item-2']);
+  });
+
+  it("Svelte 5's delegated __click is clicked and its __mouseover hovered", async () => {
+    const seed = await linksOfSeed('/svelte/');
+    expect(paths(seed.links)).toEqual(['/svelte/ada', '/svelte/card-1', '/svelte/card-2']);
+    // Two cards, one hover, and the mount target: its own click listener, over no link or
+    // control the scan's selector knows, makes it a control too (as before; Svelte marks no root).
+    expect(seed.clickDiscovery?.made).toBe(4);
   });
 });
 

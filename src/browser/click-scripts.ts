@@ -53,7 +53,7 @@ export interface ClickCandidate {
  * `aria-expanded="false"`, `<summary>`, an `onclick` handler (attribute or property) or a `click`
  * listener of its own (see {@link installClickListenerWatch}), a `data-href` (a table row or card
  * whose click an ancestor's listener handles), a press handler React or Solid keeps on the element
- * (`onClick` in its `__reactProps$…`, `$$click`), or a `cursor: pointer` that the
+ * (`onClick` in its `__reactProps$…`, `$$click`, Svelte 5's `__click`), or a `cursor: pointer` that the
  * element sets itself (not one inherited from a clickable ancestor); a checkbox or radio button
  * with a change or click handler of its own (`onchange`, `onclick`, `oninput`). Also what a person
  * works otherwise (see `ClickCandidate.action`): a menu trigger (`aria-haspopup`), links included,
@@ -78,7 +78,9 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
   const hoverListened = (window as unknown as { __spacrawlHoverListeners?: WeakSet<EventTarget> }).__spacrawlHoverListeners;
   // What a press (see `clickCandidate`) reaches, and what a hover does, in React's prop names and Solid's.
   const PRESS_PROPS = ['onClick', 'onMouseDown', 'onPointerDown', 'onMouseUp', 'onPointerUp'];
-  const PRESS_SOLID = ['$$click', '$$mousedown', '$$pointerdown', '$$mouseup', '$$pointerup'];
+  // Solid's (`$$click`) and Svelte 5's (`__click`: a function, or a function and its arguments).
+  const PRESS_KEYS = ['$$click', '$$mousedown', '$$pointerdown', '$$mouseup', '$$pointerup', '__click', '__mousedown', '__pointerdown', '__mouseup', '__pointerup'];
+  const HOVER_KEYS = ['__mouseover', '__pointerover'];
   const HOVER_PROPS = ['onMouseEnter', 'onMouseOver', 'onPointerEnter', 'onPointerOver'];
   const sigs: string[] = [];
   const actions: (string | undefined)[] = [];
@@ -204,7 +206,7 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
    * root dispatches the events (so the element never gets a listener of its own): React 17+
    * keeps the element's props under `__reactProps$<id>` (React 16: `__reactEventHandlers$<id>`),
    * `onClick` among them, and marks its root container `__reactContainer$<id>`; Solid keeps
-   * `$$click`. All are own enumerable properties: one `Object.keys` per element, remembered for
+   * `$$click`, Svelte 5 `__click` (and `__mouseover`). All are own enumerable properties: one `Object.keys` per element, remembered for
    * the scan, and an element outside such an app has none.
    */
   const NONE = { press: false, hover: false, root: false };
@@ -220,7 +222,8 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     const has = (p: Record<string, unknown>, names: readonly string[]): boolean => names.some((n) => typeof p[n] === 'function');
     const out = { press: false, hover: false, root: false };
     for (const k of keys) {
-      if (k.startsWith('$$') && PRESS_SOLID.includes(k) && o[k] != null) out.press = true;
+      if (PRESS_KEYS.includes(k) && o[k] != null) out.press = true;
+      else if (HOVER_KEYS.includes(k) && o[k] != null) out.hover = true;
       else if (k.startsWith('__reactContainer$') || k === '_reactRootContainer') out.root = true;
       else if (k.startsWith('__reactProps$') || k.startsWith('__reactEventHandlers$')) {
         const p = o[k];
