@@ -8,7 +8,8 @@ import type { PageRecord } from '../src/model/record.js';
 
 // Controls whose handler no listener of their own shows: React and Solid keep an element's
 // handlers on the element and dispatch every event from one listener at the app's root; and
-// controls that answer the hover, not the click (hover cards, menus opening on mouseenter).
+// controls that answer the hover, not the click (hover cards, menus opening on mouseenter); and
+// form controls whose change handler is a listener or such a prop.
 
 let browser: Browser;
 let site: FixtureServer;
@@ -77,6 +78,25 @@ beforeAll(async () => {
             </script>`,
           ),
         };
+      case '/change/':
+        // Jump menus and a filter checkbox whose handler is a `change` listener (Vue's @change,
+        // Svelte 4's on:change) or React's delegated onChange, with values that are not URLs.
+        return {
+          body: page(
+            'Change',
+            `<label>Language <select id="lang"><option value="en">English</option><option value="de">Deutsch</option></select></label>
+            <label><input type="checkbox" id="archived"> Archived</label><div id="out"></div>
+            <div id="root"><label>Version <select id="version"><option value="v2">v2</option><option value="v1">v1</option></select></label></div>
+            <script>
+              document.getElementById('lang').addEventListener('change', (e) => { location.href = '/change/' + e.target.value + '/'; });
+              document.getElementById('archived').addEventListener('change', (e) => { document.getElementById('out').innerHTML = e.target.checked ? '<a href="/change/archive">Archive</a>' : ''; });
+              const root = document.getElementById('root');
+              root['__reactContainer$k1'] = {};
+              document.getElementById('version')['__reactProps$k1'] = { onChange: (e) => history.pushState({}, '', '/change/docs/' + e.target.value) };
+              root.addEventListener('change', (e) => e.target['__reactProps$k1']?.onChange?.(e));
+            </script>`,
+          ),
+        };
       case '/hover/':
         // A menu that opens on mouseenter of a trigger with a pointer and no click handler (no
         // aria-haspopup), and a hover card on a name with neither pointer nor role.
@@ -129,6 +149,14 @@ describe('handlers a framework keeps on the element', () => {
     // Two cards, one hover, and the mount target: its own click listener, over no link or
     // control the scan's selector knows, makes it a control too (as before; Svelte marks no root).
     expect(seed.clickDiscovery?.made).toBe(4);
+  });
+});
+
+describe('form controls whose handler is a listener or a framework prop', () => {
+  it('selects are chosen option by option and a checkbox is checked', async () => {
+    const seed = await linksOfSeed('/change/');
+    expect(paths(seed.links)).toEqual(['/change/archive', '/change/de/', '/change/docs/v1', '/change/docs/v2', '/change/en/']);
+    expect(seed.clickDiscovery?.made).toBe(5);
   });
 });
 

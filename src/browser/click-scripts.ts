@@ -76,11 +76,14 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
   const clicked = w.__spacrawlClicked;
   const listened = (window as unknown as { __spacrawlClickListeners?: WeakSet<EventTarget> }).__spacrawlClickListeners;
   const hoverListened = (window as unknown as { __spacrawlHoverListeners?: WeakSet<EventTarget> }).__spacrawlHoverListeners;
+  const changeListened = (window as unknown as { __spacrawlChangeListeners?: WeakSet<EventTarget> }).__spacrawlChangeListeners;
   // What a press (see `clickCandidate`) reaches, and what a hover does, in React's prop names and Solid's.
   const PRESS_PROPS = ['onClick', 'onMouseDown', 'onPointerDown', 'onMouseUp', 'onPointerUp'];
   // Solid's (`$$click`) and Svelte 5's (`__click`: a function, or a function and its arguments).
   const PRESS_KEYS = ['$$click', '$$mousedown', '$$pointerdown', '$$mouseup', '$$pointerup', '__click', '__mousedown', '__pointerdown', '__mouseup', '__pointerup'];
   const HOVER_KEYS = ['__mouseover', '__pointerover'];
+  const CHANGE_PROPS = ['onChange', 'onInput'];
+  const CHANGE_KEYS = ['$$input', '__change', '__input'];
   const HOVER_PROPS = ['onMouseEnter', 'onMouseOver', 'onPointerEnter', 'onPointerOver'];
   const sigs: string[] = [];
   const actions: (string | undefined)[] = [];
@@ -209,7 +212,7 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
    * `$$click`, Svelte 5 `__click` (and `__mouseover`). All are own enumerable properties: one `Object.keys` per element, remembered for
    * the scan, and an element outside such an app has none.
    */
-  const NONE = { press: false, hover: false, root: false };
+  const NONE = { press: false, hover: false, change: false, root: false };
   let keptOf: Element | null = null;
   let keptIs = NONE;
   const kept = (el: Element): typeof NONE => {
@@ -220,22 +223,30 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     if (keys.length === 0) return keptIs;
     const o = el as unknown as Record<string, unknown>;
     const has = (p: Record<string, unknown>, names: readonly string[]): boolean => names.some((n) => typeof p[n] === 'function');
-    const out = { press: false, hover: false, root: false };
+    const out = { press: false, hover: false, change: false, root: false };
     for (const k of keys) {
       if (PRESS_KEYS.includes(k) && o[k] != null) out.press = true;
       else if (HOVER_KEYS.includes(k) && o[k] != null) out.hover = true;
+      else if (CHANGE_KEYS.includes(k) && o[k] != null) out.change = true;
       else if (k.startsWith('__reactContainer$') || k === '_reactRootContainer') out.root = true;
       else if (k.startsWith('__reactProps$') || k.startsWith('__reactEventHandlers$')) {
         const p = o[k];
         if (p && typeof p === 'object') {
           out.press ||= has(p as Record<string, unknown>, PRESS_PROPS);
           out.hover ||= has(p as Record<string, unknown>, HOVER_PROPS);
+          out.change ||= has(p as Record<string, unknown>, CHANGE_PROPS);
         }
       }
     }
     keptIs = out;
     return out;
   };
+  /**
+   * A form control whose own handler answers a change (`onchange`/`oninput`, a `change` or `input`
+   * listener: Vue's `@change`, Svelte 4's `on:change`; React's `onChange`, Svelte 5's `__change`,
+   * Solid's `$$input`): choosing or checking it tells the page something.
+   */
+  const answersChange = (el: Element): boolean => handles(el, 'change', 'input') || (changeListened?.has(el) ?? false) || kept(el).change;
   /**
    * A hover handler of the element's own (a listener, an `onmouseenter`/`onmouseover` property,
    * React's `onMouseEnter`), on an element that is not the page (`body`, `html`) nor an app's root,
@@ -267,7 +278,7 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
       const sel = el as HTMLSelectElement;
       if (sel.multiple || disabled(sel) || !visible(sel, cs)) return;
       const opts = [...sel.options].filter((o) => !o.disabled && o.value !== '');
-      if (!handles(sel, 'change', 'input') && !opts.some((o) => URLISH.test(o.value.trim()))) return;
+      if (!answersChange(sel) && !opts.some((o) => URLISH.test(o.value.trim()))) return;
       const label = labelOf(sel);
       for (const o of opts.slice(0, 20)) {
         const text = (o.label || o.text).replace(/\s+/g, ' ').trim().slice(0, 100);
@@ -277,7 +288,7 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     }
     // A `javascript:` anchor is a control only through a handler of its own (see `hasDestination`).
     if ((tag === 'a' || tag === 'area') && scriptUrl(el) && !handles(el, 'click', 'mousedown', 'pointerdown', 'mouseup', 'pointerup') && !ownListener(el, tag)) return;
-    const toggle = tag === 'input' && ['checkbox', 'radio'].includes((el as HTMLInputElement).type) && handles(el, 'change', 'click', 'input');
+    const toggle = tag === 'input' && ['checkbox', 'radio'].includes((el as HTMLInputElement).type) && (handles(el, 'click') || answersChange(el) || (listened?.has(el) ?? false) || kept(el).press);
     if (!toggle && (tag === 'option' || tag === 'textarea' || (tag === 'input' && !isSubmit(el)))) return;
     const role = el.getAttribute('role');
     const explicit =
@@ -466,7 +477,9 @@ export function recordNavigations(): void {
  * (a card or a table row that navigates, with no role, pointer or `onclick` to show it), on a
  * hidden `window.__spacrawlClickListeners` (a `WeakSet`) that {@link scanClickables} reads, and
  * those given a hover listener (`mouseenter`, `mouseover`, `pointerenter`, `pointerover`: a hover
- * card, a menu that opens on hover, jQuery's `.hover()`) on `window.__spacrawlHoverListeners`.
+ * card, a menu that opens on hover, jQuery's `.hover()`) on `window.__spacrawlHoverListeners`,
+ * and those given a `change` or `input` listener (a jump menu, a filter) on
+ * `window.__spacrawlChangeListeners`.
  * Listeners on an ancestor that handle their descendants' clicks (delegation: a table's, an
  * app root's) name no element and are not seen; React's and Solid's do, on the element itself
  * (see {@link scanClickables}).
@@ -477,6 +490,8 @@ export function installClickListenerWatch(): void {
   const hovered = new WeakSet<EventTarget>();
   Object.defineProperty(window, '__spacrawlClickListeners', { value: seen, enumerable: false });
   Object.defineProperty(window, '__spacrawlHoverListeners', { value: hovered, enumerable: false });
+  const changed = new WeakSet<EventTarget>();
+  Object.defineProperty(window, '__spacrawlChangeListeners', { value: changed, enumerable: false });
   const HOVER = new Set(['mouseenter', 'mouseover', 'pointerenter', 'pointerover']);
   const proto = EventTarget.prototype;
   const add = proto.addEventListener;
@@ -484,6 +499,7 @@ export function installClickListenerWatch(): void {
     if (listener && this instanceof Element) {
       if (type === 'click') seen.add(this);
       else if (HOVER.has(type)) hovered.add(this);
+      else if (type === 'change' || type === 'input') changed.add(this);
     }
     add.call(this, type, listener, options);
   };
