@@ -20,8 +20,8 @@ const page = (title: string, body: string): string => html(title, body);
  * A tiny renderer built as React 17+ is: the root container is marked `__reactContainer$<id>`,
  * each element carries its props under `__reactProps$<id>` (React 16: `__reactEventHandlers$<id>`),
  * and one listener per event type on the root walks up from the target calling the props'
- * handlers. Rows navigate with `pushState` (a router's `navigate()`), with no pointer cursor (a
- * MUI `TableRow hover` has none) and no role.
+ * handlers until one stops the propagation. Rows navigate with `pushState` (a router's
+ * `navigate()`), with no pointer cursor (a MUI `TableRow hover` has none) and no role.
  */
 const reactLike = (propsKey: string): string => `<div id="root"></div>
 <script>
@@ -29,7 +29,7 @@ const reactLike = (propsKey: string): string => `<div id="root"></div>
   const PROPS = '${propsKey}' + ID;
   const root = document.getElementById('root');
   root['__reactContainer$' + ID] = {};
-  const dispatch = (name) => (e) => { for (let n = e.target; n && n !== root; n = n.parentNode) n[PROPS]?.[name]?.(e); };
+  const dispatch = (name) => (e) => { for (let n = e.target; n && n !== root && !e.cancelBubble; n = n.parentNode) n[PROPS]?.[name]?.(e); };
   for (const [type, name] of [['click', 'onClick'], ['mouseover', 'onMouseOver'], ['mousedown', 'onMouseDown']]) root.addEventListener(type, dispatch(name));
   const h = (tag, props, ...kids) => { const el = document.createElement(tag); el[PROPS] = props; if (props.className) el.className = props.className; el.append(...kids); return el; };
   const navigate = (path) => { history.pushState({}, '', path); render(); };
@@ -39,6 +39,8 @@ const reactLike = (propsKey: string): string => `<div id="root"></div>
     const table = h('table', {});
     for (const i of [1, 2, 3]) table.append(h('tr', { className: 'MuiTableRow-hover', onClick: () => navigate(location.pathname + 'item-' + i) }, h('td', {}, 'Row ' + i)));
     root.append(table, h('div', { onMouseDown: () => navigate(location.pathname + 'pressed') }, 'Pressed card'));
+    // A product card that navigates, holding a wishlist button of its own (which reveals nothing).
+    root.append(h('div', { className: 'card', onClick: () => navigate(location.pathname + 'product') }, h('h3', {}, 'Product'), h('button', { onClick: (e) => e.stopPropagation() }, 'Wishlist')));
   }
   addEventListener('popstate', render);
   render();
@@ -129,12 +131,13 @@ async function linksOfSeed(seed: string, opts: Partial<CrawlOptions> = {}): Prom
 const paths = (urls: string[]): string[] => urls.map((u) => new URL(u).pathname).sort();
 
 describe('handlers a framework keeps on the element', () => {
-  it("React's delegated onClick and onMouseDown (17+ and 16) are clicked; the app's root is not", async () => {
+  it("React's delegated onClick and onMouseDown (17+ and 16) are clicked, a card holding a button too; the app's root is not", async () => {
     for (const app of ['/react/', '/react16/']) {
       const seed = await linksOfSeed(app);
-      expect(paths(seed.links)).toEqual(['item-1', 'item-2', 'item-3', 'pressed'].map((p) => `${app}${p}`));
-      // One click a row and one for the card: the root container, whose listeners serve the whole app, is not clicked.
-      expect(seed.clickDiscovery?.made).toBe(4);
+      expect(paths(seed.links)).toEqual(['item-1', 'item-2', 'item-3', 'pressed', 'product'].map((p) => `${app}${p}`));
+      // One click a row, one a card, one for the wishlist button: the root container, whose
+      // listeners serve the whole app, is not clicked.
+      expect(seed.clickDiscovery?.made).toBe(6);
     }
   });
 

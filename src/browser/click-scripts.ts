@@ -202,8 +202,16 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
    * container of links or controls (a nav, an app's root: their listener handles their
    * descendants' clicks, or only reports them).
    */
-  const ownListener = (el: Element, tag: string): boolean =>
-    ((listened?.has(el) ?? false) || kept(el).press) && tag !== 'body' && tag !== 'html' && !kept(el).root && el.querySelector('a[href], area[href], button, input, select, textarea, [role="button"], [role="link"]') === null;
+  const ownListener = (el: Element, tag: string): boolean => {
+    if (tag === 'body' || tag === 'html') return false;
+    const own = listened?.has(el) ?? false;
+    const k = kept(el);
+    if ((!own && !k.press) || k.root) return false;
+    // A framework's prop is the element's own handler, not one its descendants' clicks bubble
+    // to for dispatch: a product card that navigates is a control though it holds a "wishlist"
+    // button; one that holds a link leads where that link leads.
+    return el.querySelector(own ? 'a[href], area[href], button, input, select, textarea, [role="button"], [role="link"]' : 'a[href], area[href]') === null;
+  };
   /**
    * The handlers a framework keeps on the element itself while a single listener at the app's
    * root dispatches the events (so the element never gets a listener of its own): React 17+
