@@ -113,6 +113,20 @@ beforeAll(async () => {
             </script>`,
           ),
         };
+      case '/rows/':
+        // Rows highlighted on mouseenter (nothing revealed), and a menu bar whose items open
+        // their menu on mouseenter.
+        return {
+          body: page(
+            'Rows',
+            `<nav><ul>${[1, 2, 3, 4].map((i) => `<li class="menu"><span>Menu ${i}</span><div></div></li>`).join('')}</ul></nav>
+            <table>${Array.from({ length: 10 }, (_, i) => `<tr><td>Row ${i}</td></tr>`).join('')}</table>
+            <script>
+              document.querySelectorAll('li.menu').forEach((li, i) => li.addEventListener('mouseenter', () => { li.lastElementChild.innerHTML = '<a href="/rows/menu-' + (i + 1) + '">Item</a>'; }));
+              document.querySelectorAll('tr').forEach((tr) => tr.addEventListener('mouseenter', () => tr.classList.add('hi')));
+            </script>`,
+          ),
+        };
       default:
         return { body: page(`Page ${url.pathname}`, '') };
     }
@@ -168,6 +182,13 @@ describe('controls that answer the hover', () => {
     const seed = await linksOfSeed('/hover/');
     expect(paths(seed.links)).toEqual(['/hover/gadgets', '/hover/users/ada', '/hover/widgets']);
     expect(seed.clickDiscovery?.made).toBe(2);
+  });
+
+  it('a template whose first 3 hovers revealed nothing on a page is not hovered further there; one whose hover reveals links is hovered throughout', async () => {
+    const seed = await linksOfSeed('/rows/');
+    expect(paths(seed.links)).toEqual(['/rows/menu-1', '/rows/menu-2', '/rows/menu-3', '/rows/menu-4']);
+    expect(seed.clickDiscovery?.made).toBe(7);
+    expect(seed.clickDiscovery?.skipped.template).toBe(7);
   });
 
   it('--click off works none of them', async () => {
