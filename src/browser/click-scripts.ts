@@ -53,11 +53,12 @@ export interface ClickCandidate {
  * look clickable: an explicit role (`button`, `link`, `tab`, `treeitem`, `menuitem`),
  * `aria-expanded="false"`, `<summary>`, an `onclick` handler (attribute or property) or a `click`
  * listener of its own (see {@link installClickListenerWatch}), a `data-href` (a table row or card
- * whose click an ancestor's listener handles), or a `cursor: pointer` that the
+ * whose click an ancestor's listener handles), a press handler React or Solid keeps on the element
+ * (`onClick` in its `__reactProps$…`, `$$click`, Svelte 5's `__click`), or a `cursor: pointer` that the
  * element sets itself (not one inherited from a clickable ancestor); a checkbox or radio button
  * with a change or click handler of its own (`onchange`, `onclick`, `oninput`). Also what a person
  * works otherwise (see `ClickCandidate.action`): a menu trigger (`aria-haspopup`), links included,
- * is hovered; the options of a `<select>` with a handler of its own or whose values are URLs (a
+ * is hovered, and so is an element with a hover handler of its own and no click handler; the options of a `<select>` with a handler of its own or whose values are URLs (a
  * jump menu) are chosen, at most 20 of each (a country list is not worth 200 looks). Open shadow roots are
  * searched too. Elements whose accessible name matches `excludePattern` (destructive or
  * session-ending actions) are never returned, nor disabled ones (`disabled`, or
@@ -75,6 +76,16 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
   };
   const clicked = w.__spacrawlClicked;
   const listened = (window as unknown as { __spacrawlClickListeners?: WeakSet<EventTarget> }).__spacrawlClickListeners;
+  const hoverListened = (window as unknown as { __spacrawlHoverListeners?: WeakSet<EventTarget> }).__spacrawlHoverListeners;
+  const changeListened = (window as unknown as { __spacrawlChangeListeners?: WeakSet<EventTarget> }).__spacrawlChangeListeners;
+  // What a press (see `clickCandidate`) reaches, and what a hover does, in React's prop names and Solid's.
+  const PRESS_PROPS = ['onClick', 'onMouseDown', 'onPointerDown', 'onMouseUp', 'onPointerUp'];
+  // Solid's (`$$click`) and Svelte 5's (`__click`: a function, or a function and its arguments).
+  const PRESS_KEYS = ['$$click', '$$mousedown', '$$pointerdown', '$$mouseup', '$$pointerup', '__click', '__mousedown', '__pointerdown', '__mouseup', '__pointerup'];
+  const HOVER_KEYS = ['__mouseover', '__pointerover'];
+  const CHANGE_PROPS = ['onChange', 'onInput'];
+  const CHANGE_KEYS = ['$$input', '__change', '__input'];
+  const HOVER_PROPS = ['onMouseEnter', 'onMouseOver', 'onPointerEnter', 'onPointerOver'];
   const sigs: string[] = [];
   const actions: (string | undefined)[] = [];
   const ROLES = new Set(['button', 'link', 'tab', 'treeitem', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option']);
@@ -192,8 +203,71 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
    * container of links or controls (a nav, an app's root: their listener handles their
    * descendants' clicks, or only reports them).
    */
-  const ownListener = (el: Element, tag: string): boolean =>
-    (listened?.has(el) ?? false) && tag !== 'body' && tag !== 'html' && el.querySelector('a[href], area[href], button, input, select, textarea, [role="button"], [role="link"]') === null;
+  const ownListener = (el: Element, tag: string): boolean => {
+    if (tag === 'body' || tag === 'html') return false;
+    const own = listened?.has(el) ?? false;
+    const k = kept(el);
+    if ((!own && !k.press) || k.root) return false;
+    // A framework's prop is the element's own handler, not one its descendants' clicks bubble
+    // to for dispatch: a product card that navigates is a control though it holds a "wishlist"
+    // button; one that holds a link leads where that link leads.
+    return el.querySelector(own ? 'a[href], area[href], button, input, select, textarea, [role="button"], [role="link"]' : 'a[href], area[href]') === null;
+  };
+  /**
+   * The handlers a framework keeps on the element itself while a single listener at the app's
+   * root dispatches the events (so the element never gets a listener of its own): React 17+
+   * keeps the element's props under `__reactProps$<id>` (React 16: `__reactEventHandlers$<id>`),
+   * `onClick` among them, and marks its root container `__reactContainer$<id>`; Solid keeps
+   * `$$click`, Svelte 5 `__click` (and `__mouseover`). All are own enumerable properties: one `Object.keys` per element, remembered for
+   * the scan, and an element outside such an app has none.
+   */
+  const NONE = { press: false, hover: false, change: false, root: false };
+  let keptOf: Element | null = null;
+  let keptIs = NONE;
+  const kept = (el: Element): typeof NONE => {
+    if (el === keptOf) return keptIs;
+    keptOf = el;
+    keptIs = NONE;
+    const keys = Object.keys(el);
+    if (keys.length === 0) return keptIs;
+    const o = el as unknown as Record<string, unknown>;
+    const has = (p: Record<string, unknown>, names: readonly string[]): boolean => names.some((n) => typeof p[n] === 'function');
+    const out = { press: false, hover: false, change: false, root: false };
+    for (const k of keys) {
+      if (PRESS_KEYS.includes(k) && o[k] != null) out.press = true;
+      else if (HOVER_KEYS.includes(k) && o[k] != null) out.hover = true;
+      else if (CHANGE_KEYS.includes(k) && o[k] != null) out.change = true;
+      else if (k.startsWith('__reactContainer$') || k === '_reactRootContainer') out.root = true;
+      else if (k.startsWith('__reactProps$') || k.startsWith('__reactEventHandlers$')) {
+        const p = o[k];
+        if (p && typeof p === 'object') {
+          out.press ||= has(p as Record<string, unknown>, PRESS_PROPS);
+          out.hover ||= has(p as Record<string, unknown>, HOVER_PROPS);
+          out.change ||= has(p as Record<string, unknown>, CHANGE_PROPS);
+        }
+      }
+    }
+    keptIs = out;
+    return out;
+  };
+  /**
+   * A form control whose own handler answers a change (`onchange`/`oninput`, a `change` or `input`
+   * listener: Vue's `@change`, Svelte 4's `on:change`; React's `onChange`, Svelte 5's `__change`,
+   * Solid's `$$input`): choosing or checking it tells the page something.
+   */
+  const answersChange = (el: Element): boolean => handles(el, 'change', 'input') || (changeListened?.has(el) ?? false) || kept(el).change;
+  /**
+   * A hover handler of the element's own (a listener, an `onmouseenter`/`onmouseover` property,
+   * React's `onMouseEnter`), on an element that is not the page (`body`, `html`) nor an app's root,
+   * and holds no announced menu trigger (`aria-haspopup`): that trigger is hovered, and the
+   * hover reaches this element too (`mouseenter` goes to every ancestor).
+   */
+  const ownHover = (el: Element, tag: string): boolean =>
+    tag !== 'body' &&
+    tag !== 'html' &&
+    ((hoverListened?.has(el) ?? false) || handles(el, 'mouseenter', 'mouseover') || kept(el).hover) &&
+    !kept(el).root &&
+    el.querySelector('[aria-haspopup]:not([aria-haspopup="false"])') === null;
   const add = (el: Element, kind: string, name: string, on: boolean, action?: string, sigName = name): void => {
     if (name && exclude.test(name)) return;
     const landmark = landmarkOf(el);
@@ -213,7 +287,7 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
       const sel = el as HTMLSelectElement;
       if (sel.multiple || disabled(sel) || !visible(sel, cs)) return;
       const opts = [...sel.options].filter((o) => !o.disabled && o.value !== '');
-      if (!handles(sel, 'change', 'input') && !opts.some((o) => URLISH.test(o.value.trim()))) return;
+      if (!answersChange(sel) && !opts.some((o) => URLISH.test(o.value.trim()))) return;
       const label = labelOf(sel);
       for (const o of opts.slice(0, 20)) {
         const text = (o.label || o.text).replace(/\s+/g, ' ').trim().slice(0, 100);
@@ -223,7 +297,7 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     }
     // A `javascript:` anchor is a control only through a handler of its own (see `hasDestination`).
     if ((tag === 'a' || tag === 'area') && scriptUrl(el) && !handles(el, 'click', 'mousedown', 'pointerdown', 'mouseup', 'pointerup') && !ownListener(el, tag)) return;
-    const toggle = tag === 'input' && ['checkbox', 'radio'].includes((el as HTMLInputElement).type) && handles(el, 'change', 'click', 'input');
+    const toggle = tag === 'input' && ['checkbox', 'radio'].includes((el as HTMLInputElement).type) && (handles(el, 'click') || answersChange(el) || (listened?.has(el) ?? false) || kept(el).press);
     if (!toggle && (tag === 'option' || tag === 'textarea' || (tag === 'input' && !isSubmit(el)))) return;
     const role = el.getAttribute('role');
     const explicit =
@@ -236,8 +310,10 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
       ownListener(el, tag) ||
       // A row or card that names where its click goes, for a handler on an ancestor (delegation).
       el.hasAttribute('data-href');
-    // A menu trigger no click reaches (no role, no pointer): hovered.
-    const hover = !explicit && !pointer && popup(el);
+    // A menu trigger no click reaches (no role, no pointer), or an element whose own handler
+    // answers the hover and none its click (a hover card, a menu that opens on mouseenter, with
+    // or without a pointer): hovered.
+    const hover = !explicit && ((!pointer && popup(el)) || ownHover(el, tag));
     if (!explicit && !pointer && !hover) return;
     if (isSubmit(el) || !visible(el, cs) || disabled(el)) return;
     const on =
@@ -410,20 +486,31 @@ export function recordNavigations(): void {
 /**
  * Init script: remembers the elements a script gives a `click` listener with `addEventListener`
  * (a card or a table row that navigates, with no role, pointer or `onclick` to show it), on a
- * hidden `window.__spacrawlClickListeners` (a `WeakSet`) that {@link scanClickables} reads.
+ * hidden `window.__spacrawlClickListeners` (a `WeakSet`) that {@link scanClickables} reads, and
+ * those given a hover listener (`mouseenter`, `mouseover`, `pointerenter`, `pointerover`: a hover
+ * card, a menu that opens on hover, jQuery's `.hover()`) on `window.__spacrawlHoverListeners`,
+ * and those given a `change` or `input` listener (a jump menu, a filter) on
+ * `window.__spacrawlChangeListeners`.
  * Listeners on an ancestor that handle their descendants' clicks (delegation: a table's, an
- * app root's) name no element and are not seen.
+ * app root's) name no element and are not seen; React's and Solid's do, on the element itself
+ * (see {@link scanClickables}).
  */
 export function installClickListenerWatch(): void {
   if (Object.prototype.hasOwnProperty.call(window, '__spacrawlClickListeners')) return;
   const seen = new WeakSet<EventTarget>();
+  const hovered = new WeakSet<EventTarget>();
   Object.defineProperty(window, '__spacrawlClickListeners', { value: seen, enumerable: false });
+  Object.defineProperty(window, '__spacrawlHoverListeners', { value: hovered, enumerable: false });
+  const changed = new WeakSet<EventTarget>();
+  Object.defineProperty(window, '__spacrawlChangeListeners', { value: changed, enumerable: false });
+  const HOVER = new Set(['mouseenter', 'mouseover', 'pointerenter', 'pointerover']);
   const proto = EventTarget.prototype;
   const add = proto.addEventListener;
   // Kept now, before the page's scripts: a library may put its own `Element` on the window.
   const ElementType = Element;
   proto.addEventListener = function addEventListener(this: EventTarget, type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | AddEventListenerOptions): void {
-    if (type === 'click' && listener && this instanceof ElementType) seen.add(this);
+    const set = type === 'click' ? seen : HOVER.has(type) ? hovered : type === 'change' || type === 'input' ? changed : null;
+    if (set && listener && this instanceof ElementType) set.add(this);
     add.call(this, type, listener, options);
   };
 }

@@ -33,6 +33,8 @@ export function clickExcludePattern(exclude: readonly string[]): string {
 export const CLAIM_WAIT_MS = 5_000;
 /** How often (ms) a page whose every clickable waits on other pages looks again when no claim has ended. */
 const CLAIM_POLL_MS = 100;
+/** Settled hovers of one template that revealed nothing on a page before its other elements there are left unhovered. */
+const BARREN_HOVERS_IN_PAGE = 3;
 /**
  * Least wait (ms) after a click that started something (see `clickWithContext`) before its effects
  * are judged: the requests it started must reach the crawler first.
@@ -287,6 +289,15 @@ export async function exploreClicks(
       else opts.policy.release(t.sig);
     };
     let dom: Set<string> | null = null;
+    /**
+     * Per template of hovered elements on this page: how many settled hovers revealed nothing,
+     * and the templates one of whose hovers revealed something. A row highlight or a tooltip
+     * wired with `mouseenter` on every row reveals nothing: after {@link BARREN_HOVERS_IN_PAGE}
+     * such hovers its other elements are not hovered on this page (a menu bar whose first item
+     * opens a menu keeps every item hovered).
+     */
+    const hoverBarren = new Map<string, number>();
+    const hoverFruitful = new Set<string>();
     /** Templates of clickables found to close again on a second click (see below): clicked once each. */
     const toggles = new Set<string>();
     /** Bring the page back into `state` by clicking what is not on already; `false` if it went away. */
@@ -374,6 +385,11 @@ export async function exploreClicks(
         // Gone, disabled, or on already: not clicked, so nothing is learned from it. One that is
         // gone may be revealed again by a later click.
         if (!target && turn.clicks === 0) seenSigs.delete(turn.sig);
+        done(turn);
+        continue;
+      }
+      if (target.action === 'hover' && !hoverFruitful.has(turn.template) && (hoverBarren.get(turn.template) ?? 0) >= BARREN_HOVERS_IN_PAGE) {
+        result.skipped.template++;
         done(turn);
         continue;
       }
@@ -479,6 +495,10 @@ export async function exploreClicks(
       lastScan = cands;
       const revealed = turn.depth < opts.maxRevealDepth ? fresh(cands, turn.depth + 1, [...turn.state, turn.sig]) : [];
       const self = find(cands, turn.sig);
+      if (target.action === 'hover') {
+        if (after.fresh > 0 || revealed.length > 0) hoverFruitful.add(turn.template);
+        else if (settled) hoverBarren.set(turn.template, (hoverBarren.get(turn.template) ?? 0) + 1);
+      }
       // A hover or a chosen option shows the same again: only clicks are repeated.
       if ((after.fresh > 0 || redone) && turn.clicks <= opts.repeat && self && !self.on && self.action === undefined && !toggles.has(turn.template)) {
         // Again ("Next", "Load more"), after what this click revealed.

@@ -1,0 +1,198 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright';
+import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
+import { sharedBrowser } from './helpers/browser.js';
+import { Crawler } from '../src/crawl/crawler.js';
+import type { CrawlOptions } from '../src/crawl/options.js';
+import type { PageRecord } from '../src/model/record.js';
+
+// Controls whose handler no listener of their own shows: React and Solid keep an element's
+// handlers on the element and dispatch every event from one listener at the app's root; and
+// controls that answer the hover, not the click (hover cards, menus opening on mouseenter); and
+// form controls whose change handler is a listener or such a prop.
+
+let browser: Browser;
+let site: FixtureServer;
+
+const page = (title: string, body: string): string => html(title, body);
+
+/**
+ * A tiny renderer built as React 17+ is: the root container is marked `__reactContainer$<id>`,
+ * each element carries its props under `__reactProps$<id>` (React 16: `__reactEventHandlers$<id>`),
+ * and one listener per event type on the root walks up from the target calling the props'
+ * handlers until one stops the propagation. Rows navigate with `pushState` (a router's
+ * `navigate()`), with no pointer cursor (a MUI `TableRow hover` has none) and no role.
+ */
+const reactLike = (propsKey: string): string => `<div id="root"></div>
+<script>
+  const ID = 'k' + Math.random().toString(36).slice(2);
+  const PROPS = '${propsKey}' + ID;
+  const root = document.getElementById('root');
+  root['__reactContainer$' + ID] = {};
+  const dispatch = (name) => (e) => { for (let n = e.target; n && n !== root && !e.cancelBubble; n = n.parentNode) n[PROPS]?.[name]?.(e); };
+  for (const [type, name] of [['click', 'onClick'], ['mouseover', 'onMouseOver'], ['mousedown', 'onMouseDown']]) root.addEventListener(type, dispatch(name));
+  const h = (tag, props, ...kids) => { const el = document.createElement(tag); el[PROPS] = props; if (props.className) el.className = props.className; el.append(...kids); return el; };
+  const navigate = (path) => { history.pushState({}, '', path); render(); };
+  function render() {
+    root.replaceChildren();
+    if (!location.pathname.endsWith('/')) return root.append(h('h1', {}, 'Item'));
+    const table = h('table', {});
+    for (const i of [1, 2, 3]) table.append(h('tr', { className: 'MuiTableRow-hover', onClick: () => navigate(location.pathname + 'item-' + i) }, h('td', {}, 'Row ' + i)));
+    root.append(table, h('div', { onMouseDown: () => navigate(location.pathname + 'pressed') }, 'Pressed card'));
+    // A product card that navigates, holding a wishlist button of its own (which reveals nothing).
+    root.append(h('div', { className: 'card', onClick: () => navigate(location.pathname + 'product') }, h('h3', {}, 'Product'), h('button', { onClick: (e) => e.stopPropagation() }, 'Wishlist')));
+  }
+  addEventListener('popstate', render);
+  render();
+</script>`;
+
+beforeAll(async () => {
+  browser = await sharedBrowser();
+  site = await startFixtureServer((_req, url) => {
+    if (url.pathname === '/react/') return { body: page('React', reactLike('__reactProps$')) };
+    if (url.pathname === '/react16/') return { body: page('React 16', reactLike('__reactEventHandlers$')) };
+    switch (url.pathname) {
+      case '/solid/':
+        // Solid's delegated events: `$$click` on the element, one listener on the document.
+        return {
+          body: page(
+            'Solid',
+            `<ul id="list"></ul>
+            <script>
+              document.addEventListener('click', (e) => { for (let n = e.target; n; n = n.parentNode) if (n.$$click) return n.$$click(e); });
+              for (const i of [1, 2]) { const li = document.createElement('li'); li.textContent = 'Item ' + i; li.$$click = () => history.pushState({}, '', '/solid/item-' + i); document.getElementById('list').append(li); }
+            </script>`,
+          ),
+        };
+      case '/svelte/':
+        // Svelte 5's delegated events: \`__click\` (a handler and its arguments) and \`__mouseover\`
+        // on the element, one listener per event type at the mount target.
+        return {
+          body: page(
+            'Svelte',
+            `<main id="app"></main><div id="tip"></div>
+            <script>
+              const app = document.getElementById('app');
+              for (const type of ['click', 'mouseover']) app.addEventListener(type, (e) => { for (let n = e.target; n && n !== app; n = n.parentNode) { const h = n['__' + type]; if (h) return Array.isArray(h) ? h[0](e, ...h.slice(1)) : h(e); } });
+              const go = (_e, path) => history.pushState({}, '', path);
+              for (const i of [1, 2]) { const d = document.createElement('div'); d.textContent = 'Card ' + i; d.__click = [go, '/svelte/card-' + i]; app.append(d); }
+              const name = document.createElement('span'); name.textContent = 'Ada'; name.__mouseover = () => { document.getElementById('tip').innerHTML = '<a href="/svelte/ada">Ada</a>'; }; app.append(name);
+            </script>`,
+          ),
+        };
+      case '/change/':
+        // Jump menus and a filter checkbox whose handler is a `change` listener (Vue's @change,
+        // Svelte 4's on:change) or React's delegated onChange, with values that are not URLs.
+        return {
+          body: page(
+            'Change',
+            `<label>Language <select id="lang"><option value="en">English</option><option value="de">Deutsch</option></select></label>
+            <label><input type="checkbox" id="archived"> Archived</label><div id="out"></div>
+            <div id="root"><label>Version <select id="version"><option value="v2">v2</option><option value="v1">v1</option></select></label></div>
+            <script>
+              document.getElementById('lang').addEventListener('change', (e) => { location.href = '/change/' + e.target.value + '/'; });
+              document.getElementById('archived').addEventListener('change', (e) => { document.getElementById('out').innerHTML = e.target.checked ? '<a href="/change/archive">Archive</a>' : ''; });
+              const root = document.getElementById('root');
+              root['__reactContainer$k1'] = {};
+              document.getElementById('version')['__reactProps$k1'] = { onChange: (e) => history.pushState({}, '', '/change/docs/' + e.target.value) };
+              root.addEventListener('change', (e) => e.target['__reactProps$k1']?.onChange?.(e));
+            </script>`,
+          ),
+        };
+      case '/hover/':
+        // A menu that opens on mouseenter of a trigger with a pointer and no click handler (no
+        // aria-haspopup), and a hover card on a name with neither pointer nor role.
+        return {
+          body: page(
+            'Hover',
+            `<nav><span id="products" style="cursor: pointer">Products</span><div id="mega"></div></nav>
+            <main><p>Written by <span id="author">Ada</span></p><div id="card"></div></main>
+            <script>
+              document.getElementById('products').addEventListener('mouseenter', () => { document.getElementById('mega').innerHTML = '<a href="/hover/widgets">Widgets</a><a href="/hover/gadgets">Gadgets</a>'; });
+              document.getElementById('author').onmouseover = () => { document.getElementById('card').innerHTML = '<a href="/hover/users/ada">Ada\\'s profile</a>'; };
+            </script>`,
+          ),
+        };
+      case '/rows/':
+        // Rows highlighted on mouseenter (nothing revealed), and a menu bar whose items open
+        // their menu on mouseenter.
+        return {
+          body: page(
+            'Rows',
+            `<nav><ul>${[1, 2, 3, 4].map((i) => `<li class="menu"><span>Menu ${i}</span><div></div></li>`).join('')}</ul></nav>
+            <table>${Array.from({ length: 10 }, (_, i) => `<tr><td>Row ${i}</td></tr>`).join('')}</table>
+            <script>
+              document.querySelectorAll('li.menu').forEach((li, i) => li.addEventListener('mouseenter', () => { li.lastElementChild.innerHTML = '<a href="/rows/menu-' + (i + 1) + '">Item</a>'; }));
+              document.querySelectorAll('tr').forEach((tr) => tr.addEventListener('mouseenter', () => tr.classList.add('hi')));
+            </script>`,
+          ),
+        };
+      default:
+        return { body: page(`Page ${url.pathname}`, '') };
+    }
+  });
+});
+afterAll(async () => {
+  await site?.close();
+});
+
+async function linksOfSeed(seed: string, opts: Partial<CrawlOptions> = {}): Promise<PageRecord> {
+  const crawler = new Crawler({ seeds: [`${site.origin}${seed}`], maxDepth: 0, settleTimeoutMs: 3000, soft404: false, ...opts, browser });
+  const all: PageRecord[] = [];
+  for await (const r of crawler.records()) all.push(r);
+  return all.find((r) => r.depth === 0)!;
+}
+const paths = (urls: string[]): string[] => urls.map((u) => new URL(u).pathname).sort();
+
+describe('handlers a framework keeps on the element', () => {
+  it("React's delegated onClick and onMouseDown (17+ and 16) are clicked, a card holding a button too; the app's root is not", async () => {
+    for (const app of ['/react/', '/react16/']) {
+      const seed = await linksOfSeed(app);
+      expect(paths(seed.links)).toEqual(['item-1', 'item-2', 'item-3', 'pressed', 'product'].map((p) => `${app}${p}`));
+      // One click a row, one a card, one for the wishlist button: the root container, whose
+      // listeners serve the whole app, is not clicked.
+      expect(seed.clickDiscovery?.made).toBe(6);
+    }
+  });
+
+  it("Solid's delegated $$click is clicked", async () => {
+    const seed = await linksOfSeed('/solid/');
+    expect(paths(seed.links)).toEqual(['/solid/item-1', '/solid/item-2']);
+  });
+
+  it("Svelte 5's delegated __click is clicked and its __mouseover hovered", async () => {
+    const seed = await linksOfSeed('/svelte/');
+    expect(paths(seed.links)).toEqual(['/svelte/ada', '/svelte/card-1', '/svelte/card-2']);
+    // Two cards, one hover, and the mount target: its own click listener, over no link or
+    // control the scan's selector knows, makes it a control too (as before; Svelte marks no root).
+    expect(seed.clickDiscovery?.made).toBe(4);
+  });
+});
+
+describe('form controls whose handler is a listener or a framework prop', () => {
+  it('selects are chosen option by option and a checkbox is checked', async () => {
+    const seed = await linksOfSeed('/change/');
+    expect(paths(seed.links)).toEqual(['/change/archive', '/change/de/', '/change/docs/v1', '/change/docs/v2', '/change/en/']);
+    expect(seed.clickDiscovery?.made).toBe(5);
+  });
+});
+
+describe('controls that answer the hover', () => {
+  it('a menu opening on mouseenter (pointer, no click handler) and a hover card are hovered, and their links found', async () => {
+    const seed = await linksOfSeed('/hover/');
+    expect(paths(seed.links)).toEqual(['/hover/gadgets', '/hover/users/ada', '/hover/widgets']);
+    expect(seed.clickDiscovery?.made).toBe(2);
+  });
+
+  it('a template whose first 3 hovers revealed nothing on a page is not hovered further there; one whose hover reveals links is hovered throughout', async () => {
+    const seed = await linksOfSeed('/rows/');
+    expect(paths(seed.links)).toEqual(['/rows/menu-1', '/rows/menu-2', '/rows/menu-3', '/rows/menu-4']);
+    expect(seed.clickDiscovery?.made).toBe(7);
+    expect(seed.clickDiscovery?.skipped.template).toBe(7);
+  });
+
+  it('--click off works none of them', async () => {
+    const seed = await linksOfSeed('/hover/', { click: 'off' });
+    expect(seed.links).toEqual([]);
+  });
+});
