@@ -191,8 +191,8 @@ export const CRAWL_OPTIONS = {
     topic: 'pages',
     help: 'learn URL parameters that do not change the rendered page and skip further variants as duplicates',
   },
-  include: { flag: 'include', kind: 'list', default: [], value: 'PATTERN', topic: 'urls', help: 'only crawl canonical URLs matching this glob or /regex/ (repeatable)' },
-  exclude: { flag: 'exclude', kind: 'list', default: [], value: 'PATTERN', topic: 'urls', help: 'never crawl canonical URLs matching this glob or /regex/ (repeatable; wins over --include)' },
+  include: { flag: 'include', kind: 'list', default: [], value: 'PATTERN', topic: 'urls', help: 'only crawl canonical URLs matching this glob or /regex/ (repeatable; a glob starting with / is a path: /docs/**)' },
+  exclude: { flag: 'exclude', kind: 'list', default: [], value: 'PATTERN', topic: 'urls', help: 'never crawl canonical URLs matching this glob or /regex/ (repeatable; wins over --include; a glob starting with / is a path: /admin/**)' },
   hashRoutes: {
     flag: 'hash-routes',
     kind: 'string',

@@ -29,7 +29,8 @@ export class InvalidPatternError extends UsageError {
   }
 }
 
-const REGEX_LITERAL = /^\/(.+)\/([A-Za-z]*)$/s;
+// A regular expression literal's flags are JavaScript's (`/docs/api` is a path, not `docs` with flags).
+const REGEX_LITERAL = /^\/(.+)\/([dgimsuvy]*)$/s;
 
 /**
  * Compiles an include/exclude pattern into a `RegExp` tested against a whole canonical URL.
@@ -41,6 +42,9 @@ const REGEX_LITERAL = /^\/(.+)\/([A-Za-z]*)$/s;
  *   character (so a literal `?` before a query also matches); every other character is literal.
  *   Example: `https://a.test/blog/**` matches everything under `/blog/` (but not `/blog` itself);
  *   `**\/admin/**` matches any URL with an `/admin/` segment.
+ * - A glob that starts with `/` is a path: it is matched against what follows the URL's
+ *   `scheme://host:port` (the path and the query), on any host: `/admin/**` is everything under
+ *   `/admin/`. (As a whole-URL glob it could never match: every canonical URL starts with its scheme.)
  *
  * @param p the pattern
  * @returns a `RegExp` without the `g`/`y` flags
@@ -59,7 +63,8 @@ export function compilePattern(p: string): RegExp {
       throw new InvalidPatternError(p, reason);
     }
   }
-  let source = '^';
+  // A path glob starts after the URL's scheme and authority (see above).
+  let source = p.startsWith('/') ? '^[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*' : '^';
   for (let i = 0; i < p.length; i++) {
     const char = p.charAt(i);
     if (char === '*') {

@@ -164,6 +164,16 @@ describe('compilePattern', () => {
     ['/\\/admin\\//', 'https://a.test/admin/users', true], // regex is searched
     ['/^https:/', 'http://a.test/', false],
     ['/ADMIN/i', 'https://a.test/admin', true],
+    // A glob starting with '/' is a path, on any host; a regex literal's flags are JavaScript's.
+    ['/admin/**', 'https://a.test/admin/users?page=2', true],
+    ['/admin/**', 'http://b.test:8080/admin/x', true],
+    ['/admin/**', 'https://a.test/admin', false],
+    ['/admin/**', 'https://a.test/en/admin/x', false],
+    ['/docs/*', 'https://a.test/docs/intro', true],
+    ['/docs/*', 'https://a.test/docs/intro/more', false],
+    ['/docs/api', 'https://a.test/docs/api', true],
+    ['/docs/api', 'https://a.test/docs/api/v2', false],
+    ['/blog/is', 'https://a.test/BLOG/x', true], // flags i and s: a regex, searched
   ])('%s vs %s → %s', (pattern, url, expected) => {
     expect(compilePattern(pattern).test(url)).toBe(expected);
   });
@@ -175,7 +185,7 @@ describe('compilePattern', () => {
     expect(re.test('a')).toBe(true);
   });
 
-  it.each(['/(/', '/[a-/', '/a/q', ''])('throws a one-line InvalidPatternError for %j', (pattern) => {
+  it.each(['/(/', '/[a-/', '/a)/s', ''])('throws a one-line InvalidPatternError for %j', (pattern) => {
     let caught: unknown;
     try {
       compilePattern(pattern);
