@@ -1,0 +1,65 @@
+/**
+ * Hostile and broken pages: pages that crash their renderer, flood the crawler with events, or
+ * otherwise misbehave. Each record must stay true (the status the server sent, an honest error)
+ * and bounded, and the other pages of the crawl must be unaffected.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright';
+import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
+import { launchBrowser } from '../src/browser/launch.js';
+import { crawl, type CrawlOptions } from '../src/crawl/crawler.js';
+import type { PageRecord } from '../src/model/record.js';
+
+let browser: Browser;
+let server: FixtureServer;
+
+/** A script that nests 20,000 elements and lays them out: Chromium's renderer crashes (stack exhausted in style/layout). */
+const CRASH_NOW = '<script>let e = document.body; for (let i = 0; i < 20000; i++) { const d = document.createElement("div"); e.appendChild(d); e = d; } document.body.offsetHeight;</script>';
+
+beforeAll(async () => {
+  browser = (await launchBrowser()).browser;
+  server = await startFixtureServer((_req, url) => {
+    const p = url.pathname;
+    if (p === '/crash-home') return { body: html('Home', '<a href="/crash-early">c</a> <a href="/dialogs-early">d</a> <a href="/fine">f</a>') };
+    // The renderer crashes while the document is parsed, before DOMContentLoaded.
+    if (p === '/crash-early') return { body: html('Crash', `<a href="/never">n</a>${CRASH_NOW}<p>after</p>`) };
+    // Asks again and again while the document is parsed.
+    if (p === '/dialogs-early') return { body: html('Dialogs', '<a href="/never">n</a><script>for (;;) alert("again")</script>') };
+    if (p === '/moved') return { status: 302, headers: { location: '/crash-early' } };
+    if (p === '/fine') return { body: html('Fine', '') };
+    return { status: 404, body: html('Not found', '') };
+  });
+});
+afterAll(async () => {
+  await browser.close();
+  await server.close();
+});
+
+async function run(opts: Omit<CrawlOptions, 'browser'>): Promise<Map<string, PageRecord>> {
+  const recs: PageRecord[] = [];
+  for await (const r of crawl({ browser, retryBaseMs: 100, ...opts })) recs.push(r);
+  return new Map(recs.map((r) => [new URL(r.url).pathname, r]));
+}
+
+describe('a visit aborted while its document loads', () => {
+  it('keeps the status, URL and content type the server sent, next to the error', async () => {
+    const recs = await run({ seeds: [`${server.origin}/crash-home`], concurrency: 1, settleTimeoutMs: 2000 });
+    expect([...recs.keys()].sort()).toEqual(['/crash-early', '/crash-home', '/dialogs-early', '/fine']);
+    const pick = (r: PageRecord | undefined) => r && { status: r.status, finalUrl: r.finalUrl, contentType: r.contentType, error: r.error?.code ?? null, title: r.title, links: r.links };
+    expect(pick(recs.get('/crash-early'))).toEqual({ status: 200, finalUrl: `${server.origin}/crash-early`, contentType: 'text/html; charset=utf-8', error: 'page-crashed', title: null, links: [] });
+    expect(pick(recs.get('/dialogs-early'))).toEqual({ status: 200, finalUrl: `${server.origin}/dialogs-early`, contentType: 'text/html; charset=utf-8', error: 'too-many-dialogs', title: null, links: [] });
+    expect(pick(recs.get('/fine'))).toEqual({ status: 200, finalUrl: `${server.origin}/fine`, contentType: 'text/html; charset=utf-8', error: null, title: 'Fine', links: [] });
+    expect(server.count('/never')).toBe(0);
+  });
+
+  it('behind a redirect: the chain and the final answer', async () => {
+    const recs = await run({ seeds: [`${server.origin}/moved`], concurrency: 1, settleTimeoutMs: 2000 });
+    const r = recs.get('/moved');
+    expect(r && { status: r.status, finalUrl: r.finalUrl, chain: r.redirectChain, error: r.error?.code }).toEqual({
+      status: 200,
+      finalUrl: `${server.origin}/crash-early`,
+      chain: [{ url: `${server.origin}/moved`, status: 302, kind: 'http' }],
+      error: 'page-crashed',
+    });
+  });
+});
