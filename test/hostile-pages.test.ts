@@ -4,10 +4,11 @@
  * and bounded, and the other pages of the crawl must be unaffected.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright';
+import type { Browser, Page } from 'playwright';
 import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
 import { launchBrowser } from '../src/browser/launch.js';
-import { crawl, type CrawlOptions } from '../src/crawl/crawler.js';
+import { crawl } from '../src/crawl/crawler.js';
+import type { CrawlOptions } from '../src/crawl/options.js';
 import type { PageRecord } from '../src/model/record.js';
 
 let browser: Browser;
@@ -26,6 +27,9 @@ beforeAll(async () => {
     // Asks again and again while the document is parsed.
     if (p === '/dialogs-early') return { body: html('Dialogs', '<a href="/never">n</a><script>for (;;) alert("again")</script>') };
     if (p === '/moved') return { status: 302, headers: { location: '/crash-early' } };
+    // 20,000 console.error lines, then a link.
+    if (p === '/console-flood') return { body: html('Flood', '<script>for (let i = 0; i < 20000; i++) console.error("flood " + i)</script><a href="/one-error">o</a>') };
+    if (p === '/one-error') return { body: html('One', '<script>console.error("just one")</script>') };
     if (p === '/fine') return { body: html('Fine', '') };
     return { status: 404, body: html('Not found', '') };
   });
@@ -35,6 +39,7 @@ afterAll(async () => {
   await server.close();
 });
 
+/** Crawl with the test's browser (its own: these pages crash renderers); records by path. */
 async function run(opts: Omit<CrawlOptions, 'browser'>): Promise<Map<string, PageRecord>> {
   const recs: PageRecord[] = [];
   for await (const r of crawl({ browser, retryBaseMs: 100, ...opts })) recs.push(r);
@@ -61,5 +66,41 @@ describe('a visit aborted while its document loads', () => {
       chain: [{ url: `${server.origin}/moved`, status: 302, kind: 'http' }],
       error: 'page-crashed',
     });
+  });
+});
+
+describe('a page that floods its console', () => {
+  it('is recorded whole while the crawler stops hearing its console; the next visit of the tab hears it again', async () => {
+    // Counts the console messages Playwright hands the crawler's pages, without listening (a
+    // listener of the test's own would keep them coming).
+    let delivered = 0;
+    const counted = new WeakSet<Page>();
+    const hook = setInterval(() => {
+      for (const c of browser.contexts()) {
+        for (const page of c.pages()) {
+          if (counted.has(page)) continue;
+          counted.add(page);
+          // Playwright's client Page is a Node EventEmitter.
+          const emitter = page as unknown as { emit: (event: string | symbol, ...args: unknown[]) => boolean };
+          const emit = emitter.emit.bind(page);
+          emitter.emit = (event, ...args) => {
+            if (event === 'console') delivered++;
+            return emit(event, ...args);
+          };
+        }
+      }
+    }, 5);
+    try {
+      // Concurrency 1: both pages are visited in the same tab.
+      const recs = await run({ seeds: [`${server.origin}/console-flood`], concurrency: 1, settleTimeoutMs: 3000 });
+      const pick = (r: PageRecord | undefined) => r && { status: r.status, title: r.title, links: r.links, error: r.error, settled: r.settled, consoleErrors: r.consoleErrors.length, first: r.consoleErrors[0] };
+      expect(pick(recs.get('/console-flood'))).toEqual({ status: 200, title: 'Flood', links: [`${server.origin}/one-error`], error: null, settled: true, consoleErrors: 50, first: 'flood 0' });
+      expect(recs.get('/one-error')?.consoleErrors).toEqual(['just one']);
+      // Every message reached the crawler before; now about the first thousand do.
+      expect(delivered).toBeGreaterThanOrEqual(1000);
+      expect(delivered).toBeLessThan(10_000);
+    } finally {
+      clearInterval(hook);
+    }
   });
 });
