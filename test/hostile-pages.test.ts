@@ -30,6 +30,8 @@ beforeAll(async () => {
     // 20,000 console.error lines, then a link.
     if (p === '/console-flood') return { body: html('Flood', '<script>for (let i = 0; i < 20000; i++) console.error("flood " + i)</script><a href="/one-error">o</a>') };
     if (p === '/one-error') return { body: html('One', '<script>console.error("just one")</script>') };
+    // A 300,000-character title (rendered, and in the server's HTML).
+    if (p === '/long-title') return { body: html(`Start ${'T'.repeat(300_000)} end`, '<a href="/fine">f</a>') };
     if (p === '/fine') return { body: html('Fine', '') };
     return { status: 404, body: html('Not found', '') };
   });
@@ -102,5 +104,15 @@ describe('a page that floods its console', () => {
     } finally {
       clearInterval(hook);
     }
+  });
+});
+
+describe('a page with an enormous title', () => {
+  it('keeps the first 1000 characters of it, rendered and as the server sent it', async () => {
+    const recs = await run({ seeds: [`${server.origin}/long-title`], concurrency: 1, maxDepth: 0 });
+    const r = recs.get('/long-title')!;
+    const title = `Start ${'T'.repeat(994)}`;
+    expect({ title: r.title, serverTitle: r.serverHtml?.title, links: r.links, error: r.error }).toEqual({ title, serverTitle: title, links: [`${server.origin}/fine`], error: null });
+    expect(JSON.stringify(r).length).toBeLessThan(20_000);
   });
 });
