@@ -19,6 +19,19 @@ import { isImplicitFavicon } from './urls.js';
 /** Most entries kept per list of the record (console errors, page errors, failed requests, downloads, mixed content). */
 export const MAX_KEPT = 50;
 /**
+ * Most characters of a URL in the record's lists of what the page did (failed requests, mixed
+ * content, downloads); a longer one keeps its start and ends with `…`. A page that fetched 50
+ * URLs of 1 MB each (Chromium takes URLs up to 2 MB) made a 50 MB record. These lists describe,
+ * they are not crawled.
+ */
+export const MAX_LISTED_URL_CHARS = 2000;
+
+/** `url`, cut to {@link MAX_LISTED_URL_CHARS} (with `…`) when longer. */
+export function listedUrl(url: string): string {
+  return url.length > MAX_LISTED_URL_CHARS ? `${url.slice(0, MAX_LISTED_URL_CHARS)}…` : url;
+}
+
+/**
  * Console messages a visit hears, of any level, before it stops listening to the page's console
  * (see `PageEvents.mute`; the next visit listens again). Each message Playwright hands over holds
  * a handle per argument until the document goes: a page logging 100,000 `console.error` lines
@@ -73,7 +86,7 @@ function listenToPage(ctx: VisitContext, on: On): void {
   on('download', (d) => {
     if (act.current) {
       act.downloadsSeen++;
-      if (result.downloads.length < MAX_KEPT) result.downloads.push(d.url());
+      if (result.downloads.length < MAX_KEPT) result.downloads.push(listedUrl(d.url()));
     }
     d.cancel().catch(() => {});
   });
@@ -159,7 +172,7 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
     act.mine.add(r);
     act.noteNet(r, Date.now(), isCallTraffic(r, p));
     if (isCallOf(r, p)) act.callsSeen++;
-    if (r.url().startsWith('http:') && p.url().startsWith('https:') && !isNavOfMain(r) && result.mixedContent.length < MAX_KEPT) result.mixedContent.push(r.url());
+    if (r.url().startsWith('http:') && p.url().startsWith('https:') && !isNavOfMain(r) && result.mixedContent.length < MAX_KEPT) result.mixedContent.push(listedUrl(r.url()));
     if (r.resourceType() !== 'eventsource') {
       act.inflight.add(r);
       act.unread.set(r, null);
@@ -180,7 +193,7 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
     // The document's body failed after its answer (not the crawl's own refusal, an abort).
     if (r === act.mainRequest && act.mainResponse?.request() === r && failure && failure !== 'net::ERR_ABORTED') act.mainBodyFailed(failure.replace(/^net::/, ''));
     if (!isNavOfMain(r) && result.failedRequests.length < MAX_KEPT && !isImplicitFavicon(r) && !failure?.startsWith('net::ERR_BLOCKED_BY_CLIENT') && !stoppedReading) {
-      result.failedRequests.push({ url: r.url(), status: null, failure, resourceType: r.resourceType() });
+      result.failedRequests.push({ url: listedUrl(r.url()), status: null, failure, resourceType: r.resourceType() });
     }
   });
   on('response', (resp) => {
@@ -209,7 +222,7 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
       return;
     }
     if (resp.status() >= 400 && result.failedRequests.length < MAX_KEPT && !isImplicitFavicon(r)) {
-      result.failedRequests.push({ url: resp.url(), status: resp.status(), failure: null, resourceType: r.resourceType() });
+      result.failedRequests.push({ url: listedUrl(resp.url()), status: resp.status(), failure: null, resourceType: r.resourceType() });
     }
   });
 }
