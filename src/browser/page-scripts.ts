@@ -141,7 +141,8 @@ export function extractPage(): ExtractResult {
   const navEntry = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
   const pos = (n: number | undefined): number | null => (n && n > 0 ? Math.round(n) : null);
   return {
-    title: (document.title ?? '').trim(),
+    // MAX_TITLE_CHARS (model/record.ts): a 5 MB title is not carried out of the page.
+    title: (document.title ?? '').trim().slice(0, 1000).trimEnd(),
     links,
     frameSrcs,
     origin: self.origin,

@@ -16,6 +16,7 @@
  */
 import { StringMemo } from '../util/memo.js';
 import { toRequestUrl } from '../url/normalize.js';
+import { MAX_TITLE_CHARS } from '../model/record.js';
 
 /** Most bytes of the server's HTML read (2 MiB); the rest of a larger document is not looked at. */
 export const MAX_SERVER_HTML_BYTES = 2 * 1024 * 1024;
@@ -285,7 +286,7 @@ export function readServerHtml(html: string, documentUrl: string): ServerHtmlRea
       endTag.lastIndex = i;
       const close = endTag.exec(s)?.index ?? -1;
       const stop = close === -1 ? n : close;
-      if (name === 'title' && title === null && template === 0 && foreign === 0) title = decodeEntities(s.slice(i, stop)).replace(/\s+/g, ' ').trim() || null;
+      if (name === 'title' && title === null && template === 0 && foreign === 0) title = decodeEntities(s.slice(i, stop)).replace(/\s+/g, ' ').trim().slice(0, MAX_TITLE_CHARS).trimEnd() || null;
       if (name === 'textarea') addText(i, stop);
       const gt = close === -1 ? -1 : s.indexOf('>', close);
       i = gt === -1 ? n : gt + 1;

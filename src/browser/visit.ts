@@ -7,6 +7,7 @@
 import type { GateClock } from './measure-gate.js';
 import type { VisitTab } from './tab.js';
 import { a11yStages } from './visit/a11y.js';
+import { keepAnswered } from './visit/answer.js';
 import { newVisitContext, type VisitContext } from './visit/context.js';
 import { discover } from './visit/discover.js';
 import { extract } from './visit/extract.js';
@@ -160,6 +161,8 @@ async function runVisit(tab: VisitTab, requestedUrl: string, opts: VisitOptions,
       if (error instanceof VisitAbort) {
         result.error = error.recordError;
         if (error.recordError.code === 'interrupted') result.interrupted = true;
+        // Aborted while the document loaded (its renderer crashed, too many dialogs): the answer stays.
+        else keepAnswered(ctx);
       } else {
         result.error = stageError(stage, error, opts.navigationTimeoutMs);
       }

@@ -51,6 +51,12 @@ export interface LinkDetail {
 
 /** Cap on `linkDetails` per record, so a page with 100k links cannot bloat the report (its `links` and `externalLinks` keep them all). */
 export const MAX_LINK_DETAILS = 2000;
+/**
+ * Most characters of a page's title in the record (`title`, and `serverHtml.title`). A title is a
+ * line in a tab; a page whose `<title>` held 5 MB made a 7.3 MB record (and the same in every
+ * report that names the page). Also written as a literal in `extractPage`, which runs in the page.
+ */
+export const MAX_TITLE_CHARS = 1000;
 
 /**
  * The answer to one request spacrawl made outside any page, on behalf of a link of the page

@@ -105,6 +105,24 @@ export async function readAnswer(ctx: VisitContext, navError: RecordError | null
 }
 
 /**
+ * Keep what the main document answered on a visit that ended before {@link readAnswer} read it:
+ * the page's renderer crashed while the document was loading (a script that exhausts its stack or
+ * its heap during parsing), or the visit was aborted then (too many dialogs). The server did
+ * answer, so its status, URL and content type are the record's, next to the visit's error, as for
+ * a document that never reached DOMContentLoaded. Synchronous: the page may be gone.
+ */
+export function keepAnswered(ctx: VisitContext): void {
+  const { result, activity: act, document: doc } = ctx;
+  const resp = act.mainResponse;
+  // A redirect's response is not the document's answer.
+  if (result.status !== null || result.nonHtml || !resp || resp.request().redirectedTo()) return;
+  result.status = resp.status();
+  result.finalUrl = resp.url();
+  result.contentType = resp.headers()['content-type'] ?? null;
+  if (result.redirectChain.length === 0 && doc.hops.length > 0) result.redirectChain = [...doc.hops];
+}
+
+/**
  * Read the title and links of a document that never reached DOMContentLoaded (the server sent
  * part of it and stopped: a hanging body, a `Content-Length` it never fills, a connection cut
  * mid-body): the browser shows what it parsed, and a person can follow those links. The record

@@ -21,6 +21,7 @@ import { SPA_SIGNALS_EXPRESSION, type SpaReading } from '../spa-scripts.js';
 import { bodyDigest } from './history-route.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
+import { listedUrl } from './observe.js';
 
 /** Link sources a person can follow on the rendered page (frames have documents of their own; popups and frame `src`s are not followed). */
 const FOLLOWABLE: ReadonlySet<LinkSource> = new Set<LinkSource>(['anchor', 'shadow', 'click', 'scroll']);
@@ -90,7 +91,8 @@ function compareLinks(ctx: VisitContext, server: ReadonlySet<string>): void {
   const only = [...rendered].filter((u) => !server.has(u));
   view.renderedLinks = rendered.size;
   view.jsOnlyLinks = only.length;
-  view.jsOnlyLinkSamples = only.slice(0, MAX_SAMPLES);
+  // Examples for a reader: a 1 MB URL is shown by its start (see `listedUrl`).
+  view.jsOnlyLinkSamples = only.slice(0, MAX_SAMPLES).map(listedUrl);
 }
 
 /** The response's `Content-Type`, or `null`. */

@@ -18,6 +18,28 @@ import { isImplicitFavicon } from './urls.js';
 
 /** Most entries kept per list of the record (console errors, page errors, failed requests, downloads, mixed content). */
 export const MAX_KEPT = 50;
+/**
+ * Most characters of a URL in the record's lists of what the page did (failed requests, mixed
+ * content, downloads); a longer one keeps its start and ends with `…`. A page that fetched 50
+ * URLs of 1 MB each (Chromium takes URLs up to 2 MB) made a 50 MB record. These lists describe,
+ * they are not crawled.
+ */
+export const MAX_LISTED_URL_CHARS = 2000;
+
+/** `url`, cut to {@link MAX_LISTED_URL_CHARS} (with `…`) when longer. */
+export function listedUrl(url: string): string {
+  return url.length > MAX_LISTED_URL_CHARS ? `${url.slice(0, MAX_LISTED_URL_CHARS)}…` : url;
+}
+
+/**
+ * Console messages a visit hears, of any level, before it stops listening to the page's console
+ * (see `PageEvents.mute`; the next visit listens again). Each message Playwright hands over holds
+ * a handle per argument until the document goes: a page logging 100,000 `console.error` lines
+ * took the crawler's memory from 140 MB to 450 MB and its visit from 0.5 s to 19 s, its settle
+ * read queued behind the messages. The record keeps {@link MAX_KEPT} errors anyway; a hydration
+ * message after this many others is missed.
+ */
+export const MAX_CONSOLE_MESSAGES = 1_000;
 /** Most dialogs kept in the record (more are still counted against `maxDialogs`). */
 const MAX_DIALOGS_KEPT = 10;
 
@@ -64,7 +86,7 @@ function listenToPage(ctx: VisitContext, on: On): void {
   on('download', (d) => {
     if (act.current) {
       act.downloadsSeen++;
-      if (result.downloads.length < MAX_KEPT) result.downloads.push(d.url());
+      if (result.downloads.length < MAX_KEPT) result.downloads.push(listedUrl(d.url()));
     }
     d.cancel().catch(() => {});
   });
@@ -80,7 +102,9 @@ function listenToPage(ctx: VisitContext, on: On): void {
     const entry = hydrationEntry(text);
     if (entry) result.spa.hydration.push(entry);
   };
+  let consoleMessages = 0;
   on('console', (m) => {
+    if (++consoleMessages === MAX_CONSOLE_MESSAGES) ctx.tab.events.mute('console');
     if (!act.current) return;
     const type = m.type();
     if (type === 'error' || type === 'warning' || type === 'log' || type === 'info') hydration(m.text());
@@ -148,7 +172,7 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
     act.mine.add(r);
     act.noteNet(r, Date.now(), isCallTraffic(r, p));
     if (isCallOf(r, p)) act.callsSeen++;
-    if (r.url().startsWith('http:') && p.url().startsWith('https:') && !isNavOfMain(r) && result.mixedContent.length < MAX_KEPT) result.mixedContent.push(r.url());
+    if (r.url().startsWith('http:') && p.url().startsWith('https:') && !isNavOfMain(r) && result.mixedContent.length < MAX_KEPT) result.mixedContent.push(listedUrl(r.url()));
     if (r.resourceType() !== 'eventsource') {
       act.inflight.add(r);
       act.unread.set(r, null);
@@ -169,7 +193,7 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
     // The document's body failed after its answer (not the crawl's own refusal, an abort).
     if (r === act.mainRequest && act.mainResponse?.request() === r && failure && failure !== 'net::ERR_ABORTED') act.mainBodyFailed(failure.replace(/^net::/, ''));
     if (!isNavOfMain(r) && result.failedRequests.length < MAX_KEPT && !isImplicitFavicon(r) && !failure?.startsWith('net::ERR_BLOCKED_BY_CLIENT') && !stoppedReading) {
-      result.failedRequests.push({ url: r.url(), status: null, failure, resourceType: r.resourceType() });
+      result.failedRequests.push({ url: listedUrl(r.url()), status: null, failure, resourceType: r.resourceType() });
     }
   });
   on('response', (resp) => {
@@ -198,7 +222,7 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
       return;
     }
     if (resp.status() >= 400 && result.failedRequests.length < MAX_KEPT && !isImplicitFavicon(r)) {
-      result.failedRequests.push({ url: resp.url(), status: resp.status(), failure: null, resourceType: r.resourceType() });
+      result.failedRequests.push({ url: listedUrl(resp.url()), status: resp.status(), failure: null, resourceType: r.resourceType() });
     }
   });
 }
