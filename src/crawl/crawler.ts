@@ -6,6 +6,7 @@
  * @module
  */
 import { setMaxListeners } from 'node:events';
+import os from 'node:os';
 import pLimit from 'p-limit';
 import { ClickMemory } from '../browser/click-memory.js';
 import { BrowserSession } from '../browser/session.js';
@@ -38,6 +39,9 @@ import { auditSettings, type AuditSettings } from './audit-settings.js';
 import { CrawlSignals } from './signals.js';
 import { settledOrAborted, Wakeup } from '../util/wait.js';
 
+
+/** Pages in flight per CPU core past which a crawl says that more only compete (see `run`). */
+const CONCURRENCY_PER_CORE = 8;
 /** Leases held back at most while their host waits (politeness, Retry-After). */
 const PARK_LIMIT = 256;
 
@@ -227,6 +231,9 @@ export class Crawler {
     const maxTimer = o.maxTimeSeconds ? setTimeout(() => this.cancel('max-time'), o.maxTimeSeconds * 1000) : null;
 
     if (o.screenshotsDir) ensureWritableDir(o.screenshotsDir);
+    // Each page in flight is a tab with a renderer of its own: far past the cores, they only take turns.
+    const cores = os.availableParallelism();
+    if (o.concurrency > CONCURRENCY_PER_CORE * cores) this.signals.notice(`concurrency ${o.concurrency} on ${cores} CPU core${cores === 1 ? '' : 's'}: each page in flight is a tab with its own renderer, and past ~${CONCURRENCY_PER_CORE} a core they only share the CPU and memory (about 100 MB each)`);
 
     // A logged-in crawl (a login recipe, or a storage state) never requests a sign-out URL.
     const login = await CrawlLogin.prepare(o, this.input.loginEnv, {

@@ -15,7 +15,7 @@ import { NO_LIMIT, type OptionSpec } from './option-spec.js';
  * own flags sit between them is set in `src/cli/flags.ts`).
  */
 export const CRAWL_OPTIONS = {
-  concurrency: { flag: 'concurrency', kind: 'integer', min: 1, default: 4, value: 'N', topic: 'budget', help: 'pages in flight at once', doc: ' (a p-limit semaphore)' },
+  concurrency: { flag: 'concurrency', kind: 'integer', min: 1, max: 256, default: 4, value: 'N', topic: 'budget', help: 'pages in flight at once', doc: ' (a p-limit semaphore)' },
   maxDepth: {
     flag: 'max-depth',
     kind: 'integer',

@@ -75,6 +75,8 @@ describe('usage errors name what was meant: exit 2, one line, nothing on stdout'
     [['crawl', 'http://127.0.0.1:9/', '--settle-timeout', '99999999999'], 'spacrawl: --settle-timeout: Expected an integer less than or equal to 2147483647 but received: 99999999999\n'],
     [['crawl', 'http://127.0.0.1:9/', '--max-time', '99999999999'], 'spacrawl: --max-time: Expected an integer less than or equal to 2147483 but received: 99999999999\n'],
     [['crawl', 'http://127.0.0.1:9/', '--report', 'htm:x.html'], 'spacrawl: unknown report format "htm" (did you mean "html"?) (known: jsonl, json, csv, html, junit, sitemap, markdown)\n'],
+    // A thousand tabs on one machine: refused (each is a renderer of ~100 MB).
+    [['crawl', 'http://127.0.0.1:9/', '--concurrency', '1000'], 'spacrawl: --concurrency: Expected an integer less than or equal to 256 but received: 1000\n'],
     // A seed the crawl's own --exclude keeps out: a contradiction, refused before anything is requested.
     [
       ['crawl', 'http://127.0.0.1:9/docs/', 'http://127.0.0.1:9/admin/', '--exclude', '**/tmp/**', '--exclude', '**/admin/**'],
