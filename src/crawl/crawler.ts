@@ -8,6 +8,7 @@
 import { setMaxListeners } from 'node:events';
 import os from 'node:os';
 import pLimit from 'p-limit';
+import { PatternSkips } from './pattern-skips.js';
 import { ClickMemory } from '../browser/click-memory.js';
 import { BrowserSession } from '../browser/session.js';
 import { InfrastructureError } from '../model/errors.js';
@@ -214,9 +215,14 @@ export class Crawler {
 
   private async run(): Promise<void> {
     const o = this.options;
-    const emit = (r: PageRecord): void => void this.out.push(this.signals.record(r));
     const canonical = (u: string | URL): string => normalize(u, o.normalize);
     const scope = new Scope(o.seeds, { mode: o.scope, include: o.include, exclude: o.exclude, normalize: o.normalize });
+    // What --include and --exclude left out, told once the pages are done (see `pattern-skips.ts`).
+    const patternSkips = o.include.length > 0 || o.exclude.length > 0 ? new PatternSkips(scope) : null;
+    const emit = (r: PageRecord): void => {
+      patternSkips?.note(r);
+      this.out.push(this.signals.record(r));
+    };
     let robots: RobotsCache | null = null;
     const claims = new DocumentClaims(this.frontier, scope, canonical, async (u) => {
       if (!robots) return true;
@@ -282,6 +288,8 @@ export class Crawler {
       // The sitemap reader (fast-xml-parser) is loaded only with --sitemap.
       if (o.sitemap) await (await import('./sitemap-seeds.js')).seedFromSitemaps(session.http, robots, seeds, pipeline, (m) => this.signals.notice(m), this.sitemapUrls);
       await this.loop(this.job, pipeline, emit);
+      const left = patternSkips?.summary();
+      if (left) this.signals.notice(left);
     } finally {
       if (maxTimer) clearTimeout(maxTimer);
       this.input.signal?.removeEventListener('abort', onExternalAbort);
