@@ -1,6 +1,6 @@
 /**
  * The crawl loop (lease → schedule → visit → decide → complete) and its lifetime: start, budgets, parking,
- * cancellation, result. About 440 lines, one piece on purpose: what it keeps is the loop's own state (in-flight
+ * cancellation, result. About 460 lines, one piece on purpose: what it keeps is the loop's own state (in-flight
  * count, budgets, end reason) that every step of the loop reads; the jobs that do not need it live beside it
  * (page-job.ts, link-pipeline.ts, leases.ts, signals.ts, browser/session.ts).
  * @module

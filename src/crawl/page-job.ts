@@ -1,6 +1,6 @@
 /**
  * The page job: one leased URL from visit to completion (see {@link PageJob}), and the soft-404
- * probe's visit. About 500 lines, one piece on purpose: its steps share the job's parts (the tab
+ * probe's visit. About 550 lines, one piece on purpose: its steps share the job's parts (the tab
  * session, politeness, the lease) and read in order; the probe's plain request is here because it
  * takes its place in the host's politeness order as the job's navigations do.
  * @module
