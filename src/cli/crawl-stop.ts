@@ -114,7 +114,7 @@ export class CrawlStop {
       if (again) {
         // Records are already on disk line by line; leave now.
         this.hooks?.flush();
-        this.log(`${sig} again: exiting now`);
+        this.log(`${sig} again: exiting now; the pages in flight are dropped and no report is written (the JSON Lines of --out, if any, has every record so far; with --state a resume visits the dropped pages)`);
         this.close();
         this.io.exit(code);
       }

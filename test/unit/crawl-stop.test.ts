@@ -42,7 +42,10 @@ describe('Ctrl-C in each phase of a CLI crawl', () => {
     expect(stop.exitCode).toBe(130);
     expect(signal('SIGINT')).toBe(130);
     expect(did).toEqual(['cancel', 'flush']);
-    expect(lines).toEqual(['SIGINT: finishing pages in flight (press Ctrl-C again to quit at once)', 'SIGINT again: exiting now']);
+    expect(lines).toEqual([
+      'SIGINT: finishing pages in flight (press Ctrl-C again to quit at once)',
+      'SIGINT again: exiting now; the pages in flight are dropped and no report is written (the JSON Lines of --out, if any, has every record so far; with --state a resume visits the dropped pages)',
+    ]);
     expect(m.stderr()).toBe('');
   });
 
