@@ -127,6 +127,25 @@ beforeAll(async () => {
             </script>`,
           ),
         };
+      case '/composite/':
+        // Composite widgets whose container has a handler of its own (React Aria's and Radix's
+        // tablists and menus take the pointer and the keys on the container) or a pointer
+        // cursor: the tabs and the menu items are the controls, not the container.
+        return {
+          body: page(
+            'Composite',
+            `<div id="root"><div role="tablist" id="tabs"><div role="tab" aria-selected="true">One</div><div role="tab" aria-selected="false" id="two">Two</div></div><div id="panel"></div></div>
+            <div role="menu" style="cursor: pointer"><div role="menuitem" id="export">Export</div></div><div id="done"></div>
+            <script>
+              const root = document.getElementById('root');
+              root['__reactContainer$k1'] = {};
+              document.getElementById('tabs')['__reactProps$k1'] = { onPointerDown: () => {}, onKeyDown: () => {} };
+              document.getElementById('two')['__reactProps$k1'] = { onClick: () => { document.getElementById('panel').innerHTML = '<a href="/composite/two">Two</a>'; } };
+              root.addEventListener('click', (e) => { for (let n = e.target; n && n !== root; n = n.parentNode) n['__reactProps$k1']?.onClick?.(e); });
+              document.getElementById('export').addEventListener('click', () => { document.getElementById('done').innerHTML = '<a href="/composite/export">Exported</a>'; });
+            </script>`,
+          ),
+        };
       default:
         return { body: page(`Page ${url.pathname}`, '') };
     }
@@ -165,6 +184,16 @@ describe('handlers a framework keeps on the element', () => {
     expect(paths(seed.links)).toEqual(['/svelte/ada', '/svelte/card-1', '/svelte/card-2']);
     // Two cards, one hover, and the mount target: its own click listener, over no link or
     // control the scan's selector knows, makes it a control too (as before; Svelte marks no root).
+    expect(seed.clickDiscovery?.made).toBe(4);
+  });
+});
+
+describe('composite widgets', () => {
+  it('a tablist or menu with a handler or a pointer of its own is not clicked; its tabs and items are', async () => {
+    const seed = await linksOfSeed('/composite/');
+    expect(paths(seed.links)).toEqual(['/composite/export', '/composite/two']);
+    // "Two" and "Export" twice each (a click that revealed a link is tried again; "One" is
+    // selected already): not the tablist, not the menu (6 clicks when they were).
     expect(seed.clickDiscovery?.made).toBe(4);
   });
 });

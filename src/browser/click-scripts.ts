@@ -59,7 +59,8 @@ export interface ClickCandidate {
  * with a change or click handler of its own (`onchange`, `onclick`, `oninput`). Also what a person
  * works otherwise (see `ClickCandidate.action`): a menu trigger (`aria-haspopup`), links included,
  * is hovered, and so is an element with a hover handler of its own and no click handler; the options of a `<select>` with a handler of its own or whose values are URLs (a
- * jump menu) are chosen, at most 20 of each (a country list is not worth 200 looks). Open shadow roots are
+ * jump menu) are chosen, at most 20 of each (a country list is not worth 200 looks). The container of a composite widget (`tablist`, `menu`, `listbox` …)
+ * that holds its items is not a clickable: its items are. Open shadow roots are
  * searched too. Elements whose accessible name matches `excludePattern` (destructive or
  * session-ending actions) are never returned, nor disabled ones (`disabled`, or
  * `aria-disabled="true"` / `inert` on the element or an ancestor). Stores the elements on
@@ -89,6 +90,11 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
   const sigs: string[] = [];
   const actions: (string | undefined)[] = [];
   const ROLES = new Set(['button', 'link', 'tab', 'treeitem', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'option']);
+  // WAI-ARIA 1.2's composite widgets (§5.3.2): the container of items that are the controls. Its
+  // own handler (keyboard moves, pointer tracking, typeahead) serves them, and a press on it lands
+  // on whichever item is at its centre; the items are clicked on their own.
+  const COMPOSITE = new Set(['tablist', 'menu', 'menubar', 'listbox', 'radiogroup', 'tree', 'treegrid', 'grid', 'toolbar']);
+  const ITEMS = 'button, a[href], [role="tab"], [role="menuitem"], [role="menuitemcheckbox"], [role="menuitemradio"], [role="option"], [role="radio"], [role="treeitem"], [role="row"], [role="gridcell"]';
   const found: Element[] = [];
   const out: ClickCandidate[] = [];
   const nameOf = (el: Element): string => {
@@ -300,6 +306,7 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     const toggle = tag === 'input' && ['checkbox', 'radio'].includes((el as HTMLInputElement).type) && (handles(el, 'click') || answersChange(el) || (listened?.has(el) ?? false) || kept(el).press);
     if (!toggle && (tag === 'option' || tag === 'textarea' || (tag === 'input' && !isSubmit(el)))) return;
     const role = el.getAttribute('role');
+    if (role !== null && COMPOSITE.has(role) && el.querySelector(ITEMS) !== null) return;
     const explicit =
       toggle ||
       (role !== null && ROLES.has(role)) ||
