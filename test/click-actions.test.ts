@@ -36,6 +36,20 @@ beforeAll(async () => {
             </script>`,
           ),
         };
+      case '/raises/':
+        // An error as loaded; a button whose click logs a console error and then throws; a
+        // hover card whose mouseenter throws.
+        return {
+          body: page(
+            'Raises',
+            `<button id="sample">Swift</button><span id="tip">Ada</span>
+            <script>
+              console.error('boot failed');
+              document.getElementById('sample').addEventListener('click', () => { console.error('sample failed'); setTimeout(() => { throw new TypeError('x is undefined'); }); });
+              document.getElementById('tip').addEventListener('mouseenter', () => { throw new RangeError('no card'); });
+            </script>`,
+          ),
+        };
       case '/forms/':
         return {
           body: page(
@@ -101,6 +115,20 @@ async function linksOfSeed(seed: string, opts: Partial<CrawlOptions> = {}): Prom
   return { seed: all.find((r) => r.depth === 0)!, all };
 }
 const paths = (urls: string[]): string[] => urls.map((u) => new URL(u).pathname).sort();
+
+describe('what the page raises while its controls are worked', () => {
+  it("is the clicks', each with the control worked last, apart from what the page raised as loaded", async () => {
+    const { seed } = await linksOfSeed('/raises/');
+    expect(seed.consoleErrors).toEqual(['boot failed']);
+    expect(seed.pageErrors).toEqual([]);
+    expect(seed.clickDiscovery?.clicked).toEqual(['button|Swift|body', 'hover:span|Ada|body']);
+    expect(seed.clickDiscovery?.errors).toEqual([
+      { control: 'button|Swift|body', kind: 'console', message: 'sample failed' },
+      { control: 'button|Swift|body', kind: 'page', message: expect.stringMatching(/^TypeError: x is undefined \(at /) },
+      { control: 'hover:span|Ada|body', kind: 'page', message: expect.stringMatching(/^RangeError: no card \(at /) },
+    ]);
+  });
+});
 
 describe('controls worked otherwise than by a click', () => {
   it('menus that open on hover (aria-haspopup, on a link too) are hovered: their links are found, the trigger link is not clicked', async () => {

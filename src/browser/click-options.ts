@@ -68,6 +68,8 @@ export interface ExploreResult {
   blocked: number;
   /** Clickables found and not clicked, by reason (see {@link ClickSkips}). */
   skipped: ClickSkips;
+  /** The signatures of the controls worked, each once, in the order first worked (replays included). */
+  clicked: string[];
 }
 
 /**

@@ -128,7 +128,7 @@ function identity(u: string): string {
  * page that could not be restored all the same (its document replaced) ends its clicks: what is
  * left unclicked counts as skipped for `restore`, not `limit`.
  * @param known - hrefs already found on the page (updated; not reported again)
- * @param onClick - told right before each click (the page's activity learns that what follows was asked for)
+ * @param onClick - told right before each click, with the control's signature (the page's activity learns that what follows was asked for; what the page says next is the control's)
  * @param scanned - the page's clickables as a scan just read them (see `scanClickables`, with
  *   {@link clickExcludePattern} of `opts.exclude`), when nothing changed the page since; else scanned here
  */
@@ -137,10 +137,19 @@ export async function exploreClicks(
   known: Set<string>,
   opts: ClickOptions,
   settleWait: SettleWait,
-  onClick: () => void = () => {},
+  onClick: (signature: string) => void = () => {},
   scanned?: ClickCandidate[],
 ): Promise<ExploreResult> {
-  const result: ExploreResult = { links: [], clicks: 0, blocked: 0, skipped: { chrome: 0, template: 0, budget: 0, limit: 0, restore: 0 } };
+  const result: ExploreResult = { links: [], clicks: 0, blocked: 0, skipped: { chrome: 0, template: 0, budget: 0, limit: 0, restore: 0 }, clicked: [] };
+  const worked = new Set<string>();
+  /** Tell `onClick` and note the control in `result.clicked` (once). */
+  const working = (signature: string): void => {
+    if (!worked.has(signature)) {
+      worked.add(signature);
+      result.clicked.push(signature);
+    }
+    onClick(signature);
+  };
   /** Count a clickable left unclicked because the site memory says so. */
   const skippedByMemory = (sig: string, template: string): void => {
     const why = opts.policy.skipReason(sig, template);
@@ -309,7 +318,7 @@ export async function exploreClicks(
         // On already, or clicked already and showing its other state: the state is there.
         if (c.on || c.signature !== sig) continue;
         lastScan = null;
-        onClick();
+        working(c.signature);
         const made = await clickWithContext(page, c.index, exclude);
         if (!made.clicked) return stayed();
         const before = made.historyBefore;
@@ -408,7 +417,7 @@ export async function exploreClicks(
       }
       const before = dom ?? (await read()).all;
       const firstClick = turn.clicks === 0;
-      onClick();
+      working(turn.sig);
       const made = await clickWithContext(page, target.index, exclude);
       lastScan = null;
       if (!made.clicked) {

@@ -8,6 +8,7 @@ import { CHECK_IDS, checkOfFinding, type CheckId, type UncomparedCheck } from '.
 import { DEFAULT_THRESHOLD_MS, DEFAULT_THRESHOLD_RATIO } from './defaults.js';
 import { DiffInputError } from './errors.js';
 import { auditSource, compareFindings, findingKey, matchFindings, toFindings, type CrawlChecks } from './findings.js';
+import { isClickSubject } from '../report/click-errors.js';
 import { checkSameOrigins, indexSide, siteOrigins, type SideIndex } from './side.js';
 import { mapOriginHint } from './map-origin.js';
 import type { RecordSource } from './source.js';
@@ -135,6 +136,24 @@ function leftForBudgetNote(notCompared: readonly Finding[], oldFindings: Readonl
   return parts.length ? `findings not compared, neither new nor fixed: ${parts.join('; ')}` : null;
 }
 
+/**
+ * The note for findings raised by click discovery (see `click-errors.ts`) not compared because the
+ * other crawl did not work that control on that page, per crawl that has them; `null` for none.
+ * @param oldFindings - the older crawl's findings by key (the others are the newer crawl's)
+ * @param labels - the two crawls' labels, older first
+ */
+function unclickedNote(notCompared: readonly Finding[], oldFindings: ReadonlyMap<string, Finding>, sides: { old: CrawlChecks; new: CrawlChecks }, labels: [string, string]): string | null {
+  const counts = [0, 0];
+  for (const f of notCompared) {
+    if (!isClickSubject(f.subject) || f.page === null) continue;
+    const fromOld = oldFindings.has(findingKey(f));
+    const other = fromOld ? sides.new : sides.old;
+    if (other.worked && !other.worked(f.page, f.subject!)) counts[fromOld ? 0 : 1]!++;
+  }
+  const parts = [0, 1].filter((i) => counts[i]! > 0).map((i) => `${counts[i]} of ${labels[i]}'s (raised by a click ${labels[1 - i]} did not make on that page)`);
+  return parts.length ? `findings not compared, neither new nor fixed: ${parts.join('; ')}` : null;
+}
+
 function side(label: string, idx: SideIndex): DiffSide {
   return { source: label, records: idx.records, pages: idx.pages, seeds: idx.seeds };
 }
@@ -166,12 +185,19 @@ export async function diffCrawls(older: RecordSource, newer: RecordSource, opts:
   const auditOpts = { slowMs: opts.slowMs, ignore: opts.ignore, budget: opts.budget ?? null };
   const oldFindings = toFindings(await auditSource(older, auditOpts));
   const newFindings = toFindings(await auditSource(newer, auditOpts));
-  const sideChecks = (x: SideIndex): CrawlChecks => ({ checks: x.checks, hasRecord: (u) => x.urls.has(u), leftForBudget: (u) => x.urls.get(u)?.skipped === 'budget' });
+  const sideChecks = (x: SideIndex): CrawlChecks => ({
+    checks: x.checks,
+    hasRecord: (u) => x.urls.has(u),
+    leftForBudget: (u) => x.urls.get(u)?.skipped === 'budget',
+    worked: (u, subject) => x.urls.get(u)?.clicked?.has(subject) === true,
+  });
   const sides = { old: sideChecks(a), new: sideChecks(b) };
   const findings = matchFindings(oldFindings, newFindings, sides);
   const notices: string[] = [];
   const budgetNote = leftForBudgetNote(findings.notCompared, oldFindings, sides, [older.label, newer.label]);
   if (budgetNote) notices.push(budgetNote);
+  const clickNote = unclickedNote(findings.notCompared, oldFindings, sides, [older.label, newer.label]);
+  if (clickNote) notices.push(clickNote);
   const visual = await visualPart(older, newer, opts.visual ?? {}, notices);
   return {
     schemaVersion: DIFF_SCHEMA_VERSION,

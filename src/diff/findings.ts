@@ -7,6 +7,7 @@ import type { PageRecord } from '../model/record.js';
 import type { Budget } from '../report/budget.js';
 import { RULES, audit, failsOnEveryWarning, type AuditIssue, type AuditResult, type RuleId, type Severity } from '../report/audit.js';
 import { checkOfFinding, type CheckId } from './checks.js';
+import { isClickSubject } from '../report/click-errors.js';
 import { didYouMean } from '../util/nearest-name.js';
 import { DiffInputError } from './errors.js';
 import type { RecordSource } from './source.js';
@@ -109,13 +110,22 @@ export interface CrawlChecks {
    * nothing of it was checked there. Absent: every URL counts as checked.
    */
   leftForBudget?(url: string): boolean;
+  /**
+   * `true` when this crawl's click discovery worked the control of click subject `subject` (see
+   * `clickSubject`) on page `url`; `false` when it did not, or its record does not say. Absent:
+   * every control counts as worked everywhere.
+   */
+  worked?(url: string, subject: string): boolean;
 }
 
 /**
  * Match the findings of two crawls by identity. A finding in one crawl only whose optional
  * check (`checkOfFinding`) did not run in the other is neither new nor fixed: it is "not
  * compared" (`notCompared`), and counted in no rule's counts. So is one whose page, or link
- * target, the other crawl left for its page budget (`--max-pages`): that crawl did not look.
+ * target, the other crawl left for its page budget (`--max-pages`): that crawl did not look. And
+ * so is one raised after click discovery worked a control (its subject says which, see
+ * `click-errors.ts`) on a page where the other crawl did not work that control: which pages click a
+ * site-wide control depends on which come first, so the other crawl did not look either.
  * @param sides - the checks of each crawl; without it every check counts as run on both sides
  * @returns new (in `newer` only), fixed (in `older` only), unchanged (in both, with the newer
  *   message), not compared, each sorted by {@link compareFindings}, and counts per rule
@@ -136,7 +146,8 @@ export function matchFindings(older: ReadonlyMap<string, Finding>, newer: Readon
     const check = checkOfFinding(f, (u) => own.hasRecord(u));
     if (check !== null && !(own.checks.has(check) && other.checks.has(check))) return true;
     const unvisited = (u: string | null): boolean => u !== null && other.leftForBudget?.(u) === true;
-    return unvisited(f.page) || unvisited(f.url);
+    if (unvisited(f.page) || unvisited(f.url)) return true;
+    return isClickSubject(f.subject) && f.page !== null && other.worked !== undefined && !other.worked(f.page, f.subject!);
   };
   for (const [key, f] of newer) {
     if (uncompared(f, sides?.new, sides?.old)) {

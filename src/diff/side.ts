@@ -7,6 +7,7 @@ import { isPage, type PageRecord, type SkipReason, type Soft404Reason } from '..
 import { DiffInputError } from './errors.js';
 import type { RecordSource } from './source.js';
 import { CHECK_IDS, checksOfRecord, versionChecksOf, type CheckId } from './checks.js';
+import { clickedSubjects } from '../report/click-errors.js';
 
 /**
  * What a URL was in one crawl: `page` (DESIGN.md "Counting"), `redirect` (a redirect record, in
@@ -36,6 +37,11 @@ export interface UrlState {
    * site to the next.
    */
   clickOnly: ReadonlySet<string> | null;
+  /**
+   * The controls click discovery worked on this page, as finding subjects (see `clickSubject`),
+   * strings shared across the index; `null` when the record does not say (an older version's).
+   */
+  clicked: ReadonlySet<string> | null;
   /** `timings.total` and `timings.serverWaitMs` (ms), or `null`. */
   total: number | null;
   serverWaitMs: number | null;
@@ -93,6 +99,11 @@ function clickOnlyLinks(r: PageRecord, pool: (s: string) => string): Set<string>
   return out.size ? out : null;
 }
 
+/** `set` with its strings taken from `pool` (`null` stays `null`). */
+function internAll(set: Set<string> | null, pool: (s: string) => string): Set<string> | null {
+  return set === null ? null : new Set([...set].map(pool));
+}
+
 /**
  * Read a source once and index it by canonical URL. Link URLs are interned (one string per
  * distinct URL), so a page's links cost a pointer each.
@@ -128,6 +139,7 @@ export async function indexSide(source: RecordSource, intern: Map<string, string
       skipped: r.skipped,
       links: kind === 'page' ? r.links.map(pool) : [],
       clickOnly: kind === 'page' ? clickOnlyLinks(r, pool) : null,
+      clicked: kind === 'page' ? internAll(clickedSubjects(r), pool) : null,
       total: r.timings.total ?? null,
       serverWaitMs: r.timings.serverWaitMs ?? null,
       vitals: vitalsOf(r),

@@ -224,6 +224,32 @@ export interface ServerHtml {
 export interface ClickDiscovery {
   made: number;
   skipped: { chrome: number; template: number; budget: number; limit: number; restore: number };
+  /**
+   * The controls worked on the page, each once, by their click-memory signature (`kind|name|landmark`,
+   * `hover:` before a hovered one's kind; see `scanClickables`). Absent in records of spacrawl
+   * versions before it (then which controls were clicked is unknown).
+   */
+  clicked?: string[];
+  /**
+   * Console errors and uncaught exceptions raised after click discovery started, each with the
+   * control worked last before it (its signature, as in `clicked`; at most 50). They are not in the
+   * record's `consoleErrors` and `pageErrors`, which hold what the page did as loaded: which pages
+   * click a site-wide control depends on which come first (see `click-memory.ts`), so these differ
+   * between two crawls of one site, and a diff compares them only where both crawls clicked the
+   * control on the page. Absent in records of earlier versions (their `consoleErrors` and
+   * `pageErrors` hold these too).
+   */
+  errors?: ClickError[];
+}
+
+/** A console error or uncaught exception raised while click discovery worked the page (see {@link ClickDiscovery.errors}). */
+export interface ClickError {
+  /** The control worked last before it: its click-memory signature. */
+  control: string;
+  /** `console`: a `console.error` message; `page`: an uncaught exception (message and top frame). */
+  kind: 'console' | 'page';
+  /** As in `consoleErrors` / `pageErrors` (at most 1000 characters). */
+  message: string;
 }
 
 /** Failure without a usable HTTP response. `code` is one of {@link ErrorCode}. */

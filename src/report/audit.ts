@@ -4,6 +4,7 @@ import { blockedWhy, isBotWall, LinkCheckIssues } from './audit-links.js';
 import { reReadable } from './record-source.js';
 import type { Budget } from './budget.js';
 import { pageRuleIssues } from './page-rules.js';
+import { clickErrorIssues } from './click-errors.js';
 
 /** Severity of an audit rule. */
 export type Severity = 'error' | 'warning' | 'notice';
@@ -235,6 +236,8 @@ function recordIssues(r: PageRecord, add: AddIssue, refs: ReferrerLists, slowMs:
   if (!neverEnds) chainRule();
   for (const e of r.pageErrors) add('js-error', r.url, e);
   if (r.consoleErrors.length) add('console-error', r.url, `${r.consoleErrors.length} console error(s): ${r.consoleErrors[0]}`);
+  // Raised while click discovery worked the page: their own findings, by control.
+  for (const i of clickErrorIssues(r)) add(i.rule, r.url, i.message, undefined, i.subject);
   for (const f of r.failedRequests) add('failed-request', r.url, `${f.resourceType} ${f.url}: ${f.status ?? f.failure ?? 'failed'}`);
   for (const m of r.mixedContent) add('mixed-content', r.url, `http: subresource on an https: page: ${m}`);
   if (!html || r.skipped) return;

@@ -194,3 +194,65 @@ describe('pages one crawl left for its page budget', () => {
     expect(d.notices.filter((n) => n.includes('page budget'))).toEqual([]);
   });
 });
+
+describe('errors raised by click discovery', () => {
+  const SKIP = { chrome: 0, template: 0, budget: 0, limit: 0, restore: 0 };
+  const SWIFT = 'menuitemcheckbox|Swift|menu';
+  /**
+   * `/a` and `/b` carry the same sample-language menu; one crawl learns it on `/a`, where choosing
+   * Swift raises a TypeError and a console error; the other learns it on `/b`, where it does not.
+   * `/b` also has an error of its own as loaded, in both crawls.
+   */
+  const crawl = (learnedOn: '/a' | '/b', raises = true): PageRecord[] => [
+    page('/', 'Home', [['/a', 'A'], ['/b', 'B']]),
+    page('/a', 'A', [], {
+      clickDiscovery:
+        learnedOn === '/a'
+          ? { made: 2, skipped: SKIP, clicked: [SWIFT], errors: raises ? [{ control: SWIFT, kind: 'page', message: "TypeError: x is undefined (at convert (app.js:2:10))" }, { control: SWIFT, kind: 'console', message: 'sample failed' }] : [] }
+          : { made: 0, skipped: { ...SKIP, chrome: 1 }, clicked: [], errors: [] },
+    }),
+    page('/b', 'B', [], {
+      pageErrors: ['Error: boot (at main.js:1:1)'],
+      clickDiscovery: learnedOn === '/b' ? { made: 2, skipped: SKIP, clicked: [SWIFT], errors: [] } : { made: 0, skipped: { ...SKIP, chrome: 1 }, clicked: [], errors: [] },
+    }),
+  ];
+  const subjects = (fs: readonly { rule: string; page: string | null; subject?: string }[]): string[] => fs.map((f) => `${f.rule} ${f.page === null ? '-' : new URL(f.page).pathname} ${f.subject ?? '(as loaded)'}`).sort();
+
+  it('are findings of their own, per control, apart from the page as loaded', async () => {
+    const d = await diffCrawls(memorySource('OLD', crawl('/a')), memorySource('NEW', crawl('/a')));
+    expect(subjects(d.findings.unchanged)).toEqual([
+      'console-error /a after working "Swift" (menuitemcheckbox in menu)',
+      'js-error /a after working "Swift" (menuitemcheckbox in menu)',
+      'js-error /b (as loaded)',
+    ]);
+  });
+
+  it('are not compared where the other crawl did not work that control on the page: never new, never fixed, a note says so', async () => {
+    const moved = await diffCrawls(memorySource('OLD', crawl('/b')), memorySource('NEW', crawl('/a')));
+    expect(moved.findings.new).toEqual([]);
+    expect(subjects(moved.findings.notCompared)).toEqual(['console-error /a after working "Swift" (menuitemcheckbox in menu)', 'js-error /a after working "Swift" (menuitemcheckbox in menu)']);
+    expect(failingFindings(moved, parseGateFailOn('new', true).rules)).toEqual([]);
+    expect(moved.notices).toContain("findings not compared, neither new nor fixed: 2 of NEW's (raised by a click OLD did not make on that page)");
+    const back = await diffCrawls(memorySource('OLD', crawl('/a')), memorySource('NEW', crawl('/b')));
+    expect(back.findings.fixed).toEqual([]);
+    expect(subjects(back.findings.notCompared)).toHaveLength(2);
+    // The page's own error as loaded is compared as always.
+    expect(subjects(back.findings.unchanged)).toEqual(['js-error /b (as loaded)']);
+  });
+
+  it('are new where both crawls worked the control on the page and only the newer one raised them, fixed the other way', async () => {
+    const d = await diffCrawls(memorySource('OLD', crawl('/a', false)), memorySource('NEW', crawl('/a')));
+    expect(subjects(d.findings.new)).toEqual(['console-error /a after working "Swift" (menuitemcheckbox in menu)', 'js-error /a after working "Swift" (menuitemcheckbox in menu)']);
+    expect(failingFindings(d, parseGateFailOn('new', true).rules).map((f) => f.rule).sort()).toEqual(['console-error', 'js-error']);
+    const f = await diffCrawls(memorySource('OLD', crawl('/a')), memorySource('NEW', crawl('/a', false)));
+    expect(subjects(f.findings.fixed)).toHaveLength(2);
+    expect(f.findings.notCompared).toEqual([]);
+  });
+
+  it('against records that do not say which controls were clicked (an older version), are not compared', async () => {
+    const older = crawl('/a', false).map((r) => (r.clickDiscovery ? { ...r, clickDiscovery: { made: r.clickDiscovery.made, skipped: r.clickDiscovery.skipped } } : r));
+    const d = await diffCrawls(memorySource('OLD', older), memorySource('NEW', crawl('/a')));
+    expect(d.findings.new).toEqual([]);
+    expect(subjects(d.findings.notCompared)).toHaveLength(2);
+  });
+});

@@ -6,6 +6,7 @@
  */
 import type { Page } from 'playwright';
 import type { RecordError } from '../../model/record.js';
+import type { ClickError } from '../../model/observation.js';
 import type { ClickCandidate } from '../click-scripts.js';
 import type { SpaReading } from '../spa-scripts.js';
 import { answerOrStopHang, STOP_AFTER_MS } from '../hang-watch.js';
@@ -68,6 +69,14 @@ export interface VisitContext {
    * stage together with the DOM; `undefined` when not asked for, `null` when it could not be read.
    */
   serverBody: Promise<Buffer | null> | undefined;
+  /**
+   * The signature of the control click discovery worked last (see `ClickDiscovery.clicked`), or
+   * `null` before its first click: from then on the page's console errors and uncaught exceptions
+   * are the clicks' (`clickErrors`), not the page's as loaded.
+   */
+  clicking: string | null;
+  /** What the page raised after click discovery's first click (see `ClickDiscovery.errors`; at most `MAX_KEPT`). */
+  clickErrors: ClickError[];
 }
 
 /**
@@ -103,5 +112,7 @@ export function newVisitContext(tab: VisitTab, requestedUrl: string, opts: Visit
     spa: undefined,
     clickables: undefined,
     serverBody: undefined,
+    clicking: null,
+    clickErrors: [],
   };
 }

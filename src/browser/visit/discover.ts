@@ -48,10 +48,16 @@ export function discover(revealed: (ctx: VisitContext) => RevealedHook | null = 
         const click = { ...opts.click, ...(onRevealed ? { onRevealed } : {}), beforeFirstClick: beforeDiscovery, onFound };
         const settleWait = async (capMs: number): Promise<boolean> => waitForSettle(ctx, capMs).catch(() => false);
         // What a click makes the page ask for is content, not a re-poll (see `RepollWatch.newAction`).
-        const ex = await ctx.step(exploreClicks(p, known, click, settleWait, () => act.repoll.newAction(), ctx.clickables));
+        // What the page raises from the first click on is the clicks' (see `ClickDiscovery.errors`).
+        const onClick = (signature: string): void => {
+          ctx.clicking = signature;
+          act.repoll.newAction();
+        };
+        const ex = await ctx.step(exploreClicks(p, known, click, settleWait, onClick, ctx.clickables));
         result.links.push(...ex.links);
         result.clicks = ex.clicks;
-        result.clickDiscovery = { made: ex.clicks, skipped: ex.skipped };
+        // The same array as the context's: what the last click raises after this still lands.
+        result.clickDiscovery = { made: ex.clicks, skipped: ex.skipped, clicked: ex.clicked, errors: ctx.clickErrors };
       }
     },
   };

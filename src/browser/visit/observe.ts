@@ -109,17 +109,23 @@ function listenToPage(ctx: VisitContext, on: On): void {
     const type = m.type();
     if (type === 'error' || type === 'warning' || type === 'log' || type === 'info') hydration(m.text());
     // "Failed to load resource" lines repeat what failedRequests records already.
-    if (type === 'error' && result.consoleErrors.length < MAX_KEPT && !m.text().startsWith('Failed to load resource')) {
-      result.consoleErrors.push(m.text().slice(0, 1000));
-    }
+    if (type !== 'error' || m.text().startsWith('Failed to load resource')) return;
+    const message = m.text().slice(0, 1000);
+    // Once click discovery has clicked, what the page says is the clicks' (see `ClickDiscovery.errors`).
+    if (ctx.clicking !== null) {
+      if (ctx.clickErrors.length < MAX_KEPT) ctx.clickErrors.push({ control: ctx.clicking, kind: 'console', message });
+    } else if (result.consoleErrors.length < MAX_KEPT) result.consoleErrors.push(message);
   });
   on('pageerror', (e) => {
     if (!act.current) return;
     hydration(`${e.name}: ${e.message}`);
-    if (result.pageErrors.length >= MAX_KEPT) return;
+    const clicks = ctx.clicking !== null;
+    if ((clicks ? ctx.clickErrors : result.pageErrors).length >= MAX_KEPT) return;
     // The first frame of the page's own: spacrawl's wrappers (timers, crypto.subtle …) may be above it.
     const top = (e.stack ?? '').split('\n').find((l) => l.trim().startsWith('at ') && !l.includes(INJECTED_SOURCE_URL));
-    result.pageErrors.push(`${e.name}: ${e.message}${top ? ` (${top.trim()})` : ''}`.slice(0, 1000));
+    const message = `${e.name}: ${e.message}${top ? ` (${top.trim()})` : ''}`.slice(0, 1000);
+    if (clicks) ctx.clickErrors.push({ control: ctx.clicking!, kind: 'page', message });
+    else result.pageErrors.push(message);
   });
 }
 

@@ -1,0 +1,70 @@
+/**
+ * Findings of what a page raised while click discovery worked it (`ClickDiscovery.errors`): one
+ * `js-error` per uncaught exception and one `console-error` per control, each with the control
+ * as its subject, so that a diff tells them from the page's own errors as loaded and compares
+ * them only where both crawls clicked that control on the page (see `diff/findings.ts`).
+ * @module
+ */
+import type { PageRecord } from '../model/record.js';
+import type { ClickError } from '../model/observation.js';
+
+/** How every click subject starts (see {@link clickSubject}). */
+const PREFIX = 'after working ';
+
+/**
+ * The subject of a finding raised after working a control, from its click-memory signature
+ * (`kind|name|landmark`, `hover:` before a hovered one's kind; see `scanClickables`): e.g.
+ * `after working "Swift" (menuitemcheckbox in menu)`. The kind and the landmark are role and tag
+ * names (no `|`); whatever lies between them is the name.
+ * @param signature - a `ClickDiscovery.clicked` entry
+ */
+export function clickSubject(signature: string): string {
+  const first = signature.indexOf('|');
+  const last = signature.lastIndexOf('|');
+  if (first < 0 || last === first) return `${PREFIX}${signature}`;
+  const kind = signature.slice(0, first).replace(/^hover:/, 'hovered ');
+  return `${PREFIX}"${signature.slice(first + 1, last)}" (${kind} in ${signature.slice(last + 1) || 'page'})`;
+}
+
+/** `true` for a subject made by {@link clickSubject}. */
+export function isClickSubject(subject: string | undefined): boolean {
+  return subject !== undefined && subject.startsWith(PREFIX);
+}
+
+/**
+ * The subjects of the controls `r`'s click discovery worked (see {@link clickSubject}), or `null`
+ * when its record does not say (written by a spacrawl version before `ClickDiscovery.clicked`).
+ */
+export function clickedSubjects(r: Pick<PageRecord, 'clickDiscovery'>): Set<string> | null {
+  const clicked: unknown = r.clickDiscovery?.clicked;
+  if (r.clickDiscovery && !Array.isArray(clicked)) return null;
+  // A record read back from a file may have been edited: what is not a signature is left out.
+  return new Set(((clicked ?? []) as unknown[]).filter((c): c is string => typeof c === 'string').map(clickSubject));
+}
+
+/** One issue of {@link clickErrorIssues}: the rule, its message and its click subject. */
+export interface ClickErrorIssue {
+  rule: 'js-error' | 'console-error';
+  message: string;
+  subject: string;
+}
+
+/**
+ * The issues of `r`'s click-raised errors: each uncaught exception a `js-error`, each control's
+ * console errors one `console-error` ("2 console error(s): <the first>"), in the order raised.
+ */
+export function clickErrorIssues(r: Pick<PageRecord, 'clickDiscovery'>): ClickErrorIssue[] {
+  const errors: unknown = r.clickDiscovery?.errors;
+  if (!Array.isArray(errors) || errors.length === 0) return [];
+  const out: ClickErrorIssue[] = [];
+  const consoles = new Map<string, string[]>();
+  // A record read back from a file may have been edited: entries of another shape are left out.
+  const valid = (e: unknown): e is ClickError =>
+    typeof e === 'object' && e !== null && typeof (e as ClickError).control === 'string' && typeof (e as ClickError).message === 'string' && ((e as ClickError).kind === 'page' || (e as ClickError).kind === 'console');
+  for (const e of (errors as unknown[]).filter(valid)) {
+    if (e.kind === 'page') out.push({ rule: 'js-error', message: e.message, subject: clickSubject(e.control) });
+    else consoles.set(e.control, [...(consoles.get(e.control) ?? []), e.message]);
+  }
+  for (const [control, messages] of consoles) out.push({ rule: 'console-error', message: `${messages.length} console error(s): ${messages[0]}`, subject: clickSubject(control) });
+  return out;
+}
