@@ -7,7 +7,7 @@ import { compareUrls } from './changes.js';
 import { CHECK_IDS, checkOfFinding, type CheckId, type UncomparedCheck } from './checks.js';
 import { DEFAULT_THRESHOLD_MS, DEFAULT_THRESHOLD_RATIO } from './defaults.js';
 import { DiffInputError } from './errors.js';
-import { auditSource, compareFindings, findingKey, matchFindings, toFindings, type CrawlChecks } from './findings.js';
+import { a11yStateOf, auditSource, compareFindings, findingKey, matchFindings, toFindings, type CrawlChecks } from './findings.js';
 import { isClickSubject } from '../report/click-errors.js';
 import { checkSameOrigins, indexSide, siteOrigins, type SideIndex } from './side.js';
 import { mapOriginHint } from './map-origin.js';
@@ -137,20 +137,24 @@ function leftForBudgetNote(notCompared: readonly Finding[], oldFindings: Readonl
 }
 
 /**
- * The note for findings raised by click discovery (see `click-errors.ts`) not compared because the
- * other crawl did not work that control on that page, per crawl that has them; `null` for none.
+ * The note for findings raised by click discovery (see `click-errors.ts`), or found in a state its
+ * clicks revealed, not compared because the other crawl did not work that control (check that
+ * state) on that page, per crawl that has them; `null` for none.
  * @param oldFindings - the older crawl's findings by key (the others are the newer crawl's)
  * @param labels - the two crawls' labels, older first
  */
 function unclickedNote(notCompared: readonly Finding[], oldFindings: ReadonlyMap<string, Finding>, sides: { old: CrawlChecks; new: CrawlChecks }, labels: [string, string]): string | null {
   const counts = [0, 0];
   for (const f of notCompared) {
-    if (!isClickSubject(f.subject) || f.page === null) continue;
+    if (f.page === null) continue;
     const fromOld = oldFindings.has(findingKey(f));
     const other = fromOld ? sides.new : sides.old;
-    if (other.worked && !other.worked(f.page, f.subject!)) counts[fromOld ? 0 : 1]!++;
+    const state = a11yStateOf(f);
+    const unclicked = isClickSubject(f.subject) && other.worked !== undefined && !other.worked(f.page, f.subject!);
+    const unchecked = state !== null && other.checkedState !== undefined && !other.checkedState(f.page, state);
+    if (unclicked || unchecked) counts[fromOld ? 0 : 1]!++;
   }
-  const parts = [0, 1].filter((i) => counts[i]! > 0).map((i) => `${counts[i]} of ${labels[i]}'s (raised by a click ${labels[1 - i]} did not make on that page)`);
+  const parts = [0, 1].filter((i) => counts[i]! > 0).map((i) => `${counts[i]} of ${labels[i]}'s (found after clicks ${labels[1 - i]} did not make on that page)`);
   return parts.length ? `findings not compared, neither new nor fixed: ${parts.join('; ')}` : null;
 }
 
@@ -190,6 +194,7 @@ export async function diffCrawls(older: RecordSource, newer: RecordSource, opts:
     hasRecord: (u) => x.urls.has(u),
     leftForBudget: (u) => x.urls.get(u)?.skipped === 'budget',
     worked: (u, subject) => x.urls.get(u)?.clicked?.has(subject) === true,
+    checkedState: (u, state) => x.urls.get(u)?.a11yStates?.has(state) === true,
   });
   const sides = { old: sideChecks(a), new: sideChecks(b) };
   const findings = matchFindings(oldFindings, newFindings, sides);

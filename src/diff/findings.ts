@@ -116,6 +116,18 @@ export interface CrawlChecks {
    * every control counts as worked everywhere.
    */
   worked?(url: string, subject: string): boolean;
+  /**
+   * `true` when this crawl's accessibility check checked the revealed state `state` (a name as in
+   * `a11y.states`) on page `url`. Absent: every state counts as checked everywhere.
+   */
+  checkedState?(url: string, state: string): boolean;
+}
+
+/** The revealed state of an `a11y-*` finding (its subject is the axe rule, then the state's name), or `null` for the page as read. */
+export function a11yStateOf(f: Pick<Finding, 'rule' | 'subject'>): string | null {
+  if (!f.rule.startsWith('a11y-') || f.subject === undefined) return null;
+  const at = f.subject.indexOf(' ');
+  return at < 0 ? null : f.subject.slice(at + 1);
 }
 
 /**
@@ -125,7 +137,9 @@ export interface CrawlChecks {
  * target, the other crawl left for its page budget (`--max-pages`): that crawl did not look. And
  * so is one raised after click discovery worked a control (its subject says which, see
  * `click-errors.ts`) on a page where the other crawl did not work that control: which pages click a
- * site-wide control depends on which come first, so the other crawl did not look either.
+ * site-wide control depends on which come first, so the other crawl did not look either. The
+ * same for an `a11y-*` finding in a state clicks revealed that the other crawl did not check on
+ * that page.
  * @param sides - the checks of each crawl; without it every check counts as run on both sides
  * @returns new (in `newer` only), fixed (in `older` only), unchanged (in both, with the newer
  *   message), not compared, each sorted by {@link compareFindings}, and counts per rule
@@ -147,7 +161,9 @@ export function matchFindings(older: ReadonlyMap<string, Finding>, newer: Readon
     if (check !== null && !(own.checks.has(check) && other.checks.has(check))) return true;
     const unvisited = (u: string | null): boolean => u !== null && other.leftForBudget?.(u) === true;
     if (unvisited(f.page) || unvisited(f.url)) return true;
-    return isClickSubject(f.subject) && f.page !== null && other.worked !== undefined && !other.worked(f.page, f.subject!);
+    if (isClickSubject(f.subject) && f.page !== null && other.worked !== undefined && !other.worked(f.page, f.subject!)) return true;
+    const state = a11yStateOf(f);
+    return state !== null && f.page !== null && other.checkedState !== undefined && !other.checkedState(f.page, state);
   };
   for (const [key, f] of newer) {
     if (uncompared(f, sides?.new, sides?.old)) {

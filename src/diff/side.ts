@@ -42,6 +42,8 @@ export interface UrlState {
    * strings shared across the index; `null` when the record does not say (an older version's).
    */
   clicked: ReadonlySet<string> | null;
+  /** The states clicks revealed that the accessibility check checked on this page (`a11y.states`), strings shared; `null` without the check. */
+  a11yStates: ReadonlySet<string> | null;
   /** `timings.total` and `timings.serverWaitMs` (ms), or `null`. */
   total: number | null;
   serverWaitMs: number | null;
@@ -140,6 +142,7 @@ export async function indexSide(source: RecordSource, intern: Map<string, string
       links: kind === 'page' ? r.links.map(pool) : [],
       clickOnly: kind === 'page' ? clickOnlyLinks(r, pool) : null,
       clicked: kind === 'page' ? internAll(clickedSubjects(r), pool) : null,
+      a11yStates: kind === 'page' && Array.isArray(r.a11y?.states) ? internAll(new Set(r.a11y.states.filter((s) => typeof s === 'string')), pool) : null,
       total: r.timings.total ?? null,
       serverWaitMs: r.timings.serverWaitMs ?? null,
       vitals: vitalsOf(r),

@@ -232,7 +232,7 @@ describe('errors raised by click discovery', () => {
     expect(moved.findings.new).toEqual([]);
     expect(subjects(moved.findings.notCompared)).toEqual(['console-error /a after working "Swift" (menuitemcheckbox in menu)', 'js-error /a after working "Swift" (menuitemcheckbox in menu)']);
     expect(failingFindings(moved, parseGateFailOn('new', true).rules)).toEqual([]);
-    expect(moved.notices).toContain("findings not compared, neither new nor fixed: 2 of NEW's (raised by a click OLD did not make on that page)");
+    expect(moved.notices).toContain("findings not compared, neither new nor fixed: 2 of NEW's (found after clicks OLD did not make on that page)");
     const back = await diffCrawls(memorySource('OLD', crawl('/a')), memorySource('NEW', crawl('/b')));
     expect(back.findings.fixed).toEqual([]);
     expect(subjects(back.findings.notCompared)).toHaveLength(2);
@@ -254,5 +254,22 @@ describe('errors raised by click discovery', () => {
     const d = await diffCrawls(memorySource('OLD', older), memorySource('NEW', crawl('/a')));
     expect(d.findings.new).toEqual([]);
     expect(subjects(d.findings.notCompared)).toHaveLength(2);
+  });
+});
+
+describe('accessibility findings in states clicks revealed', () => {
+  const STATE = 'after clicking "Menu" (button) on /a';
+  const menu: A11yAudit = { ...a11y, violations: [{ ...a11y.violations[0]!, rule: 'label', state: STATE }], states: [STATE] };
+  const none: A11yAudit = { ...a11y, violations: [], states: [] };
+  const crawl = (onA: A11yAudit): PageRecord[] => [page('/', 'Home', [['/a', 'A']], { a11y: none }), page('/a', 'A', [], { a11y: onA })];
+
+  it('are compared only where the other crawl checked that state on the page', async () => {
+    const unchecked = await diffCrawls(memorySource('OLD', crawl(none)), memorySource('NEW', crawl(menu)));
+    expect(unchecked.findings.new).toEqual([]);
+    expect(unchecked.findings.notCompared.map(identity)).toEqual(['a11y-serious /a → /a']);
+    expect(unchecked.notices).toContain("findings not compared, neither new nor fixed: 1 of NEW's (found after clicks OLD did not make on that page)");
+    const checked = await diffCrawls(memorySource('OLD', crawl({ ...none, states: [STATE] })), memorySource('NEW', crawl(menu)));
+    expect(checked.findings.new.map(identity)).toEqual(['a11y-serious /a → /a']);
+    expect(checked.findings.notCompared).toEqual([]);
   });
 });
