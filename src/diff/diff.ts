@@ -7,8 +7,7 @@ import { compareUrls } from './changes.js';
 import { CHECK_IDS, checkOfFinding, type CheckId, type UncomparedCheck } from './checks.js';
 import { DEFAULT_THRESHOLD_MS, DEFAULT_THRESHOLD_RATIO } from './defaults.js';
 import { DiffInputError } from './errors.js';
-import { a11yStateOf, auditSource, compareFindings, findingKey, matchFindings, toFindings, type CrawlChecks } from './findings.js';
-import { isClickSubject } from '../report/click-errors.js';
+import { auditSource, compareFindings, findingKey, matchFindings, toFindings, unexploredIn, type CrawlChecks } from './findings.js';
 import { checkSameOrigins, indexSide, siteOrigins, type SideIndex } from './side.js';
 import { mapOriginHint } from './map-origin.js';
 import type { RecordSource } from './source.js';
@@ -146,13 +145,8 @@ function leftForBudgetNote(notCompared: readonly Finding[], oldFindings: Readonl
 function unclickedNote(notCompared: readonly Finding[], oldFindings: ReadonlyMap<string, Finding>, sides: { old: CrawlChecks; new: CrawlChecks }, labels: [string, string]): string | null {
   const counts = [0, 0];
   for (const f of notCompared) {
-    if (f.page === null) continue;
     const fromOld = oldFindings.has(findingKey(f));
-    const other = fromOld ? sides.new : sides.old;
-    const state = a11yStateOf(f);
-    const unclicked = isClickSubject(f.subject) && other.worked !== undefined && !other.worked(f.page, f.subject!);
-    const unchecked = state !== null && other.checkedState !== undefined && !other.checkedState(f.page, state);
-    if (unclicked || unchecked) counts[fromOld ? 0 : 1]!++;
+    if (unexploredIn(f, fromOld ? sides.new : sides.old)) counts[fromOld ? 0 : 1]!++;
   }
   const parts = [0, 1].filter((i) => counts[i]! > 0).map((i) => `${counts[i]} of ${labels[i]}'s (found after clicks ${labels[1 - i]} did not make on that page)`);
   return parts.length ? `findings not compared, neither new nor fixed: ${parts.join('; ')}` : null;

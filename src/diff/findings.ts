@@ -123,8 +123,20 @@ export interface CrawlChecks {
   checkedState?(url: string, state: string): boolean;
 }
 
+/**
+ * `true` when `f` was found after clicks (a click-raised error, see `click-errors.ts`, or an
+ * `a11y-*` finding in a state clicks revealed) that the crawl `other` did not make on `f`'s page:
+ * it did not work that control, or did not check that state, there.
+ */
+export function unexploredIn(f: Pick<Finding, 'rule' | 'page' | 'subject'>, other: CrawlChecks): boolean {
+  if (f.page === null || f.subject === undefined) return false;
+  if (isClickSubject(f.subject)) return other.worked !== undefined && !other.worked(f.page, f.subject);
+  const state = a11yStateOf(f);
+  return state !== null && other.checkedState !== undefined && !other.checkedState(f.page, state);
+}
+
 /** The revealed state of an `a11y-*` finding (its subject is the axe rule, then the state's name), or `null` for the page as read. */
-export function a11yStateOf(f: Pick<Finding, 'rule' | 'subject'>): string | null {
+function a11yStateOf(f: Pick<Finding, 'rule' | 'subject'>): string | null {
   if (!f.rule.startsWith('a11y-') || f.subject === undefined) return null;
   const at = f.subject.indexOf(' ');
   return at < 0 ? null : f.subject.slice(at + 1);
@@ -160,10 +172,7 @@ export function matchFindings(older: ReadonlyMap<string, Finding>, newer: Readon
     const check = checkOfFinding(f, (u) => own.hasRecord(u));
     if (check !== null && !(own.checks.has(check) && other.checks.has(check))) return true;
     const unvisited = (u: string | null): boolean => u !== null && other.leftForBudget?.(u) === true;
-    if (unvisited(f.page) || unvisited(f.url)) return true;
-    if (isClickSubject(f.subject) && f.page !== null && other.worked !== undefined && !other.worked(f.page, f.subject!)) return true;
-    const state = a11yStateOf(f);
-    return state !== null && f.page !== null && other.checkedState !== undefined && !other.checkedState(f.page, state);
+    return unvisited(f.page) || unvisited(f.url) || unexploredIn(f, other);
   };
   for (const [key, f] of newer) {
     if (uncompared(f, sides?.new, sides?.old)) {
