@@ -37,15 +37,16 @@ beforeAll(async () => {
           ),
         };
       case '/raises/':
-        // An error as loaded; a button whose click logs a console error and then throws; a
-        // hover card whose mouseenter throws.
+        // An error and a failed request as loaded; a button whose click logs a console error,
+        // asks for a missing resource and then throws; a hover card whose mouseenter throws.
         return {
           body: page(
             'Raises',
             `<button id="sample">Swift</button><span id="tip">Ada</span>
             <script>
               console.error('boot failed');
-              document.getElementById('sample').addEventListener('click', () => { console.error('sample failed'); setTimeout(() => { throw new TypeError('x is undefined'); }); });
+              fetch('/raises/boot.json');
+              document.getElementById('sample').addEventListener('click', () => { console.error('sample failed'); fetch('/raises/sample.json').then(() => { throw new TypeError('x is undefined'); }); });
               document.getElementById('tip').addEventListener('mouseenter', () => { throw new RangeError('no card'); });
             </script>`,
           ),
@@ -99,6 +100,9 @@ beforeAll(async () => {
               document.getElementById('more').addEventListener('click', () => { document.getElementById('out').innerHTML = '<a href="/js/revealed">Revealed</a>'; });
             </script>`),
         };
+      case '/raises/boot.json':
+      case '/raises/sample.json':
+        return { status: 404, body: 'not found' };
       default:
         return { body: page(`Page ${url.pathname}`, '') };
     }
@@ -121,9 +125,11 @@ describe('what the page raises while its controls are worked', () => {
     const { seed } = await linksOfSeed('/raises/');
     expect(seed.consoleErrors).toEqual(['boot failed']);
     expect(seed.pageErrors).toEqual([]);
+    expect(seed.failedRequests.map((f) => [new URL(f.url).pathname, f.status])).toEqual([['/raises/boot.json', 404]]);
     expect(seed.clickDiscovery?.clicked).toEqual(['button|Swift|body', 'hover:span|Ada|body']);
     expect(seed.clickDiscovery?.errors).toEqual([
       { control: 'button|Swift|body', kind: 'console', message: 'sample failed' },
+      { control: 'button|Swift|body', kind: 'request', message: `fetch ${site.origin}/raises/sample.json: 404` },
       { control: 'button|Swift|body', kind: 'page', message: expect.stringMatching(/^TypeError: x is undefined \(at /) },
       { control: 'hover:span|Ada|body', kind: 'page', message: expect.stringMatching(/^RangeError: no card \(at /) },
     ]);

@@ -231,9 +231,10 @@ export interface ClickDiscovery {
    */
   clicked?: string[];
   /**
-   * Console errors and uncaught exceptions raised after click discovery started, each with the
-   * control worked last before it (its signature, as in `clicked`; at most 50). They are not in the
-   * record's `consoleErrors` and `pageErrors`, which hold what the page did as loaded: which pages
+   * Console errors, uncaught exceptions and failed requests raised after click discovery's first
+   * click, each with the control worked last before it (a request: before it was sent; its
+   * signature, as in `clicked`; at most 50). They are not in the record's `consoleErrors`,
+   * `pageErrors` and `failedRequests`, which hold what the page did as loaded: which pages
    * click a site-wide control depends on which come first (see `click-memory.ts`), so these differ
    * between two crawls of one site, and a diff compares them only where both crawls clicked the
    * control on the page. Absent in records of earlier versions (their `consoleErrors` and
@@ -246,9 +247,15 @@ export interface ClickDiscovery {
 export interface ClickError {
   /** The control worked last before it: its click-memory signature. */
   control: string;
-  /** `console`: a `console.error` message; `page`: an uncaught exception (message and top frame). */
-  kind: 'console' | 'page';
-  /** As in `consoleErrors` / `pageErrors` (at most 1000 characters). */
+  /**
+   * `console`: a `console.error` message; `page`: an uncaught exception (message and top frame);
+   * `request`: a request of the page that failed or answered >= 400.
+   */
+  kind: 'console' | 'page' | 'request';
+  /**
+   * As in `consoleErrors` / `pageErrors` (at most 1000 characters); for a request, its resource
+   * type, URL and status or failure (`fetch http://…/api/x: 404`, the URL as in `failedRequests`).
+   */
   message: string;
 }
 

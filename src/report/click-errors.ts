@@ -1,6 +1,6 @@
 /**
  * Findings of what a page raised while click discovery worked it (`ClickDiscovery.errors`): one
- * `js-error` per uncaught exception and one `console-error` per control, each with the control
+ * `js-error` per uncaught exception, one `failed-request` per request, one `console-error` per control, each with the control
  * as its subject, so that a diff tells them from the page's own errors as loaded and compares
  * them only where both crawls clicked that control on the page (see `diff/findings.ts`).
  * @module
@@ -44,14 +44,15 @@ export function clickedSubjects(r: Pick<PageRecord, 'clickDiscovery'>): Set<stri
 
 /** One issue of {@link clickErrorIssues}: the rule, its message and its click subject. */
 export interface ClickErrorIssue {
-  rule: 'js-error' | 'console-error';
+  rule: 'js-error' | 'console-error' | 'failed-request';
   message: string;
   subject: string;
 }
 
 /**
- * The issues of `r`'s click-raised errors: each uncaught exception a `js-error`, each control's
- * console errors one `console-error` ("2 console error(s): <the first>"), in the order raised.
+ * The issues of `r`'s click-raised errors: each uncaught exception a `js-error`, each failed
+ * request a `failed-request`, each control's console errors one `console-error` ("2 console
+ * error(s): <the first>"), in the order raised.
  */
 export function clickErrorIssues(r: Pick<PageRecord, 'clickDiscovery'>): ClickErrorIssue[] {
   const errors: unknown = r.clickDiscovery?.errors;
@@ -60,9 +61,10 @@ export function clickErrorIssues(r: Pick<PageRecord, 'clickDiscovery'>): ClickEr
   const consoles = new Map<string, string[]>();
   // A record read back from a file may have been edited: entries of another shape are left out.
   const valid = (e: unknown): e is ClickError =>
-    typeof e === 'object' && e !== null && typeof (e as ClickError).control === 'string' && typeof (e as ClickError).message === 'string' && ((e as ClickError).kind === 'page' || (e as ClickError).kind === 'console');
+    typeof e === 'object' && e !== null && typeof (e as ClickError).control === 'string' && typeof (e as ClickError).message === 'string' && ['page', 'console', 'request'].includes((e as ClickError).kind);
   for (const e of (errors as unknown[]).filter(valid)) {
     if (e.kind === 'page') out.push({ rule: 'js-error', message: e.message, subject: clickSubject(e.control) });
+    else if (e.kind === 'request') out.push({ rule: 'failed-request', message: e.message, subject: clickSubject(e.control) });
     else consoles.set(e.control, [...(consoles.get(e.control) ?? []), e.message]);
   }
   for (const [control, messages] of consoles) out.push({ rule: 'console-error', message: `${messages.length} console error(s): ${messages[0]}`, subject: clickSubject(control) });

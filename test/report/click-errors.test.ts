@@ -38,17 +38,20 @@ describe('click-raised issues', () => {
       { control: 'button|Go|main', kind: 'page', message: 'TypeError: x' },
       { control: 'button|Go|main', kind: 'console', message: 'two' },
       { control: 'tab|Two|main', kind: 'page', message: 'RangeError: y' },
+      { control: 'tab|Two|main', kind: 'request', message: 'fetch http://a.test/api: 404' },
       null,
       { control: 'tab|Two|main', kind: 'other', message: 'z' },
     ]);
     expect(clickErrorIssues(r)).toEqual([
       { rule: 'js-error', message: 'TypeError: x', subject: 'after working "Go" (button in main)' },
       { rule: 'js-error', message: 'RangeError: y', subject: 'after working "Two" (tab in main)' },
+      { rule: 'failed-request', message: 'fetch http://a.test/api: 404', subject: 'after working "Two" (tab in main)' },
       { rule: 'console-error', message: '2 console error(s): one', subject: 'after working "Go" (button in main)' },
     ]);
-    const issues = audit([r]).issues.filter((i) => i.rule === 'js-error' || i.rule === 'console-error');
+    const issues = audit([r]).issues.filter((i) => i.rule === 'js-error' || i.rule === 'console-error' || i.rule === 'failed-request');
     expect(issues.map((i) => `${i.rule} ${i.subject ?? '(as loaded)'}`).sort()).toEqual([
       'console-error after working "Go" (button in main)',
+      'failed-request after working "Two" (tab in main)',
       'js-error (as loaded)',
       'js-error after working "Go" (button in main)',
       'js-error after working "Two" (tab in main)',

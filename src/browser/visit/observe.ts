@@ -7,6 +7,7 @@
  */
 import type { Page, Request } from 'playwright';
 import type { DialogRecord } from '../../model/record.js';
+import type { FailedRequest } from '../../model/observation.js';
 import type { PageEventMap, PageEventName } from '../page-events.js';
 import { hydrationEntry, MAX_HYDRATION_MESSAGES } from '../hydration.js';
 import { stopScripts } from '../hang-watch.js';
@@ -160,6 +161,15 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
   const isNavOfMain = (r: Request): boolean => r.isNavigationRequest() && r.frame() === p.mainFrame();
   /** Requests the server answered with a status below 400 (their headers are in). */
   const answered = new WeakSet<Request>();
+  /** Requests sent after click discovery's first click: the control worked last before each (see `ClickDiscovery.errors`). */
+  const sentByClick = new WeakMap<Request, string>();
+  /** Record a failed request: the clicks' when a click preceded it, else the page's as loaded. */
+  const failed = (r: Request, f: FailedRequest): void => {
+    const control = sentByClick.get(r);
+    if (control === undefined) {
+      if (result.failedRequests.length < MAX_KEPT) result.failedRequests.push(f);
+    } else if (ctx.clickErrors.length < MAX_KEPT) ctx.clickErrors.push({ control, kind: 'request', message: `${f.resourceType} ${f.url}: ${f.status ?? f.failure ?? 'failed'}` });
+  };
   const ended = (r: Request): boolean => {
     if (!act.mine.has(r)) return false;
     act.noteNet(r, Date.now(), isCallTraffic(r, p));
@@ -176,6 +186,7 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
     if (isNavOfMain(r) && (act.mainRequest === null || r.redirectedFrom() === act.mainRequest)) act.mainRequest = r;
     if (!act.current && !isNavOfMain(r)) return;
     act.mine.add(r);
+    if (ctx.clicking !== null) sentByClick.set(r, ctx.clicking);
     act.noteNet(r, Date.now(), isCallTraffic(r, p));
     if (isCallOf(r, p)) act.callsSeen++;
     if (r.url().startsWith('http:') && p.url().startsWith('https:') && !isNavOfMain(r) && result.mixedContent.length < MAX_KEPT) result.mixedContent.push(listedUrl(r.url()));
@@ -198,8 +209,8 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
     const stoppedReading = failure === 'net::ERR_ABORTED' && answered.has(r);
     // The document's body failed after its answer (not the crawl's own refusal, an abort).
     if (r === act.mainRequest && act.mainResponse?.request() === r && failure && failure !== 'net::ERR_ABORTED') act.mainBodyFailed(failure.replace(/^net::/, ''));
-    if (!isNavOfMain(r) && result.failedRequests.length < MAX_KEPT && !isImplicitFavicon(r) && !failure?.startsWith('net::ERR_BLOCKED_BY_CLIENT') && !stoppedReading) {
-      result.failedRequests.push({ url: listedUrl(r.url()), status: null, failure, resourceType: r.resourceType() });
+    if (!isNavOfMain(r) && !isImplicitFavicon(r) && !failure?.startsWith('net::ERR_BLOCKED_BY_CLIENT') && !stoppedReading) {
+      failed(r, { url: listedUrl(r.url()), status: null, failure, resourceType: r.resourceType() });
     }
   });
   on('response', (resp) => {
@@ -227,9 +238,7 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
       }
       return;
     }
-    if (resp.status() >= 400 && result.failedRequests.length < MAX_KEPT && !isImplicitFavicon(r)) {
-      result.failedRequests.push({ url: listedUrl(resp.url()), status: resp.status(), failure: null, resourceType: r.resourceType() });
-    }
+    if (resp.status() >= 400 && !isImplicitFavicon(r)) failed(r, { url: listedUrl(resp.url()), status: resp.status(), failure: null, resourceType: r.resourceType() });
   });
 }
 
