@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright';
 import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
 import { sharedBrowser } from './helpers/browser.js';
-import { Crawler } from '../src/crawl/crawler.js';
+import { crawlSeed } from './helpers/seed-crawl.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import type { PageRecord } from '../src/model/record.js';
 
@@ -112,12 +112,7 @@ afterAll(async () => {
   await site?.close();
 });
 
-async function linksOfSeed(seed: string, opts: Partial<CrawlOptions> = {}): Promise<{ seed: PageRecord; all: PageRecord[] }> {
-  const crawler = new Crawler({ seeds: [`${site.origin}${seed}`], maxDepth: 0, settleTimeoutMs: 3000, soft404: false, ...opts, browser });
-  const all: PageRecord[] = [];
-  for await (const r of crawler.records()) all.push(r);
-  return { seed: all.find((r) => r.depth === 0)!, all };
-}
+const linksOfSeed = (seed: string, opts: Partial<CrawlOptions> = {}): Promise<{ seed: PageRecord; all: PageRecord[] }> => crawlSeed(browser, `${site.origin}${seed}`, opts);
 const paths = (urls: string[]): string[] => urls.map((u) => new URL(u).pathname).sort();
 
 describe('what the page raises while its controls are worked', () => {

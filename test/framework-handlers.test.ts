@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright';
 import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
 import { sharedBrowser } from './helpers/browser.js';
-import { Crawler } from '../src/crawl/crawler.js';
+import { crawlSeed } from './helpers/seed-crawl.js';
 import type { CrawlOptions } from '../src/crawl/options.js';
 import type { PageRecord } from '../src/model/record.js';
 
@@ -155,12 +155,7 @@ afterAll(async () => {
   await site?.close();
 });
 
-async function linksOfSeed(seed: string, opts: Partial<CrawlOptions> = {}): Promise<PageRecord> {
-  const crawler = new Crawler({ seeds: [`${site.origin}${seed}`], maxDepth: 0, settleTimeoutMs: 3000, soft404: false, ...opts, browser });
-  const all: PageRecord[] = [];
-  for await (const r of crawler.records()) all.push(r);
-  return all.find((r) => r.depth === 0)!;
-}
+const linksOfSeed = async (seed: string, opts: Partial<CrawlOptions> = {}): Promise<PageRecord> => (await crawlSeed(browser, `${site.origin}${seed}`, opts)).seed;
 const paths = (urls: string[]): string[] => urls.map((u) => new URL(u).pathname).sort();
 
 describe('handlers a framework keeps on the element', () => {
