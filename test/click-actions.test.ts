@@ -37,7 +37,8 @@ beforeAll(async () => {
           ),
         };
       case '/raises/':
-        // An error and a failed request as loaded; a button whose click logs a console error,
+        // An error and a failed request as loaded; a button whose click logs a console error
+        // and the page's own error again, a hydration mismatch (an island hydrated on click),
         // asks for a missing resource and then throws; a hover card whose mouseenter throws.
         return {
           body: page(
@@ -46,7 +47,12 @@ beforeAll(async () => {
             <script>
               console.error('boot failed');
               fetch('/raises/boot.json');
-              document.getElementById('sample').addEventListener('click', () => { console.error('sample failed'); fetch('/raises/sample.json').then(() => { throw new TypeError('x is undefined'); }); });
+              document.getElementById('sample').addEventListener('click', () => {
+                console.error('sample failed');
+                console.error('boot failed');
+                console.error("Uncaught Error: Hydration failed because the server rendered text didn't match the client.");
+                fetch('/raises/sample.json').then(() => { throw new TypeError('x is undefined'); });
+              });
               document.getElementById('tip').addEventListener('mouseenter', () => { throw new RangeError('no card'); });
             </script>`,
           ),
@@ -116,14 +122,18 @@ const linksOfSeed = (seed: string, opts: Partial<CrawlOptions> = {}): Promise<{ 
 const paths = (urls: string[]): string[] => urls.map((u) => new URL(u).pathname).sort();
 
 describe('what the page raises while its controls are worked', () => {
-  it("is the clicks', each with the control worked last, apart from what the page raised as loaded", async () => {
+  it("is the clicks', each with the control worked last, apart from what the page raised as loaded (and raises again)", async () => {
     const { seed } = await linksOfSeed('/raises/');
     expect(seed.consoleErrors).toEqual(['boot failed']);
     expect(seed.pageErrors).toEqual([]);
+    expect(seed.spa.hydration).toEqual([]);
     expect(seed.failedRequests.map((f) => [new URL(f.url).pathname, f.status])).toEqual([['/raises/boot.json', 404]]);
     expect(seed.clickDiscovery?.clicked).toEqual(['button|Swift|body', 'hover:span|Ada|body']);
+    const hydration = "Uncaught Error: Hydration failed because the server rendered text didn't match the client.";
     expect(seed.clickDiscovery?.errors).toEqual([
       { control: 'button|Swift|body', kind: 'console', message: 'sample failed' },
+      { control: 'button|Swift|body', kind: 'hydration', message: `React: ${hydration}` },
+      { control: 'button|Swift|body', kind: 'console', message: hydration },
       { control: 'button|Swift|body', kind: 'request', message: `fetch ${site.origin}/raises/sample.json: 404` },
       { control: 'button|Swift|body', kind: 'page', message: expect.stringMatching(/^TypeError: x is undefined \(at /) },
       { control: 'hover:span|Ada|body', kind: 'page', message: expect.stringMatching(/^RangeError: no card \(at /) },

@@ -234,7 +234,7 @@ export interface ClickDiscovery {
    * Console errors, uncaught exceptions and failed requests raised after click discovery's first
    * click, each with the control worked last before it (a request: before it was sent; its
    * signature, as in `clicked`; at most 50). They are not in the record's `consoleErrors`,
-   * `pageErrors` and `failedRequests`, which hold what the page did as loaded: which pages
+   * `pageErrors`, `failedRequests`, `spa.hydration` and `mixedContent`, which hold what the page did as loaded: which pages
    * click a site-wide control depends on which come first (see `click-memory.ts`), so these differ
    * between two crawls of one site, and a diff compares them only where both crawls clicked the
    * control on the page. Absent in records of earlier versions (their `consoleErrors` and
@@ -243,18 +243,22 @@ export interface ClickDiscovery {
   errors?: ClickError[];
 }
 
-/** A console error or uncaught exception raised while click discovery worked the page (see {@link ClickDiscovery.errors}). */
+/** A console error, uncaught exception, failed request, hydration mismatch or mixed-content request raised while click discovery worked the page (see {@link ClickDiscovery.errors}). */
 export interface ClickError {
   /** The control worked last before it: its click-memory signature. */
   control: string;
   /**
    * `console`: a `console.error` message; `page`: an uncaught exception (message and top frame);
-   * `request`: a request of the page that failed or answered >= 400.
+   * `request`: a request of the page that failed or answered >= 400; `hydration`: a
+   * hydration-mismatch message (as in `spa.hydration`); `mixed-content`: an `http:` request of
+   * an `https:` page (as in `mixedContent`). A console message or exception the page raised
+   * before the first click too is the page's own (a timer's): listed once, as the page's.
    */
-  kind: 'console' | 'page' | 'request';
+  kind: 'console' | 'page' | 'request' | 'hydration' | 'mixed-content';
   /**
-   * As in `consoleErrors` / `pageErrors` (at most 1000 characters); for a request, its resource
-   * type, URL and status or failure (`fetch http://…/api/x: 404`, the URL as in `failedRequests`).
+   * As in `consoleErrors` / `pageErrors` / `spa.hydration` (at most 1000 characters); for a
+   * request, its resource type, URL and status or failure (`fetch http://…/api/x: 404`, the URL
+   * as in `failedRequests`); for mixed content, the URL (as in `mixedContent`).
    */
   message: string;
 }

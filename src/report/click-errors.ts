@@ -1,6 +1,7 @@
 /**
  * Findings of what a page raised while click discovery worked it (`ClickDiscovery.errors`): one
- * `js-error` per uncaught exception, one `failed-request` per request, one `console-error` per control, each with the control
+ * `js-error` per uncaught exception, one `failed-request` per request, one `mixed-content` per
+ * `http:` request, one `console-error` and one `hydration-error` per control, each with the control
  * as its subject, so that a diff tells them from the page's own errors as loaded and compares
  * them only where both crawls clicked that control on the page (see `diff/findings.ts`).
  * @module
@@ -44,29 +45,42 @@ export function clickedSubjects(r: Pick<PageRecord, 'clickDiscovery'>): Set<stri
 
 /** One issue of {@link clickErrorIssues}: the rule, its message and its click subject. */
 export interface ClickErrorIssue {
-  rule: 'js-error' | 'console-error' | 'failed-request';
+  rule: 'js-error' | 'console-error' | 'failed-request' | 'hydration-error' | 'mixed-content';
   message: string;
   subject: string;
 }
 
+/** The kinds of `ClickError` a record may hold (a record read back from a file may have been edited). */
+const KINDS: ReadonlySet<string> = new Set<ClickError['kind']>(['page', 'console', 'request', 'hydration', 'mixed-content']);
+
 /**
- * The issues of `r`'s click-raised errors: each uncaught exception a `js-error`, each failed
- * request a `failed-request`, each control's console errors one `console-error` ("2 console
- * error(s): <the first>"), in the order raised.
+ * The issues of `r`'s click-raised errors, worded as the page's own of the same rule (`audit.ts`):
+ * each uncaught exception a `js-error`, each failed request a `failed-request`, each `http:`
+ * request of an `https:` page a `mixed-content`, each control's console errors one
+ * `console-error` ("2 console error(s): <the first>") and its hydration messages one
+ * `hydration-error`, in the order raised.
  */
 export function clickErrorIssues(r: Pick<PageRecord, 'clickDiscovery'>): ClickErrorIssue[] {
   const errors: unknown = r.clickDiscovery?.errors;
   if (!Array.isArray(errors) || errors.length === 0) return [];
   const out: ClickErrorIssue[] = [];
   const consoles = new Map<string, string[]>();
+  const hydrations = new Map<string, string[]>();
+  const per = (m: Map<string, string[]>, e: ClickError): void => void m.set(e.control, [...(m.get(e.control) ?? []), e.message]);
   // A record read back from a file may have been edited: entries of another shape are left out.
   const valid = (e: unknown): e is ClickError =>
-    typeof e === 'object' && e !== null && typeof (e as ClickError).control === 'string' && typeof (e as ClickError).message === 'string' && ['page', 'console', 'request'].includes((e as ClickError).kind);
+    typeof e === 'object' && e !== null && typeof (e as ClickError).control === 'string' && typeof (e as ClickError).message === 'string' && KINDS.has((e as ClickError).kind);
   for (const e of (errors as unknown[]).filter(valid)) {
-    if (e.kind === 'page') out.push({ rule: 'js-error', message: e.message, subject: clickSubject(e.control) });
-    else if (e.kind === 'request') out.push({ rule: 'failed-request', message: e.message, subject: clickSubject(e.control) });
-    else consoles.set(e.control, [...(consoles.get(e.control) ?? []), e.message]);
+    const subject = clickSubject(e.control);
+    if (e.kind === 'page') out.push({ rule: 'js-error', message: e.message, subject });
+    else if (e.kind === 'request') out.push({ rule: 'failed-request', message: e.message, subject });
+    else if (e.kind === 'mixed-content') out.push({ rule: 'mixed-content', message: `http: subresource on an https: page: ${e.message}`, subject });
+    else per(e.kind === 'console' ? consoles : hydrations, e);
   }
   for (const [control, messages] of consoles) out.push({ rule: 'console-error', message: `${messages.length} console error(s): ${messages[0]}`, subject: clickSubject(control) });
+  for (const [control, messages] of hydrations) {
+    const n = messages.length;
+    out.push({ rule: 'hydration-error', message: `${n} hydration mismatch message${n === 1 ? '' : 's'}: ${messages[0]!.slice(0, 200)}`, subject: clickSubject(control) });
+  }
   return out;
 }

@@ -32,13 +32,16 @@ describe('click-raised issues', () => {
     clickDiscovery: { made: 2, skipped: SKIP, clicked: ['button|Go|main', 'tab|Two|main'], errors: errors as never },
   });
 
-  it('each uncaught exception one js-error, each control its console errors in one console-error; entries of another shape left out', () => {
+  it('each uncaught exception one js-error, each request one failed-request or mixed-content, each control its console errors and hydration messages in one finding each; entries of another shape left out', () => {
     const r = record([
       { control: 'button|Go|main', kind: 'console', message: 'one' },
       { control: 'button|Go|main', kind: 'page', message: 'TypeError: x' },
       { control: 'button|Go|main', kind: 'console', message: 'two' },
       { control: 'tab|Two|main', kind: 'page', message: 'RangeError: y' },
       { control: 'tab|Two|main', kind: 'request', message: 'fetch http://a.test/api: 404' },
+      { control: 'tab|Two|main', kind: 'hydration', message: 'React: Hydration failed because …' },
+      { control: 'tab|Two|main', kind: 'mixed-content', message: 'http://a.test/x.png' },
+      { control: 'tab|Two|main', kind: 'hydration', message: 'React: There was an error while hydrating' },
       null,
       { control: 'tab|Two|main', kind: 'other', message: 'z' },
     ]);
@@ -46,15 +49,20 @@ describe('click-raised issues', () => {
       { rule: 'js-error', message: 'TypeError: x', subject: 'after working "Go" (button in main)' },
       { rule: 'js-error', message: 'RangeError: y', subject: 'after working "Two" (tab in main)' },
       { rule: 'failed-request', message: 'fetch http://a.test/api: 404', subject: 'after working "Two" (tab in main)' },
+      { rule: 'mixed-content', message: 'http: subresource on an https: page: http://a.test/x.png', subject: 'after working "Two" (tab in main)' },
       { rule: 'console-error', message: '2 console error(s): one', subject: 'after working "Go" (button in main)' },
+      { rule: 'hydration-error', message: '2 hydration mismatch messages: React: Hydration failed because …', subject: 'after working "Two" (tab in main)' },
     ]);
-    const issues = audit([r]).issues.filter((i) => i.rule === 'js-error' || i.rule === 'console-error' || i.rule === 'failed-request');
+    const rules = new Set(['js-error', 'console-error', 'failed-request', 'hydration-error', 'mixed-content']);
+    const issues = audit([r]).issues.filter((i) => rules.has(i.rule));
     expect(issues.map((i) => `${i.rule} ${i.subject ?? '(as loaded)'}`).sort()).toEqual([
       'console-error after working "Go" (button in main)',
       'failed-request after working "Two" (tab in main)',
+      'hydration-error after working "Two" (tab in main)',
       'js-error (as loaded)',
       'js-error after working "Go" (button in main)',
       'js-error after working "Two" (tab in main)',
+      'mixed-content after working "Two" (tab in main)',
     ]);
   });
 

@@ -97,11 +97,18 @@ function listenToPage(ctx: VisitContext, on: On): void {
   on('popup', (popup) => {
     popup.close().catch(() => {});
   });
-  /** A hydration-mismatch message (any console level, or an uncaught error) goes to `spa.hydration`. */
+  /**
+   * A hydration-mismatch message (any console level, or an uncaught error) goes to
+   * `spa.hydration`, or once click discovery has clicked to `ClickDiscovery.errors` (an island
+   * or a Suspense boundary hydrated by the click).
+   */
   const hydration = (text: string): void => {
-    if (result.spa.hydration.length >= MAX_HYDRATION_MESSAGES) return;
+    const clicking = ctx.clicking;
+    if (clicking === null ? result.spa.hydration.length >= MAX_HYDRATION_MESSAGES : ctx.clickErrors.length >= MAX_KEPT) return;
     const entry = hydrationEntry(text);
-    if (entry) result.spa.hydration.push(entry);
+    if (!entry) return;
+    if (clicking === null) result.spa.hydration.push(entry);
+    else if (!result.spa.hydration.includes(entry)) ctx.clickErrors.push({ control: clicking, kind: 'hydration', message: entry });
   };
   let consoleMessages = 0;
   on('console', (m) => {
@@ -112,9 +119,10 @@ function listenToPage(ctx: VisitContext, on: On): void {
     // "Failed to load resource" lines repeat what failedRequests records already.
     if (type !== 'error' || m.text().startsWith('Failed to load resource')) return;
     const message = m.text().slice(0, 1000);
-    // Once click discovery has clicked, what the page says is the clicks' (see `ClickDiscovery.errors`).
+    // Once click discovery has clicked, what the page says is the clicks' (see `ClickDiscovery.errors`),
+    // unless the page said it before any click: its own, recurring (a timer's), listed already.
     if (ctx.clicking !== null) {
-      if (ctx.clickErrors.length < MAX_KEPT) ctx.clickErrors.push({ control: ctx.clicking, kind: 'console', message });
+      if (ctx.clickErrors.length < MAX_KEPT && !result.consoleErrors.includes(message)) ctx.clickErrors.push({ control: ctx.clicking, kind: 'console', message });
     } else if (result.consoleErrors.length < MAX_KEPT) result.consoleErrors.push(message);
   });
   on('pageerror', (e) => {
@@ -125,8 +133,9 @@ function listenToPage(ctx: VisitContext, on: On): void {
     // The first frame of the page's own: spacrawl's wrappers (timers, crypto.subtle …) may be above it.
     const top = (e.stack ?? '').split('\n').find((l) => l.trim().startsWith('at ') && !l.includes(INJECTED_SOURCE_URL));
     const message = `${e.name}: ${e.message}${top ? ` (${top.trim()})` : ''}`.slice(0, 1000);
-    if (clicks) ctx.clickErrors.push({ control: ctx.clicking!, kind: 'page', message });
-    else result.pageErrors.push(message);
+    if (!clicks) result.pageErrors.push(message);
+    // Raised as loaded already: the page's own, recurring (as for console errors above).
+    else if (!result.pageErrors.includes(message)) ctx.clickErrors.push({ control: ctx.clicking!, kind: 'page', message });
   });
 }
 
@@ -189,7 +198,12 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
     if (ctx.clicking !== null) sentByClick.set(r, ctx.clicking);
     act.noteNet(r, Date.now(), isCallTraffic(r, p));
     if (isCallOf(r, p)) act.callsSeen++;
-    if (r.url().startsWith('http:') && p.url().startsWith('https:') && !isNavOfMain(r) && result.mixedContent.length < MAX_KEPT) result.mixedContent.push(listedUrl(r.url()));
+    if (r.url().startsWith('http:') && p.url().startsWith('https:') && !isNavOfMain(r)) {
+      // Sent after a click: the clicks' (see `ClickDiscovery.errors`), like their failed requests.
+      if (ctx.clicking === null) {
+        if (result.mixedContent.length < MAX_KEPT) result.mixedContent.push(listedUrl(r.url()));
+      } else if (ctx.clickErrors.length < MAX_KEPT) ctx.clickErrors.push({ control: ctx.clicking, kind: 'mixed-content', message: listedUrl(r.url()) });
+    }
     if (r.resourceType() !== 'eventsource') {
       act.inflight.add(r);
       act.unread.set(r, null);
