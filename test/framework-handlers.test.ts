@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright';
 import { html, startFixtureServer, type FixtureServer } from '../fixtures/server.js';
@@ -13,6 +14,11 @@ import type { PageRecord } from '../src/model/record.js';
 
 let browser: Browser;
 let site: FixtureServer;
+
+/** jQuery 1.12 (its data in `jQuery.cache`), 3.7 and 4.0 (on the element), served to the pages as `/jquery-<major>.js`. */
+const JQUERY: Record<string, string> = Object.fromEntries(
+  [['1', 'jquery1'], ['3', 'jquery'], ['4', 'jquery4']].map(([major, pkg]) => [`/jquery-${major}.js`, readFileSync(new URL(`../node_modules/${pkg}/dist/jquery.min.js`, import.meta.url), 'utf8')]),
+);
 
 const page = (title: string, body: string): string => html(title, body);
 
@@ -146,6 +152,49 @@ beforeAll(async () => {
             </script>`,
           ),
         };
+      case '/jquery/1/':
+      case '/jquery/3/':
+      case '/jquery/4/':
+        // jQuery's delegated handlers (on the document, on a table) for elements with no
+        // listener, property, role or pointer of their own; one selector in jQuery's own
+        // dialect (`:visible`); a handler delegated to every element (`*`, a click tracker)
+        // that names no control; and a paragraph nothing handles.
+        return {
+          body: page(
+            'jQuery',
+            `<script src="/jquery-${url.pathname.split('/')[2]}.js"></script>
+            <table id="rows"><tr class="row" id="r1"><td>Row one</td></tr><tr class="row" id="r2"><td>Row two</td></tr></table>
+            <span class="more">More</span> <span class="ext">Extra</span> <a class="open" href="javascript:void(0)">Open</a>
+            <p>Written by <span class="author">Ada</span></p><p>Nothing here</p><div id="out"></div>
+            <script>
+              const reveal = (path) => $('#out').append('<a href="' + path + '">' + path + '</a>');
+              $('#rows').on('click', 'tr.row', function () { reveal('/jquery/row-' + this.id); });
+              $(document).on('click', '.more', () => reveal('/jquery/more'));
+              $(document).on('click', 'span.ext:visible', () => reveal('/jquery/extra'));
+              $(document).on('click', 'a.open', (e) => { e.preventDefault(); reveal('/jquery/open'); });
+              $(document).on('mouseenter', '.author', () => reveal('/jquery/ada'));
+              $(document).on('click', '*', () => {});
+            </script>`,
+          ),
+        };
+      case '/jquery-1.js':
+      case '/jquery-3.js':
+      case '/jquery-4.js':
+        return { contentType: 'text/javascript', body: JQUERY[url.pathname]! };
+      case '/dispatch/':
+        // One listener on the document dispatches by an attribute: jsaction (a bare name is a
+        // click; a hover one is not clicked) and Ember's data-ember-action.
+        return {
+          body: page(
+            'Dispatch',
+            `<div jsaction="click:app.open">Open panel</div><div jsaction="app.more">More</div><div jsaction="mouseover:app.peek">Peek</div>
+            <span data-ember-action="" data-ember-action-12="12">Edit</span><div id="out"></div>
+            <script>
+              const to = { 'Open panel': '/dispatch/panel', More: '/dispatch/more', Edit: '/dispatch/edit', Peek: '/dispatch/peek' };
+              document.addEventListener('click', (e) => { const el = e.target.closest('[jsaction], [data-ember-action]'); if (el) document.getElementById('out').insertAdjacentHTML('beforeend', '<a href="' + to[el.textContent] + '">x</a>'); });
+            </script>`,
+          ),
+        };
       default:
         return { body: page(`Page ${url.pathname}`, '') };
     }
@@ -180,6 +229,25 @@ describe('handlers a framework keeps on the element', () => {
     // Two cards, one hover, and the mount target: its own click listener, over no link or
     // control the scan's selector knows, makes it a control too (as before; Svelte marks no root).
     expect(seed.clickDiscovery?.made).toBe(4);
+  });
+});
+
+describe('handlers delegated to an ancestor that name the element', () => {
+  it("jQuery's delegated handlers (1.12, 3.7, 4.0) are clicked and hovered, one in jQuery's selector dialect too; one for every element names none", async () => {
+    for (const v of ['1', '3', '4']) {
+      const seed = await linksOfSeed(`/jquery/${v}/`);
+      expect(paths(seed.links)).toEqual(['/jquery/ada', '/jquery/extra', '/jquery/more', '/jquery/open', '/jquery/row-r1', '/jquery/row-r2']);
+      expect(seed.clickDiscovery?.clicked).toEqual(
+        expect.arrayContaining(['tr|Row one|body', 'tr|Row two|body', 'span|More|body', 'span|Extra|body', 'a|Open|body', 'hover:span|Ada|body']),
+      );
+      expect(seed.clickDiscovery?.clicked).toHaveLength(6);
+    }
+  });
+
+  it("a page-wide dispatcher's attributes: jsaction's clicks (a bare name too, not a hover) and Ember's data-ember-action", async () => {
+    const seed = await linksOfSeed('/dispatch/');
+    expect(paths(seed.links)).toEqual(['/dispatch/edit', '/dispatch/more', '/dispatch/panel']);
+    expect(seed.clickDiscovery?.clicked?.slice().sort()).toEqual(['div|More|body', 'div|Open panel|body', 'span|Edit|body']);
   });
 });
 

@@ -53,7 +53,8 @@ export interface ClickCandidate {
  * look clickable: an explicit role (`button`, `link`, `tab`, `treeitem`, `menuitem`),
  * `aria-expanded="false"`, `<summary>`, an `onclick` handler (attribute or property) or a `click`
  * listener of its own (see {@link installClickListenerWatch}), a `data-href` (a table row or card
- * whose click an ancestor's listener handles), a press handler React or Solid keeps on the element
+ * whose click an ancestor's listener handles), a handler jQuery delegates to it from an ancestor
+ * (by a selector) or an attribute a page-wide dispatcher reads (`jsaction`, `data-ember-action`), a press handler React or Solid keeps on the element
  * (`onClick` in its `__reactProps$…`, `$$click`, Svelte 5's `__click`), or a `cursor: pointer` that the
  * element sets itself (not one inherited from a clickable ancestor); a checkbox or radio button
  * with a change or click handler of its own (`onchange`, `onclick`, `oninput`). Also what a person
@@ -156,6 +157,94 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     if (fragment.startsWith('/') || fragment.startsWith('!')) return true;
     return fragment !== '' && (document.getElementById(fragment) !== null || document.getElementsByName(fragment).length > 0);
   };
+  /**
+   * Handlers a library keeps on an ancestor for descendants it names by a selector, where no
+   * listener, property or prop of the element shows them: jQuery's delegated handlers
+   * (`$(document).on('click', '.row', fn)`, Bootstrap 3-4's data API), read from jQuery's own
+   * data (`jQuery._data(node, 'events')`: each handler's `selector`; `jQuery.hasData` first, which
+   * creates nothing), for every jQuery on the page (`jQuery`, `$`). A selector that matches the
+   * `<body>` (`*`, `:not(a)`) names no control and is left out. The walk keeps the delegations of
+   * the element's ancestors (and the document's) on a stack.
+   */
+  interface Delegation {
+    selector: string;
+    hover: boolean;
+    jq: JQueryLike;
+  }
+  interface JQueryLike {
+    fn?: { jquery?: unknown };
+    hasData?: (node: Node) => boolean;
+    _data?: (node: Node, name: string) => unknown;
+    find?: { matchesSelector?: (el: Element, selector: string) => boolean };
+  }
+  const jqs = [...new Set([(window as unknown as { jQuery?: unknown }).jQuery, (window as unknown as { $?: unknown }).$])].filter(
+    (j): j is JQueryLike => typeof j === 'function' && typeof (j as JQueryLike).fn?.jquery === 'string' && typeof (j as JQueryLike).hasData === 'function' && typeof (j as JQueryLike)._data === 'function',
+  );
+  const DELEGATED_PRESS = ['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup'];
+  // jQuery delegates `mouseenter` as `mouseover` (its `origType` says mouseenter).
+  const DELEGATED_HOVER = ['mouseover', 'pointerover'];
+  const selects = (el: Element, d: Delegation): boolean => {
+    try {
+      return el.matches(d.selector);
+    } catch {
+      // jQuery's own selector extensions (`:visible`, `:eq(0)`) are not the browser's.
+      try {
+        return d.jq.find?.matchesSelector?.(el, d.selector) === true;
+      } catch {
+        return false;
+      }
+    }
+  };
+  const delegationsOf = (node: Node): Delegation[] => {
+    const out: Delegation[] = [];
+    for (const jq of jqs) {
+      try {
+        if (!jq.hasData!(node)) continue;
+        const events = jq._data!(node, 'events') as Record<string, unknown> | undefined;
+        if (!events || typeof events !== 'object') continue;
+        for (const type of [...DELEGATED_PRESS, ...DELEGATED_HOVER]) {
+          const list = events[type];
+          if (!Array.isArray(list)) continue;
+          for (const h of list as { selector?: unknown }[]) {
+            if (typeof h?.selector !== 'string' || h.selector === '') continue;
+            const d = { selector: h.selector, hover: DELEGATED_HOVER.includes(type), jq };
+            if (!document.body || !selects(document.body, d)) out.push(d);
+          }
+        }
+      } catch {
+        // a page's jQuery that is not what it says: no delegations read from it
+      }
+    }
+    return out;
+  };
+  /**
+   * `true` when every press handler jQuery keeps on the element is delegated (has a selector):
+   * the listener jQuery added to it dispatches its descendants' clicks, it is no control itself.
+   */
+  const delegatesOnly = (el: Element): boolean =>
+    jqs.some((jq) => {
+      try {
+        if (!jq.hasData!(el)) return false;
+        const events = jq._data!(el, 'events') as Record<string, unknown> | undefined;
+        const handlers = DELEGATED_PRESS.flatMap((t) => (Array.isArray(events?.[t]) ? (events![t] as { selector?: unknown }[]) : []));
+        return handlers.length > 0 && handlers.every((h) => typeof h?.selector === 'string' && h.selector !== '');
+      } catch {
+        return false;
+      }
+    });
+  const delegations: Delegation[] = jqs.length > 0 ? delegationsOf(document) : [];
+  /** A delegated handler (see {@link delegationsOf}) of an ancestor names the element: for a press, or for the hover. */
+  const delegated = (el: Element, hover: boolean): boolean => delegations.some((d) => d.hover === hover && selects(el, d));
+  /**
+   * A handler a page-wide dispatcher finds by an attribute of the element: Google's jsaction
+   * (`jsaction="click:ns.fn"`, or a bare `ns.fn`, a click; Angular's event replay writes it too)
+   * and Ember's `{{action}}` (`data-ember-action`).
+   */
+  const markedForClick = (el: Element): boolean => {
+    if (el.hasAttribute('data-ember-action')) return true;
+    const js = el.getAttribute('jsaction');
+    return js !== null && js.split(';').some((a) => a.trim() !== '' && (!a.includes(':') || DELEGATED_PRESS.includes(a.slice(0, a.indexOf(':')).trim())));
+  };
   // Depth first in document order (an open shadow root before its host), each element's cursor
   // handed to its children: one computed style per element. An anchor with a destination is
   // read as a link, and what is inside it leads where it leads: its subtree is not searched
@@ -184,7 +273,11 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     if (svg || !cs) return walkChildren(el, parentCursor);
     const cursor = cs.cursor;
     walkSelf(el, tag, cs, cursor === 'pointer' && parentCursor !== 'pointer');
+    // jQuery runs a delegated handler for the container's descendants only.
+    const own = jqs.length > 0 ? delegationsOf(el) : [];
+    delegations.push(...own);
     walkChildren(el, cursor);
+    delegations.length -= own.length;
   };
   const walkChildren = (root: Element | ShadowRoot, cursor: string): void => {
     for (let c = root.firstElementChild; c; c = c.nextElementSibling) visit(c, cursor);
@@ -214,6 +307,8 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     const own = listened?.has(el) ?? false;
     const k = kept(el);
     if ((!own && !k.press) || k.root) return false;
+    // jQuery's listener for the handlers it delegates from here (see `delegationsOf`).
+    if (own && !k.press && jqs.length > 0 && delegatesOnly(el)) return false;
     // A framework's prop is the element's own handler, not one its descendants' clicks bubble
     // to for dispatch: a product card that navigates is a control though it holds a "wishlist"
     // button; one that holds a link leads where that link leads.
@@ -271,7 +366,7 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
   const ownHover = (el: Element, tag: string): boolean =>
     tag !== 'body' &&
     tag !== 'html' &&
-    ((hoverListened?.has(el) ?? false) || handles(el, 'mouseenter', 'mouseover') || kept(el).hover) &&
+    ((hoverListened?.has(el) ?? false) || handles(el, 'mouseenter', 'mouseover') || kept(el).hover || (delegations.length > 0 && delegated(el, true))) &&
     !kept(el).root &&
     el.querySelector('[aria-haspopup]:not([aria-haspopup="false"])') === null;
   const add = (el: Element, kind: string, name: string, on: boolean, action?: string, sigName = name): void => {
@@ -302,7 +397,7 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
       return;
     }
     // A `javascript:` anchor is a control only through a handler of its own (see `hasDestination`).
-    if ((tag === 'a' || tag === 'area') && scriptUrl(el) && !handles(el, 'click', 'mousedown', 'pointerdown', 'mouseup', 'pointerup') && !ownListener(el, tag)) return;
+    if ((tag === 'a' || tag === 'area') && scriptUrl(el) && !handles(el, 'click', 'mousedown', 'pointerdown', 'mouseup', 'pointerup') && !ownListener(el, tag) && !(delegations.length > 0 && delegated(el, false))) return;
     const toggle = tag === 'input' && ['checkbox', 'radio'].includes((el as HTMLInputElement).type) && (handles(el, 'click') || answersChange(el) || (listened?.has(el) ?? false) || kept(el).press);
     if (!toggle && (tag === 'option' || tag === 'textarea' || (tag === 'input' && !isSubmit(el)))) return;
     const role = el.getAttribute('role');
@@ -316,7 +411,10 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
       tag === 'button' ||
       ownListener(el, tag) ||
       // A row or card that names where its click goes, for a handler on an ancestor (delegation).
-      el.hasAttribute('data-href');
+      el.hasAttribute('data-href') ||
+      markedForClick(el) ||
+      // Named by an ancestor's delegated handler; one holding a link leads where that link leads.
+      (delegations.length > 0 && tag !== 'form' && delegated(el, false) && el.querySelector('a[href], area[href]') === null);
     // A menu trigger no click reaches (no role, no pointer), or an element whose own handler
     // answers the hover and none its click (a hover card, a menu that opens on mouseenter, with
     // or without a pointer): hovered.
