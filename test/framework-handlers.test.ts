@@ -152,6 +152,21 @@ beforeAll(async () => {
             </script>`,
           ),
         };
+      case '/blazor/':
+        // Blazor's event delegator: handlers by event name on the element, one listener per
+        // event name on the document walking up from the target.
+        return {
+          body: page(
+            'Blazor',
+            `<div id="counter">Counter</div><div id="field">Field</div><div id="out"></div>
+            <script>
+              const KEY = '_blazorEvents_1';
+              document.getElementById('counter')[KEY] = { handlers: { click: { eventHandlerId: 3, eventName: 'click' } } };
+              document.getElementById('field')[KEY] = { handlers: { focus: { eventHandlerId: 4, eventName: 'focus' } } };
+              document.addEventListener('click', (e) => { for (let n = e.target; n; n = n.parentNode) if (n[KEY]?.handlers.click) document.getElementById('out').innerHTML = '<a href="/blazor/counter">Counter</a>'; });
+            </script>`,
+          ),
+        };
       case '/jquery/1/':
       case '/jquery/3/':
       case '/jquery/4/':
@@ -183,15 +198,15 @@ beforeAll(async () => {
         return { contentType: 'text/javascript', body: JQUERY[url.pathname]! };
       case '/dispatch/':
         // One listener on the document dispatches by an attribute: jsaction (a bare name is a
-        // click; a hover one is not clicked) and Ember's data-ember-action.
+        // click; a hover one is not clicked), Ember's data-ember-action and LiveView's phx-click.
         return {
           body: page(
             'Dispatch',
             `<div jsaction="click:app.open">Open panel</div><div jsaction="app.more">More</div><div jsaction="mouseover:app.peek">Peek</div>
-            <span data-ember-action="" data-ember-action-12="12">Edit</span><div id="out"></div>
+            <span data-ember-action="" data-ember-action-12="12">Edit</span><span phx-click="inc">Add</span><div id="out"></div>
             <script>
-              const to = { 'Open panel': '/dispatch/panel', More: '/dispatch/more', Edit: '/dispatch/edit', Peek: '/dispatch/peek' };
-              document.addEventListener('click', (e) => { const el = e.target.closest('[jsaction], [data-ember-action]'); if (el) document.getElementById('out').insertAdjacentHTML('beforeend', '<a href="' + to[el.textContent] + '">x</a>'); });
+              const to = { 'Open panel': '/dispatch/panel', More: '/dispatch/more', Edit: '/dispatch/edit', Peek: '/dispatch/peek', Add: '/dispatch/add' };
+              document.addEventListener('click', (e) => { const el = e.target.closest('[jsaction], [data-ember-action], [phx-click]'); if (el) document.getElementById('out').insertAdjacentHTML('beforeend', '<a href="' + to[el.textContent] + '">x</a>'); });
             </script>`,
           ),
         };
@@ -216,6 +231,12 @@ describe('handlers a framework keeps on the element', () => {
       // listeners serve the whole app, is not clicked.
       expect(seed.clickDiscovery?.made).toBe(6);
     }
+  });
+
+  it("Blazor's @onclick (kept under _blazorEvents_<n>, dispatched from the document) is clicked; an element with only another event's handler is not", async () => {
+    const seed = await linksOfSeed('/blazor/');
+    expect(paths(seed.links)).toEqual(['/blazor/counter']);
+    expect(seed.clickDiscovery?.clicked).toEqual(['div|Counter|body']);
   });
 
   it("Solid's delegated $$click is clicked", async () => {
@@ -244,10 +265,10 @@ describe('handlers delegated to an ancestor that name the element', () => {
     }
   });
 
-  it("a page-wide dispatcher's attributes: jsaction's clicks (a bare name too, not a hover) and Ember's data-ember-action", async () => {
+  it("a page-wide dispatcher's attributes: jsaction's clicks (a bare name too, not a hover), Ember's data-ember-action, LiveView's phx-click", async () => {
     const seed = await linksOfSeed('/dispatch/');
-    expect(paths(seed.links)).toEqual(['/dispatch/edit', '/dispatch/more', '/dispatch/panel']);
-    expect(seed.clickDiscovery?.clicked?.slice().sort()).toEqual(['div|More|body', 'div|Open panel|body', 'span|Edit|body']);
+    expect(paths(seed.links)).toEqual(['/dispatch/add', '/dispatch/edit', '/dispatch/more', '/dispatch/panel']);
+    expect(seed.clickDiscovery?.clicked?.slice().sort()).toEqual(['div|More|body', 'div|Open panel|body', 'span|Add|body', 'span|Edit|body']);
   });
 });
 

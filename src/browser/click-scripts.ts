@@ -54,8 +54,8 @@ export interface ClickCandidate {
  * `aria-expanded="false"`, `<summary>`, an `onclick` handler (attribute or property) or a `click`
  * listener of its own (see {@link installClickListenerWatch}), a `data-href` (a table row or card
  * whose click an ancestor's listener handles), a handler jQuery delegates to it from an ancestor
- * (by a selector) or an attribute a page-wide dispatcher reads (`jsaction`, `data-ember-action`), a press handler React or Solid keeps on the element
- * (`onClick` in its `__reactProps$…`, `$$click`, Svelte 5's `__click`), or a `cursor: pointer` that the
+ * (by a selector) or an attribute a page-wide dispatcher reads (`jsaction`, `data-ember-action`, `phx-click`), a press handler React or Solid keeps on the element
+ * (`onClick` in its `__reactProps$…`, `$$click`, Svelte 5's `__click`, Blazor's `_blazorEvents_<n>`), or a `cursor: pointer` that the
  * element sets itself (not one inherited from a clickable ancestor); a checkbox or radio button
  * with a change or click handler of its own (`onchange`, `onclick`, `oninput`). Also what a person
  * works otherwise (see `ClickCandidate.action`): a menu trigger (`aria-haspopup`), links included,
@@ -237,11 +237,11 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
   const delegated = (el: Element, hover: boolean): boolean => delegations.some((d) => d.hover === hover && selects(el, d));
   /**
    * A handler a page-wide dispatcher finds by an attribute of the element: Google's jsaction
-   * (`jsaction="click:ns.fn"`, or a bare `ns.fn`, a click; Angular's event replay writes it too)
-   * and Ember's `{{action}}` (`data-ember-action`).
+   * (`jsaction="click:ns.fn"`, or a bare `ns.fn`, a click; Angular's event replay writes it too),
+   * Ember's `{{action}}` (`data-ember-action`) and Phoenix LiveView's `phx-click`.
    */
   const markedForClick = (el: Element): boolean => {
-    if (el.hasAttribute('data-ember-action')) return true;
+    if (el.hasAttribute('data-ember-action') || el.hasAttribute('phx-click')) return true;
     const js = el.getAttribute('jsaction');
     return js !== null && js.split(';').some((a) => a.trim() !== '' && (!a.includes(':') || DELEGATED_PRESS.includes(a.slice(0, a.indexOf(':')).trim())));
   };
@@ -319,8 +319,9 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
    * root dispatches the events (so the element never gets a listener of its own): React 17+
    * keeps the element's props under `__reactProps$<id>` (React 16: `__reactEventHandlers$<id>`),
    * `onClick` among them, and marks its root container `__reactContainer$<id>`; Solid keeps
-   * `$$click`, Svelte 5 `__click` (and `__mouseover`). All are own enumerable properties: one `Object.keys` per element, remembered for
-   * the scan, and an element outside such an app has none.
+   * `$$click`, Svelte 5 `__click` (and `__mouseover`), Blazor its handlers by event name under
+   * `_blazorEvents_<n>` (`.handlers.click`). All are own enumerable properties: one `Object.keys`
+   * per element, remembered for the scan, and an element outside such an app has none.
    */
   const NONE = { press: false, hover: false, change: false, root: false };
   let keptOf: Element | null = null;
@@ -339,6 +340,16 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
       else if (HOVER_KEYS.includes(k) && o[k] != null) out.hover = true;
       else if (CHANGE_KEYS.includes(k) && o[k] != null) out.change = true;
       else if (k.startsWith('__reactContainer$') || k === '_reactRootContainer') out.root = true;
+      else if (k.startsWith('_blazorEvents_')) {
+        // Blazor's handlers by DOM event name (`@onclick` → `click`), dispatched from the document.
+        const h = (o[k] as { handlers?: Record<string, unknown> } | null)?.handlers;
+        if (h && typeof h === 'object') {
+          const on = (names: readonly string[]): boolean => names.some((n) => h[n] != null);
+          out.press ||= on(['click', 'mousedown', 'mouseup', 'pointerdown', 'pointerup']);
+          out.hover ||= on(['mouseover', 'mouseenter', 'pointerover', 'pointerenter']);
+          out.change ||= on(['change', 'input']);
+        }
+      }
       else if (k.startsWith('__reactProps$') || k.startsWith('__reactEventHandlers$')) {
         const p = o[k];
         if (p && typeof p === 'object') {
