@@ -198,15 +198,15 @@ beforeAll(async () => {
         return { contentType: 'text/javascript', body: JQUERY[url.pathname]! };
       case '/dispatch/':
         // One listener on the document dispatches by an attribute: jsaction (a bare name is a
-        // click; a hover one is not clicked), Ember's data-ember-action and LiveView's phx-click.
+        // click; a hover one is not clicked), Ember's data-ember-action, LiveView's phx-click and Qwik's on:click.
         return {
           body: page(
             'Dispatch',
             `<div jsaction="click:app.open">Open panel</div><div jsaction="app.more">More</div><div jsaction="mouseover:app.peek">Peek</div>
-            <span data-ember-action="" data-ember-action-12="12">Edit</span><span phx-click="inc">Add</span><div id="out"></div>
+            <span data-ember-action="" data-ember-action-12="12">Edit</span><span phx-click="inc">Add</span><div on:click="q-chunk.js#s_open[0]">Details</div><div id="out"></div>
             <script>
-              const to = { 'Open panel': '/dispatch/panel', More: '/dispatch/more', Edit: '/dispatch/edit', Peek: '/dispatch/peek', Add: '/dispatch/add' };
-              document.addEventListener('click', (e) => { const el = e.target.closest('[jsaction], [data-ember-action], [phx-click]'); if (el) document.getElementById('out').insertAdjacentHTML('beforeend', '<a href="' + to[el.textContent] + '">x</a>'); });
+              const to = { 'Open panel': '/dispatch/panel', More: '/dispatch/more', Edit: '/dispatch/edit', Peek: '/dispatch/peek', Add: '/dispatch/add', Details: '/dispatch/details' };
+              document.addEventListener('click', (e) => { const el = e.target.closest('[jsaction], [data-ember-action], [phx-click], [on\\\\:click]'); if (el) document.getElementById('out').insertAdjacentHTML('beforeend', '<a href="' + to[el.textContent] + '">x</a>'); });
             </script>`,
           ),
         };
@@ -265,10 +265,10 @@ describe('handlers delegated to an ancestor that name the element', () => {
     }
   });
 
-  it("a page-wide dispatcher's attributes: jsaction's clicks (a bare name too, not a hover), Ember's data-ember-action, LiveView's phx-click", async () => {
+  it("a page-wide dispatcher's attributes: jsaction's clicks (a bare name too, not a hover), Ember's data-ember-action, LiveView's phx-click, Qwik's on:click", async () => {
     const seed = await linksOfSeed('/dispatch/');
-    expect(paths(seed.links)).toEqual(['/dispatch/add', '/dispatch/edit', '/dispatch/more', '/dispatch/panel']);
-    expect(seed.clickDiscovery?.clicked?.slice().sort()).toEqual(['div|More|body', 'div|Open panel|body', 'span|Add|body', 'span|Edit|body']);
+    expect(paths(seed.links)).toEqual(['/dispatch/add', '/dispatch/details', '/dispatch/edit', '/dispatch/more', '/dispatch/panel']);
+    expect(seed.clickDiscovery?.clicked?.slice().sort()).toEqual(['div|Details|body', 'div|More|body', 'div|Open panel|body', 'span|Add|body', 'span|Edit|body']);
   });
 });
 

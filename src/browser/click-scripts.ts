@@ -54,7 +54,7 @@ export interface ClickCandidate {
  * `aria-expanded="false"`, `<summary>`, an `onclick` handler (attribute or property) or a `click`
  * listener of its own (see {@link installClickListenerWatch}), a `data-href` (a table row or card
  * whose click an ancestor's listener handles), a handler jQuery delegates to it from an ancestor
- * (by a selector) or an attribute a page-wide dispatcher reads (`jsaction`, `data-ember-action`, `phx-click`), a press handler React or Solid keeps on the element
+ * (by a selector) or an attribute a page-wide dispatcher reads (`jsaction`, `data-ember-action`, `phx-click`, `on:click`), a press handler React or Solid keeps on the element
  * (`onClick` in its `__reactProps$…`, `$$click`, Svelte 5's `__click`, Blazor's `_blazorEvents_<n>`), or a `cursor: pointer` that the
  * element sets itself (not one inherited from a clickable ancestor); a checkbox or radio button
  * with a change or click handler of its own (`onchange`, `onclick`, `oninput`). Also what a person
@@ -238,10 +238,11 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
   /**
    * A handler a page-wide dispatcher finds by an attribute of the element: Google's jsaction
    * (`jsaction="click:ns.fn"`, or a bare `ns.fn`, a click; Angular's event replay writes it too),
-   * Ember's `{{action}}` (`data-ember-action`) and Phoenix LiveView's `phx-click`.
+   * Ember's `{{action}}` (`data-ember-action`), Phoenix LiveView's `phx-click` and Qwik's
+   * `on:click` (the handler's chunk, loaded by the document's one listener on the first click).
    */
   const markedForClick = (el: Element): boolean => {
-    if (el.hasAttribute('data-ember-action') || el.hasAttribute('phx-click')) return true;
+    if (el.hasAttribute('data-ember-action') || el.hasAttribute('phx-click') || el.hasAttribute('on:click')) return true;
     const js = el.getAttribute('jsaction');
     return js !== null && js.split(';').some((a) => a.trim() !== '' && (!a.includes(':') || DELEGATED_PRESS.includes(a.slice(0, a.indexOf(':')).trim())));
   };
