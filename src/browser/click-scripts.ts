@@ -54,7 +54,9 @@ export interface ClickCandidate {
  * `aria-expanded="false"`, `<summary>`, an `onclick` handler (attribute or property) or a `click`
  * listener of its own (see {@link installClickListenerWatch}), a `data-href` (a table row or card
  * whose click an ancestor's listener handles), a handler jQuery delegates to it from an ancestor
- * (by a selector) or an attribute a page-wide dispatcher reads (`jsaction`, `data-ember-action`, `phx-click`, `on:click`), a press handler React or Solid keeps on the element
+ * (by a selector), a selector an ancestor's press listener tests the target with in its code
+ * (`e.target.closest('.card')`), or an attribute a page-wide dispatcher reads (`jsaction`,
+ * `data-ember-action`, `phx-click`, `on:click`), a press handler React or Solid keeps on the element
  * (`onClick` in its `__reactProps$…`, `$$click`, Svelte 5's `__click`, Blazor's `_blazorEvents_<n>`), or a `cursor: pointer` that the
  * element sets itself (not one inherited from a clickable ancestor); a checkbox or radio button
  * with a change or click handler of its own (`onchange`, `onclick`, `oninput`). Also what a person
@@ -169,7 +171,7 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
   interface Delegation {
     selector: string;
     hover: boolean;
-    jq: JQueryLike;
+    jq?: JQueryLike;
   }
   interface JQueryLike {
     fn?: { jquery?: unknown };
@@ -189,7 +191,7 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     } catch {
       // jQuery's own selector extensions (`:visible`, `:eq(0)`) are not the browser's.
       try {
-        return d.jq.find?.matchesSelector?.(el, d.selector) === true;
+        return d.jq?.find?.matchesSelector?.(el, d.selector) === true;
       } catch {
         return false;
       }
@@ -232,7 +234,50 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
         return false;
       }
     });
-  const delegations: Delegation[] = jqs.length > 0 ? delegationsOf(document) : [];
+  /**
+   * Delegation written by hand: a press listener on an ancestor (the document, the window, a
+   * list) whose code tests the target with a selector written in it (`e.target.closest('.card')`,
+   * `.matches('[data-open]')`): those selectors (see `installClickListenerWatch`), each read once
+   * per listener. One that matches the `<body>`, or no element, names no control; nor does a
+   * bare tag name (`li`, `div`) tested by the document's or the window's listener: every such
+   * element of the page would be clicked for it (a list's own listener testing `li` names its
+   * items). `[]` without such listeners.
+   */
+  const pressListeners = (window as unknown as { __spacrawlPressListeners?: WeakMap<EventTarget, unknown[]> }).__spacrawlPressListeners;
+  const selectorsOf = new Map<unknown, string[]>();
+  const SELECTOR_CALL = /\.(?:closest|matches|webkitMatchesSelector)\(\s*(['"`])((?:(?!\1)[^\\]|\\.)+)\1\s*\)/g;
+  const writtenSelectors = (listener: unknown): string[] => {
+    let out = selectorsOf.get(listener);
+    if (out) return out;
+    out = [];
+    const fn = typeof listener === 'function' ? listener : (listener as { handleEvent?: unknown } | null)?.handleEvent;
+    let source = '';
+    try {
+      source = typeof fn === 'function' ? Function.prototype.toString.call(fn) : '';
+    } catch {
+      // a proxy or a revoked function: nothing to read
+    }
+    for (const m of source.matchAll(SELECTOR_CALL)) {
+      const selector = m[2]!.replace(/\\(.)/g, '$1');
+      try {
+        if (document.querySelector(selector) !== null && !document.body?.matches(selector)) out.push(selector);
+      } catch {
+        // not a selector (a string the code tests otherwise)
+      }
+    }
+    selectorsOf.set(listener, out);
+    return out;
+  };
+  const writtenDelegationsOf = (target: EventTarget): Delegation[] => {
+    const listeners = pressListeners?.get(target);
+    if (!listeners) return [];
+    const pageWide = target === document || target === window;
+    return listeners
+      .flatMap((l) => writtenSelectors(l))
+      .filter((selector) => !pageWide || /[.#[]/.test(selector))
+      .map((selector) => ({ selector, hover: false }));
+  };
+  const delegations: Delegation[] = [...(jqs.length > 0 ? delegationsOf(document) : []), ...writtenDelegationsOf(document), ...writtenDelegationsOf(window)];
   /** A delegated handler (see {@link delegationsOf}) of an ancestor names the element: for a press, or for the hover. */
   const delegated = (el: Element, hover: boolean): boolean => delegations.some((d) => d.hover === hover && selects(el, d));
   /**
@@ -275,7 +320,7 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     const cursor = cs.cursor;
     walkSelf(el, tag, cs, cursor === 'pointer' && parentCursor !== 'pointer');
     // jQuery runs a delegated handler for the container's descendants only.
-    const own = jqs.length > 0 ? delegationsOf(el) : [];
+    const own = [...(jqs.length > 0 ? delegationsOf(el) : []), ...writtenDelegationsOf(el)];
     delegations.push(...own);
     walkChildren(el, cursor);
     delegations.length -= own.length;
@@ -308,8 +353,9 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     const own = listened?.has(el) ?? false;
     const k = kept(el);
     if ((!own && !k.press) || k.root) return false;
-    // jQuery's listener for the handlers it delegates from here (see `delegationsOf`).
-    if (own && !k.press && jqs.length > 0 && delegatesOnly(el)) return false;
+    // jQuery's listener for the handlers it delegates from here (see `delegationsOf`), or
+    // listeners that each test the target with a selector (see `writtenDelegationsOf`).
+    if (own && !k.press && ((jqs.length > 0 && delegatesOnly(el)) || (pressListeners?.get(el)?.every((l) => writtenSelectors(l).some((sel) => el.querySelector(sel) !== null)) ?? false))) return false;
     // A framework's prop is the element's own handler, not one its descendants' clicks bubble
     // to for dispatch: a product card that navigates is a control though it holds a "wishlist"
     // button; one that holds a link leads where that link leads.
@@ -607,10 +653,11 @@ export function recordNavigations(): void {
  * those given a hover listener (`mouseenter`, `mouseover`, `pointerenter`, `pointerover`: a hover
  * card, a menu that opens on hover, jQuery's `.hover()`) on `window.__spacrawlHoverListeners`,
  * and those given a `change` or `input` listener (a jump menu, a filter) on
- * `window.__spacrawlChangeListeners`.
- * Listeners on an ancestor that handle their descendants' clicks (delegation: a table's, an
- * app root's) name no element and are not seen; React's and Solid's do, on the element itself
- * (see {@link scanClickables}).
+ * `window.__spacrawlChangeListeners`. The press listeners themselves (`click`, `mousedown`,
+ * `pointerdown`, at most 20 a target) of elements, the document and the window are kept on
+ * `window.__spacrawlPressListeners` (a `WeakMap`): one on an ancestor that handles its
+ * descendants' clicks (delegation) names them only in its code, where {@link scanClickables}
+ * reads the selectors it tests the target with.
  */
 export function installClickListenerWatch(): void {
   if (Object.prototype.hasOwnProperty.call(window, '__spacrawlClickListeners')) return;
@@ -620,14 +667,23 @@ export function installClickListenerWatch(): void {
   Object.defineProperty(window, '__spacrawlHoverListeners', { value: hovered, enumerable: false });
   const changed = new WeakSet<EventTarget>();
   Object.defineProperty(window, '__spacrawlChangeListeners', { value: changed, enumerable: false });
+  const pressed = new WeakMap<EventTarget, unknown[]>();
+  Object.defineProperty(window, '__spacrawlPressListeners', { value: pressed, enumerable: false });
+  const PRESS = new Set(['click', 'mousedown', 'pointerdown']);
   const HOVER = new Set(['mouseenter', 'mouseover', 'pointerenter', 'pointerover']);
   const proto = EventTarget.prototype;
   const add = proto.addEventListener;
   // Kept now, before the page's scripts: a library may put its own `Element` on the window.
   const ElementType = Element;
+  const DocumentType = Document;
   proto.addEventListener = function addEventListener(this: EventTarget, type: string, listener: EventListenerOrEventListenerObject | null, options?: boolean | AddEventListenerOptions): void {
     const set = type === 'click' ? seen : HOVER.has(type) ? hovered : type === 'change' || type === 'input' ? changed : null;
     if (set && listener && this instanceof ElementType) set.add(this);
+    if (listener && PRESS.has(type) && (this instanceof ElementType || this instanceof DocumentType || this === window)) {
+      const list = pressed.get(this);
+      if (!list) pressed.set(this, [listener]);
+      else if (list.length < 20) list.push(listener);
+    }
     add.call(this, type, listener, options);
   };
 }
