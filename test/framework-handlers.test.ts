@@ -154,20 +154,22 @@ beforeAll(async () => {
         };
       case '/vanilla/':
         // Delegation written by hand: the document's listener tests the target with closest()
-        // (cards), the window's with matches() (a toggle), a list's listener its items (no
+        // (cards), the window's with matches() (a toggle), the body's mousedown listener a class
+        // (classList.contains), a list's listener its items (no
         // control inside the list, which is no control itself); a router's listener testing
         // bare 'a' and 'li' names no control (the page's other list items are not clicked).
         return {
           body: page(
             'Vanilla',
             `<div class="card" data-id="widgets">Widgets</div><div class="card" data-id="gadgets">Gadgets</div>
-            <span class="toggle">Toggle</span>
+            <span class="toggle">Toggle</span> <span class="more">More</span>
             <ul id="tabs"><li data-tab="one">One</li><li data-tab="two">Two</li></ul>
             <ul><li>Plain</li><li>Other</li></ul><div id="out"></div>
             <script>
               const reveal = (path) => document.getElementById('out').insertAdjacentHTML('beforeend', '<a href="' + path + '">' + path + '</a>');
               document.addEventListener('click', (e) => { const card = e.target.closest(".card"); if (card) reveal('/vanilla/' + card.dataset.id); });
               window.addEventListener('click', function (e) { if (e.target.matches('span.toggle')) reveal('/vanilla/toggled'); });
+              document.body.addEventListener('mousedown', (e) => { if (e.target.classList.contains('more')) reveal('/vanilla/more'); });
               document.getElementById('tabs').addEventListener('click', (e) => { const li = e.target.closest('li[data-tab]'); if (li) reveal('/vanilla/tab-' + li.dataset.tab); });
               document.addEventListener('click', (e) => { if (e.target.closest('a') || e.target.closest('li')) return; });
             </script>`,
@@ -290,8 +292,8 @@ describe('handlers delegated to an ancestor that name the element', () => {
 
   it('listeners written by hand that test the target with closest() or matches() name their controls; a bare tag tested page-wide names none', async () => {
     const seed = await linksOfSeed('/vanilla/');
-    expect(paths(seed.links)).toEqual(['/vanilla/gadgets', '/vanilla/tab-one', '/vanilla/tab-two', '/vanilla/toggled', '/vanilla/widgets']);
-    expect(seed.clickDiscovery?.clicked?.slice().sort()).toEqual(['div|Gadgets|body', 'div|Widgets|body', 'li|One|body', 'li|Two|body', 'span|Toggle|body']);
+    expect(paths(seed.links)).toEqual(['/vanilla/gadgets', '/vanilla/more', '/vanilla/tab-one', '/vanilla/tab-two', '/vanilla/toggled', '/vanilla/widgets']);
+    expect(seed.clickDiscovery?.clicked?.slice().sort()).toEqual(['div|Gadgets|body', 'div|Widgets|body', 'li|One|body', 'li|Two|body', 'span|More|body', 'span|Toggle|body']);
   });
 
   it("a page-wide dispatcher's attributes: jsaction's clicks (a bare name too, not a hover), Ember's data-ember-action, LiveView's phx-click, Qwik's on:click", async () => {

@@ -237,15 +237,17 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
   /**
    * Delegation written by hand: a press listener on an ancestor (the document, the window, a
    * list) whose code tests the target with a selector written in it (`e.target.closest('.card')`,
-   * `.matches('[data-open]')`): those selectors (see `installClickListenerWatch`), each read once
+   * `.matches('[data-open]')`, or a class: `classList.contains('more')`): those selectors (see `installClickListenerWatch`), each read once
    * per listener. One that matches the `<body>`, or no element, names no control; nor does a
-   * bare tag name (`li`, `div`) tested by the document's or the window's listener: every such
+   * bare tag name (`li`, `div`) tested by a page-wide listener (the window's, the document's, the body's): every such
    * element of the page would be clicked for it (a list's own listener testing `li` names its
    * items). `[]` without such listeners.
    */
   const pressListeners = (window as unknown as { __spacrawlPressListeners?: WeakMap<EventTarget, unknown[]> }).__spacrawlPressListeners;
   const selectorsOf = new Map<unknown, string[]>();
   const SELECTOR_CALL = /\.(?:closest|matches|webkitMatchesSelector)\(\s*(['"`])((?:(?!\1)[^\\]|\\.)+)\1\s*\)/g;
+  // `classList.contains('more')`: the class as a selector.
+  const CLASS_TEST = /\.classList\.contains\(\s*(['"`])([\w-]+)\1\s*\)/g;
   const writtenSelectors = (listener: unknown): string[] => {
     let out = selectorsOf.get(listener);
     if (out) return out;
@@ -257,8 +259,8 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     } catch {
       // a proxy or a revoked function: nothing to read
     }
-    for (const m of source.matchAll(SELECTOR_CALL)) {
-      const selector = m[2]!.replace(/\\(.)/g, '$1');
+    const written = [...[...source.matchAll(SELECTOR_CALL)].map((m) => m[2]!.replace(/\\(.)/g, '$1')), ...[...source.matchAll(CLASS_TEST)].map((m) => `.${m[2]!}`)];
+    for (const selector of written) {
       try {
         if (document.querySelector(selector) !== null && !document.body?.matches(selector)) out.push(selector);
       } catch {
@@ -271,7 +273,7 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
   const writtenDelegationsOf = (target: EventTarget): Delegation[] => {
     const listeners = pressListeners?.get(target);
     if (!listeners) return [];
-    const pageWide = target === document || target === window;
+    const pageWide = target === document || target === window || target === document.body || target === document.documentElement;
     return listeners
       .flatMap((l) => writtenSelectors(l))
       .filter((selector) => !pageWide || /[.#[]/.test(selector))
