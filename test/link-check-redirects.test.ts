@@ -109,3 +109,38 @@ describe('HttpClient', () => {
     }
   });
 });
+
+describe('--check-fragments through a redirect that names a fragment of its own', () => {
+  it('judges /old#x by the fragment the Location names, not the link\'s: the browser lands on /new#y', async () => {
+    const docs = await startFixtureServer((_req, url): FixtureResponse => {
+      switch (url.pathname) {
+        case '/':
+          return { body: html('Home', '<h1>Home</h1><a href="/old#x">named</a> <a href="/moved#gone">kept</a>') };
+        case '/old':
+          return { status: 301, headers: { location: '/new#y' } };
+        case '/moved':
+          return { status: 301, headers: { location: '/other' } };
+        case '/new':
+          return { body: html('New', '<h1 id="y">New</h1>') };
+        case '/other':
+          return { body: html('Other', '<h1 id="here">Other</h1>') };
+        default:
+          return { status: 404, body: html('Not found', 'no') };
+      }
+    });
+    try {
+      const crawler = new Crawler({ seeds: [`${docs.origin}/`], settleTimeoutMs: 2000, click: 'off', checkFragments: true, browser });
+      const records = await collect(crawler.records());
+      const broken = audit(records)
+        .issues.filter((i) => i.rule === 'broken-fragment')
+        .map((i) => i.url.slice(docs.origin.length))
+        .sort();
+      // The link's fragment still goes along a redirect without one of its own (/moved#gone → /other).
+      expect(broken).toEqual(['/moved#gone']);
+      // /old was the page /new was rendered for (no direct link to /new came first).
+      expect(records.find((r) => r.url === `${docs.origin}/old`)).toMatchObject({ redirect: false, finalUrl: `${docs.origin}/new#y`, anchors: ['y'] });
+    } finally {
+      await docs.close();
+    }
+  });
+});
