@@ -144,3 +144,45 @@ describe('--check-fragments through a redirect that names a fragment of its own'
     }
   });
 });
+
+describe('--check-external asks again after a transient failure, as the crawl does for its pages', () => {
+  it('a 503 that passes and a reset connection are no broken links; a 503 that stays is, after --retries GETs; a 429 and a 404 are asked once', async () => {
+    const answers = new Map<string, number>();
+    const flaky = await startFixtureServer((req, url): FixtureResponse => {
+      const n = (answers.get(url.pathname) ?? 0) + 1;
+      answers.set(url.pathname, n);
+      switch (url.pathname) {
+        case '/deploying':
+          return n <= 2 ? { status: 503, headers: { 'retry-after': '0' } } : { body: 'ok' };
+        case '/reset':
+          if (n <= 2) req.socket.destroy();
+          return n <= 2 ? { hang: true } : { body: 'ok' };
+        case '/down':
+          return { status: 503, headers: { 'retry-after': '0' } };
+        case '/busy':
+          return { status: 429, headers: { 'retry-after': '0' } };
+        default:
+          return { status: 404 };
+      }
+    });
+    const paths = ['/deploying', '/reset', '/down', '/busy', '/gone'];
+    const home = await startFixtureServer(() => ({ body: html('Home', `<h1>Home</h1>${paths.map((p) => `<a href="${flaky.origin}${p}">${p}</a>`).join(' ')}`) }));
+    try {
+      const crawler = new Crawler({ seeds: [`${home.origin}/`], settleTimeoutMs: 2000, click: 'off', checkExternal: true, retries: 2, browser });
+      const records = await collect(crawler.records());
+      const checks = new Map(records[0]!.linkChecks.map((c) => [c.url.slice(flaky.origin.length), c]));
+      expect(checks.get('/deploying')).toMatchObject({ method: 'GET', status: 200, error: null });
+      expect(checks.get('/reset')).toMatchObject({ status: 200, error: null });
+      expect(checks.get('/down')).toMatchObject({ method: 'GET', status: 503 });
+      // HEAD, GET, and 2 more GETs.
+      expect(flaky.log.filter((r) => r.path === '/down').map((r) => r.method)).toEqual(['HEAD', 'GET', 'GET', 'GET']);
+      expect(flaky.log.filter((r) => r.path === '/busy').map((r) => r.method)).toEqual(['HEAD']);
+      expect(flaky.log.filter((r) => r.path === '/gone').map((r) => r.method)).toEqual(['HEAD', 'GET']);
+      const broken = audit(records).issues.filter((i) => i.rule === 'broken-link').map((i) => i.url.slice(flaky.origin.length)).sort();
+      expect(broken).toEqual(['/down', '/gone']);
+    } finally {
+      await home.close();
+      await flaky.close();
+    }
+  });
+});
