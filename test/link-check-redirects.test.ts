@@ -186,3 +186,25 @@ describe('--check-external asks again after a transient failure, as the crawl do
     }
   });
 });
+
+describe('--check-external when HEAD gets no answer', () => {
+  it('asks with GET after a HEAD that timed out: a server that never answers HEAD is no broken link; one that answers nothing still is', async () => {
+    const headless = await startFixtureServer((req, url): FixtureResponse => {
+      if (url.pathname === '/no-head') return req.method === 'HEAD' ? { hang: true } : { body: 'ok' };
+      return { hang: true };
+    });
+    const home = await startFixtureServer(() => ({ body: html('Home', `<h1>Home</h1><a href="${headless.origin}/no-head">a</a> <a href="${headless.origin}/silent">b</a>`) }));
+    try {
+      const crawler = new Crawler({ seeds: [`${home.origin}/`], settleTimeoutMs: 2000, click: 'off', checkExternal: true, timeoutMs: 2000, browser });
+      const records = await collect(crawler.records());
+      const checks = new Map(records[0]!.linkChecks.map((c) => [c.url.slice(headless.origin.length), c]));
+      expect(checks.get('/no-head')).toMatchObject({ method: 'GET', status: 200, error: null });
+      expect(checks.get('/silent')).toMatchObject({ method: 'GET', status: null, error: { code: 'timeout', message: 'no answer within 2000 ms' } });
+      expect(headless.log.filter((r) => r.path === '/silent').map((r) => r.method)).toEqual(['HEAD', 'GET']);
+      expect(audit(records).issues.filter((i) => i.rule === 'broken-link').map((i) => i.url)).toEqual([`${headless.origin}/silent`]);
+    } finally {
+      await home.close();
+      await headless.close();
+    }
+  });
+});

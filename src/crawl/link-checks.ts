@@ -35,11 +35,20 @@ export type CheckAnswer = Omit<LinkCheck, 'kind'>;
 export const NAVIGATION_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
 /**
- * HEAD and then, only if needed, GET: which requests a check made. Not after a 429: the server
- * asked for fewer requests (RFC 6585 §4), and a GET right after would be one more; the answer
- * stands (the audit's `blocked`: rate-limited, not proof the link is broken).
+ * HEAD and then, only if needed, GET: which requests a check made. Also after a HEAD that timed
+ * out: some servers never answer HEAD and answer GET at once (wummel/linkchecker#28: Amazon;
+ * html-proofer#439). Not after a 429: the server asked for fewer requests (RFC 6585 §4), and a
+ * GET right after would be one more; the answer stands (the audit's `blocked`: rate-limited, not
+ * proof the link is broken).
  */
-const RETRY_WITH_GET = (a: Attempt): boolean => ('error' in a ? a.error.code !== 'timeout' : a.status >= 400 && a.status !== 429);
+const RETRY_WITH_GET = (a: Attempt): boolean => ('error' in a ? true : a.status >= 400 && a.status !== 429);
+
+/**
+ * The HEAD's share of the timeout: half of it. A server that leaves HEAD unanswered then costs a
+ * check 1.5 × the timeout, not 2 ×, and one that answers anything within the timeout still
+ * answers the GET.
+ */
+const HEAD_TIMEOUT_SHARE = 0.5;
 
 type Attempt = ({ status: number; blockedBy: string | null } | { error: RecordError }) & {
   /** The failure may pass: another GET may answer (see `LinkCheckerOptions.retries`). */
@@ -57,7 +66,7 @@ const STABLE_NETWORK_ERROR = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ENETUNREACH|EHOST
 /**
  * Checks URLs with requests made outside any page, through the crawl's {@link HttpClient} (its
  * User-Agent, proxy, TLS settings and in-scope `--header` values):
- * HEAD first, then GET when HEAD failed (other than a timeout) or answered >= 400 but not 429
+ * HEAD first (with half the timeout), then GET when HEAD failed or answered >= 400 but not 429
  * (many servers answer HEAD with 403, 404, 405 or 501 when GET works), each with a browser's navigation
  * `Accept` ({@link NAVIGATION_ACCEPT}), and up to `retries` more GETs after a transient failure.
  * Each URL is checked once per
@@ -119,7 +128,7 @@ export class LinkChecker {
 
   private async run(url: string, request: string): Promise<CheckAnswer> {
     let method: 'HEAD' | 'GET' = 'HEAD';
-    let a = await this.attempt(request, method);
+    let a = await this.attempt(request, method, Math.max(1, Math.round(this.opts.timeoutMs * HEAD_TIMEOUT_SHARE)));
     if (RETRY_WITH_GET(a)) {
       method = 'GET';
       a = await this.attempt(request, method);
@@ -137,16 +146,16 @@ export class LinkChecker {
     return { url, method, status: a.status, blockedBy: a.blockedBy, error: null };
   }
 
-  private async attempt(url: string, method: 'HEAD' | 'GET'): Promise<Attempt> {
+  private async attempt(url: string, method: 'HEAD' | 'GET', timeoutMs = this.opts.timeoutMs): Promise<Attempt> {
     this.requests++;
     try {
-      const resp = await this.request.request(url, { method, timeoutMs: this.opts.timeoutMs, maxRedirects: this.maxRedirects, accept: NAVIGATION_ACCEPT });
+      const resp = await this.request.request(url, { method, timeoutMs, maxRedirects: this.maxRedirects, accept: NAVIGATION_ACCEPT });
       const status = resp.status;
       const mitigated = resp.headers['cf-mitigated'];
       const transient = RETRYABLE_STATUS.has(status) && status !== 429;
       return { status, blockedBy: status === 403 && mitigated ? `cf-mitigated: ${mitigated}` : null, transient, retryAfterMs: transient ? parseRetryAfter(resp.headers['retry-after']) : null };
     } catch (err) {
-      const error = requestError(err, this.opts.timeoutMs);
+      const error = requestError(err, timeoutMs);
       // Only a connection lost on the way: not a timeout (a second one would double the wait), not redirects that lead nowhere.
       const transient = err instanceof HttpRequestError && err.code === 'network' && !STABLE_NETWORK_ERROR.test(err.message);
       return { error, transient, retryAfterMs: null };
