@@ -264,7 +264,7 @@ export class Crawler {
       // links for all of them, and a tab opened when its first URL comes costs that URL ~0.1-0.25 s.
       session.prewarm(Math.min(o.concurrency, o.maxPages + (this.soft404 ? 1 : 0)));
       if (this.auditing.note) this.signals.remark(this.auditing.note);
-      const linkChecker = new LinkChecker(session.http, { timeoutMs: o.timeoutMs });
+      const linkChecker = new LinkChecker(session.http, { timeoutMs: o.timeoutMs, retries: o.retries, maxRetryAfterMs: o.maxRetryAfterMs });
       if (!o.ignoreRobots) {
         robots = robotsForCrawl({ http: session.http, agent: o.robotsAgent, shared: this.shared?.robots ?? null, politeness: this.politeness, remark: (n) => this.signals.remark(n) });
       }

@@ -1,6 +1,7 @@
 import pLimit from 'p-limit';
 import { HttpRequestError, type HttpClient } from '../net/http-client.js';
 import type { LinkCheck, PageRecord, RecordError } from '../model/record.js';
+import { backoffMs, parseRetryAfter, RETRYABLE_STATUS } from './retry.js';
 
 /** Options of {@link LinkChecker}. Times in milliseconds. */
 export interface LinkCheckerOptions {
@@ -12,6 +13,14 @@ export interface LinkCheckerOptions {
   concurrency?: number;
   /** Redirects followed per request. @default 10 */
   maxRedirects?: number;
+  /**
+   * GETs repeated after a transient failure (`--retries`): a 408, 425 or 5xx, or a connection
+   * lost on the way (reset, hang-up); not a 429, a timeout, a refused connection or an unknown
+   * host. @default 0
+   */
+  retries?: number;
+  /** Longest pause before a retry (`--max-retry-after`): a `Retry-After` or the backoff is cut to it (ms). @default 60000 */
+  maxRetryAfterMs?: number;
 }
 
 /** The answer to one URL, without the `kind` its page gives it. */
@@ -26,20 +35,41 @@ export type CheckAnswer = Omit<LinkCheck, 'kind'>;
 export const NAVIGATION_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
 /**
- * HEAD and then, only if needed, GET: which requests a check made. Not after a 429: the server
- * asked for fewer requests (RFC 6585 §4), and a GET right after would be one more; the answer
- * stands (the audit's `blocked`: rate-limited, not proof the link is broken).
+ * HEAD and then, only if needed, GET: which requests a check made. Also after a HEAD that timed
+ * out: some servers never answer HEAD and answer GET at once (wummel/linkchecker#28: Amazon;
+ * html-proofer#439). Not after a 429: the server asked for fewer requests (RFC 6585 §4), and a
+ * GET right after would be one more; the answer stands (the audit's `blocked`: rate-limited, not
+ * proof the link is broken).
  */
-const RETRY_WITH_GET = (a: Attempt): boolean => ('error' in a ? a.error.code !== 'timeout' : a.status >= 400 && a.status !== 429);
+const RETRY_WITH_GET = (a: Attempt): boolean => ('error' in a ? true : a.status >= 400 && a.status !== 429);
 
-type Attempt = { status: number; blockedBy: string | null } | { error: RecordError };
+/**
+ * The HEAD's share of the timeout: half of it. A server that leaves HEAD unanswered then costs a
+ * check 1.5 × the timeout, not 2 ×, and one that answers anything within the timeout still
+ * answers the GET.
+ */
+const HEAD_TIMEOUT_SHARE = 0.5;
+
+type Attempt = ({ status: number; blockedBy: string | null } | { error: RecordError }) & {
+  /** The failure may pass: another GET may answer (see `LinkCheckerOptions.retries`). */
+  transient: boolean;
+  /** The response's `Retry-After`, in ms, when it had one. */
+  retryAfterMs: number | null;
+};
+
+/**
+ * Network failures that repeat on every attempt: nothing listens, the host has no address, the
+ * certificate is refused, the redirects lead nowhere. Retrying only delays the report.
+ */
+const STABLE_NETWORK_ERROR = /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ENETUNREACH|EHOSTUNREACH|certificate|CERT_|self[- ]signed|SSL|TLS/i;
 
 /**
  * Checks URLs with requests made outside any page, through the crawl's {@link HttpClient} (its
  * User-Agent, proxy, TLS settings and in-scope `--header` values):
- * HEAD first, then GET when HEAD failed (other than a timeout) or answered >= 400 but not 429
+ * HEAD first (with half the timeout), then GET when HEAD failed or answered >= 400 but not 429
  * (many servers answer HEAD with 403, 404, 405 or 501 when GET works), each with a browser's navigation
- * `Accept` ({@link NAVIGATION_ACCEPT}). Each URL is requested once per
+ * `Accept` ({@link NAVIGATION_ACCEPT}), and up to `retries` more GETs after a transient failure.
+ * Each URL is checked once per
  * checker: the answer (or the request in flight) is shared by every caller. At most
  * `perHostConcurrency` requests go to one host at a time, `concurrency` in all.
  *
@@ -98,8 +128,17 @@ export class LinkChecker {
 
   private async run(url: string, request: string): Promise<CheckAnswer> {
     let method: 'HEAD' | 'GET' = 'HEAD';
-    let a = await this.attempt(request, method);
+    let a = await this.attempt(request, method, Math.max(1, Math.round(this.opts.timeoutMs * HEAD_TIMEOUT_SHARE)));
     if (RETRY_WITH_GET(a)) {
+      method = 'GET';
+      a = await this.attempt(request, method);
+    }
+    // A 503 during a deploy or a reset connection is no broken link: ask again, as the crawl
+    // asks again for its own pages (the per-host slot stays held meanwhile: no burst at the host).
+    const retries = this.opts.retries ?? 0;
+    for (let i = 1; i <= retries && a.transient; i++) {
+      const cap = this.opts.maxRetryAfterMs ?? 60_000;
+      await sleep(Math.min(a.retryAfterMs ?? backoffMs(i), cap));
       method = 'GET';
       a = await this.attempt(request, method);
     }
@@ -107,17 +146,25 @@ export class LinkChecker {
     return { url, method, status: a.status, blockedBy: a.blockedBy, error: null };
   }
 
-  private async attempt(url: string, method: 'HEAD' | 'GET'): Promise<Attempt> {
+  private async attempt(url: string, method: 'HEAD' | 'GET', timeoutMs = this.opts.timeoutMs): Promise<Attempt> {
     this.requests++;
     try {
-      const resp = await this.request.request(url, { method, timeoutMs: this.opts.timeoutMs, maxRedirects: this.maxRedirects, accept: NAVIGATION_ACCEPT });
+      const resp = await this.request.request(url, { method, timeoutMs, maxRedirects: this.maxRedirects, accept: NAVIGATION_ACCEPT });
       const status = resp.status;
       const mitigated = resp.headers['cf-mitigated'];
-      return { status, blockedBy: status === 403 && mitigated ? `cf-mitigated: ${mitigated}` : null };
+      const transient = RETRYABLE_STATUS.has(status) && status !== 429;
+      return { status, blockedBy: status === 403 && mitigated ? `cf-mitigated: ${mitigated}` : null, transient, retryAfterMs: transient ? parseRetryAfter(resp.headers['retry-after']) : null };
     } catch (err) {
-      return { error: requestError(err, this.opts.timeoutMs) };
+      const error = requestError(err, timeoutMs);
+      // Only a connection lost on the way: not a timeout (a second one would double the wait), not redirects that lead nowhere.
+      const transient = err instanceof HttpRequestError && err.code === 'network' && !STABLE_NETWORK_ERROR.test(err.message);
+      return { error, transient, retryAfterMs: null };
     }
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** A request failure as a record error: `timeout`, or `network` with the first line of the message. */

@@ -3,6 +3,7 @@ import type net from 'node:net';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { ConnectError, connectToOrigin, parseProxy, proxyAuthorization, type ProxyServer } from './connect.js';
+import { RedirectCookies } from './redirect-cookies.js';
 
 /** Settings shared by every request of one {@link HttpClient}: the crawl's browser-level settings. */
 export interface HttpClientOptions {
@@ -78,7 +79,9 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * (see `connectToOrigin`): plain forward-proxy requests in absolute form for `http://` URLs,
  * `CONNECT` tunnels only for `https://`, SOCKS4/5 for `socks` proxies. Each request uses its own
  * connection (`Connection: close`); bodies are decoded (`gzip`, `deflate`, `br`) and cut at
- * `maxBodyBytes`. No cookies are kept.
+ * `maxBodyBytes`. Cookies set along a redirect chain are sent on its later hops, as a browser
+ * sends them ({@link RedirectCookies}), and forgotten when the request ends: no request carries a
+ * cookie of another. A `Location` is read as a browser reads it ({@link redirectTarget}).
  */
 export class HttpClient {
   private readonly proxy: ProxyServer | null;
@@ -98,13 +101,15 @@ export class HttpClient {
     let current = new URL(url);
     const maxRedirects = opts.maxRedirects ?? 0;
     if (current.protocol !== 'http:' && current.protocol !== 'https:') throw new HttpRequestError('network', `not an http(s) URL: ${current.href}`);
+    const cookies = new RedirectCookies();
     for (let hop = 0; ; hop++) {
-      const res = await this.once(current, method, deadline, opts.timeoutMs, opts.maxBodyBytes ?? 0, opts.accept ?? '*/*');
+      const { res, setCookie } = await this.once(current, method, deadline, opts.timeoutMs, opts.maxBodyBytes ?? 0, opts.accept ?? '*/*', cookies.header(current));
       const location = res.headers.location;
       if (!REDIRECTS.has(res.status) || location === undefined || maxRedirects === 0) return res;
       if (hop >= maxRedirects) throw new HttpRequestError('redirect', `more than ${maxRedirects} redirects`, res.status);
+      cookies.store(current, setCookie);
       try {
-        current = new URL(location, current);
+        current = redirectTarget(location, current);
       } catch {
         throw new HttpRequestError('redirect', `invalid redirect location: ${location}`, res.status);
       }
@@ -113,8 +118,19 @@ export class HttpClient {
     }
   }
 
-  /** One request and its response (no redirects followed). */
-  private async once(url: URL, method: 'GET' | 'HEAD', deadline: number, timeoutMs: number, maxBodyBytes: number, accept: string): Promise<HttpResponse> {
+  /**
+   * One request and its response (no redirects followed), with the response's `Set-Cookie` lines.
+   * @param cookie - cookies the redirect chain set for this URL, sent after any `--header Cookie`
+   */
+  private async once(
+    url: URL,
+    method: 'GET' | 'HEAD',
+    deadline: number,
+    timeoutMs: number,
+    maxBodyBytes: number,
+    accept: string,
+    cookie: string | null,
+  ): Promise<{ res: HttpResponse; setCookie: string[] }> {
     const left = deadline - Date.now();
     if (left <= 0) throw timeout(timeoutMs);
     let conn;
@@ -136,16 +152,18 @@ export class HttpClient {
       ...lowercased(this.opts.headersFor?.(url.href) ?? {}),
       ...(auth ? { 'proxy-authorization': auth } : {}),
     };
+    if (cookie !== null) headers.cookie = headers.cookie ? `${headers.cookie}; ${cookie}` : cookie;
     const socket = conn.socket;
-    return await new Promise<HttpResponse>((resolve, reject) => {
+    return await new Promise<{ res: HttpResponse; setCookie: string[] }>((resolve, reject) => {
       let settled = false;
+      let setCookie: string[] = [];
       const finish = (err: HttpRequestError | null, res?: HttpResponse): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         socket.destroy();
         if (err) reject(err);
-        else resolve(res!);
+        else resolve({ res: res!, setCookie });
       };
       /** The response's status once its head has arrived. */
       let answered: number | null = null;
@@ -160,6 +178,7 @@ export class HttpClient {
       req.once('response', (res) => {
         const status = res.statusCode ?? 0;
         answered = status;
+        setCookie = res.headers['set-cookie'] ?? [];
         const responseHeaders: Record<string, string> = {};
         for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) responseHeaders[k] = Array.isArray(v) ? v.join(', ') : v;
         const done = (body: Buffer, truncated: boolean): void => finish(null, { status, url: url.href, headers: responseHeaders, body, truncated });
@@ -176,6 +195,28 @@ export class HttpClient {
       req.end();
     });
   }
+}
+
+/**
+ * The URL a `Location` header names, resolved against the URL that answered. Node reads header
+ * bytes as Latin-1, one character per byte, but servers send raw UTF-8 there (`Location: /café`,
+ * scrapy#2321, Norconex/crawler#199), and browsers read those bytes as UTF-8: Chromium requests
+ * `/caf%C3%A9`, where the Latin-1 reading would request `/caf%C3%83%C2%A9`, a page that does not
+ * exist. So a value whose bytes are UTF-8 is decoded as such; other bytes above 0x7F are
+ * percent-escaped one by one (`%E9`), as Chromium sends them.
+ * @throws TypeError when the value is no URL
+ */
+export function redirectTarget(location: string, base: URL): URL {
+  // Already characters (not one per byte), or plain ASCII: nothing to decode.
+  if (!/[\x80-\xff]/.test(location) || /[^\x00-\xff]/.test(location)) return new URL(location, base);
+  const bytes = Buffer.from(location, 'latin1');
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    text = location.replace(/[\x80-\xff]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
+  }
+  return new URL(text, base);
 }
 
 function timeout(timeoutMs: number, status: number | null = null): HttpRequestError {

@@ -80,7 +80,7 @@ export class LinkCheckIssues {
     }
     // A link's fragment goes along through redirects (RFC 9110 §10.2.2): it is checked on the page
     // landed on. Not when the redirect names a fragment of its own: that one replaces the link's.
-    if (r.redirect && !r.skipped && r.finalUrl && !r.finalUrl.includes('#')) this.forwardsTo.set(r.url, r.finalUrl);
+    if (r.redirect && !r.skipped && r.finalUrl && !redirectNamesFragment(r)) this.forwardsTo.set(r.url, r.finalUrl);
     if (!isPage(r)) return;
     const checks = r.linkChecks ?? [];
     for (const f of r.fragmentLinks ?? []) this.fragmentTargets.add(f.url);
@@ -138,7 +138,9 @@ export class LinkCheckIssues {
     const keys = [t.url, ...(t.finalUrl ? (this.landings.get(t.finalUrl) ?? []) : [])].filter((k) => this.fragmentTargets.has(k) && !this.anchors.has(k));
     if (!keys.length) return;
     const rendered = t.anchors !== null && t.anchors !== undefined && !t.error && !t.soft404 && t.status !== null && t.status < 400;
-    for (const k of keys) this.anchors.set(k, rendered ? new Set(t.anchors) : null);
+    // A page reached through a redirect that named a fragment of its own (`/old#x` → 301
+    // `Location: /new#y`): the browser lands on `#y`, and a link's `#x` to its URL is not looked for.
+    for (const k of keys) this.anchors.set(k, rendered && !(k === t.url && redirectNamesFragment(t)) ? new Set(t.anchors) : null);
   }
 
   /** `broken-fragment` issues: one more pass, for the fragment links (none when no record has one). */
@@ -167,4 +169,13 @@ export class LinkCheckIssues {
       add('broken-fragment', key, `${page} has no element with id "${e.fragment}" (nor an <a name="${e.fragment}">)`, e.refs);
     }
   }
+}
+
+/**
+ * Whether a record's URL redirected to a URL with a fragment of its own: that fragment replaces the
+ * one a link to the URL carried (Fetch, "HTTP-redirect fetch": a `Location` fragment wins over the
+ * request's), so the link's fragment is never looked for.
+ */
+function redirectNamesFragment(r: PageRecord): boolean {
+  return r.redirectChain.length > 0 && r.finalUrl !== null && r.finalUrl.includes('#');
 }
