@@ -8,7 +8,7 @@ export default class Crawl extends SpacrawlCommand {
   static override summary = 'Crawl a site in real Chromium and report every page a person can reach';
   static override description = `Loads each page in headless Chromium, waits for it to settle (network idle and no DOM change, capped), reads the rendered links and title, clicks navigation without href, and follows in-scope links breadth-first. Writes a log line per page, a summary and the issue table to stderr; --out writes JSON Lines; --report and --output-dir write reports; --json prints the summary object on stdout.
 
-Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched (default: broken-link,server-error, i.e. a page with an error, a status >= 400 or a soft 404, or a 5xx) or no seed could be crawled; 2 bad usage or input (nothing crawled); 3 infrastructure failure (partial output flushed); 130/143 interrupted by SIGINT/SIGTERM (partial output flushed).`;
+Exit codes: 0 finished and no --fail-on rule matched; 1 a --fail-on rule matched (default: broken-link,server-error, i.e. a page with an error, a status >= 400 or a soft 404, or a 5xx) or no seed could be crawled; 2 bad usage or input (before crawling: nothing crawled), or an output that became unwritable during the crawl (records already written kept); 3 infrastructure failure (partial output flushed); 130/143 interrupted by SIGINT/SIGTERM (partial output flushed).`;
   static override examples = [
     '<%= config.bin %> crawl https://example.com/',
     '<%= config.bin %> crawl http://127.0.0.1:3000/ --concurrency 8 --out pages.jsonl --screenshots shots/',
