@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PAGES } from '../src/demo/site.js';
 import { startTreeSite, TREE_MISSING_PATH, TREE_PRIVATE_PATH, treePath, treeVisitedPaths, type TreeSite } from '../fixtures/sites/tree.js';
 import { checkWritableFile } from '../src/util/files.js';
+import { html, startFixtureServer } from '../fixtures/server.js';
 import { lines, runInProcess, spawnCli, type CliRun, type InProcessOptions } from './helpers/cli.js';
 import { pathOf, recordProblems, sorted } from './helpers/records.js';
 
@@ -324,6 +325,21 @@ describe('a crawl of the tree', () => {
     const seedDone = pages.some((x) => pathOf(x.url as string) === '/' && x.status === 200);
     expect(r.code).toBe(seedDone ? 0 : 1);
     expect(pages.length).toBeLessThan(20);
+  });
+
+  it('a page still in flight when the stop\'s grace ends is not recorded, and the summary says so', async () => {
+    // The seed answers after 20 s: --max-time 1 stops the crawl, the grace (3 s) ends first.
+    const hung = await startFixtureServer((_req, url) => (url.pathname === '/' ? { delayMs: 20_000, body: html('Late', '') } : { status: 404, body: '' }));
+    try {
+      const out = path.join(tmp, 'cut.jsonl');
+      const r = await run(['crawl', `${hung.origin}/`, '--max-time', '1', '--json', '--out', out]);
+      const summary = JSON.parse(r.stdout) as { pages: number; endReason: string; notes: string[] };
+      expect({ pages: summary.pages, endReason: summary.endReason, records: readJsonl(out).length }).toEqual({ pages: 0, endReason: 'max-time', records: 0 });
+      expect(summary.notes).toContain('1 page in flight when the crawl stopped did not finish within the 3000 ms given it: not recorded (a resume with --state visits it)');
+      expect(r.stderr).toContain('1 page in flight when the crawl stopped did not finish');
+    } finally {
+      await hung.close();
+    }
   });
 
   it('--screenshots DIR: one distinct PNG inside DIR per visited page', async () => {

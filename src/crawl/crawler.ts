@@ -87,7 +87,7 @@ export interface CrawlResult {
  * holding a concurrency slot, so other hosts go on. Ends when nothing is queued, parked or in
  * flight; when `maxPages` URLs have been started (the rest get `skipped: "budget"`); or on
  * cancellation / `maxTimeSeconds` (no new pages, in-flight pages get `graceMs`, then their
- * leases are released unrecorded). What it ended with is {@link Crawler.result}.
+ * leases are released unrecorded, and a note in the summary says how many). What it ended with is {@link Crawler.result}.
  */
 export class Crawler {
   /** The options as resolved (defaults applied, validated). */
@@ -413,6 +413,12 @@ export class Crawler {
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([all, new Promise<void>((r) => (timer = setTimeout(r, o.graceMs)))]);
         clearTimeout(timer);
+        // Each page removes itself from `active` when it ends: what is left is cut short, unrecorded.
+        const cut = active.size;
+        if (cut > 0) {
+          const them = cut === 1 ? 'it' : 'them';
+          this.signals.remark(`${cut} page${cut === 1 ? '' : 's'} in flight when the crawl stopped did not finish within the ${o.graceMs} ms given ${them}: not recorded (a resume with --state visits ${them})`);
+        }
         this.cancelVisits.abort();
         await all;
         for (const p of this.parked.splice(0)) {
