@@ -155,16 +155,17 @@ beforeAll(async () => {
       case '/vanilla/':
         // Delegation written by hand: the document's listener tests the target with closest()
         // (cards), the window's with matches() (a toggle), the body's mousedown listener a class
-        // (classList.contains), a list's listener its items (no
-        // control inside the list, which is no control itself); a router's listener testing
-        // bare 'a' and 'li' names no control (the page's other list items are not clicked).
+        // (classList.contains), a list's listener its items (the list, whose listener may act for
+        // it too, stays a control); a router's listener testing bare 'a' and 'li' names no control
+        // (the page's other list items are not clicked); a card whose own listener tests a
+        // button inside it and otherwise opens the card: both are controls.
         return {
           body: page(
             'Vanilla',
             `<div class="card" data-id="widgets">Widgets</div><div class="card" data-id="gadgets">Gadgets</div>
             <span class="toggle">Toggle</span> <span class="more">More</span>
             <ul id="tabs"><li data-tab="one">One</li><li data-tab="two">Two</li></ul>
-            <ul><li>Plain</li><li>Other</li></ul><div id="out"></div>
+            <ul><li>Plain</li><li>Other</li></ul><div id="product">Product <span class="fav">Fav</span></div><div id="out"></div>
             <script>
               const reveal = (path) => document.getElementById('out').insertAdjacentHTML('beforeend', '<a href="' + path + '">' + path + '</a>');
               document.addEventListener('click', (e) => { const card = e.target.closest(".card"); if (card) reveal('/vanilla/' + card.dataset.id); });
@@ -172,6 +173,7 @@ beforeAll(async () => {
               document.body.addEventListener('mousedown', (e) => { if (e.target.classList.contains('more')) reveal('/vanilla/more'); });
               document.getElementById('tabs').addEventListener('click', (e) => { const li = e.target.closest('li[data-tab]'); if (li) reveal('/vanilla/tab-' + li.dataset.tab); });
               document.addEventListener('click', (e) => { if (e.target.closest('a') || e.target.closest('li')) return; });
+              document.getElementById('product').addEventListener('click', (e) => reveal(e.target.closest('.fav') ? '/vanilla/fav' : '/vanilla/product'));
             </script>`,
           ),
         };
@@ -290,10 +292,20 @@ describe('handlers delegated to an ancestor that name the element', () => {
     }
   });
 
-  it('listeners written by hand that test the target with closest() or matches() name their controls; a bare tag tested page-wide names none', async () => {
+  it('listeners written by hand that test the target with closest() or matches() name their controls; a bare tag tested page-wide names none; the listening element itself stays a control', async () => {
     const seed = await linksOfSeed('/vanilla/');
-    expect(paths(seed.links)).toEqual(['/vanilla/gadgets', '/vanilla/more', '/vanilla/tab-one', '/vanilla/tab-two', '/vanilla/toggled', '/vanilla/widgets']);
-    expect(seed.clickDiscovery?.clicked?.slice().sort()).toEqual(['div|Gadgets|body', 'div|Widgets|body', 'li|One|body', 'li|Two|body', 'span|More|body', 'span|Toggle|body']);
+    expect(paths(seed.links)).toEqual(['/vanilla/fav', '/vanilla/gadgets', '/vanilla/more', '/vanilla/product', '/vanilla/tab-one', '/vanilla/tab-two', '/vanilla/toggled', '/vanilla/widgets']);
+    expect(seed.clickDiscovery?.clicked?.slice().sort()).toEqual([
+      'div|Gadgets|body',
+      'div|Product Fav|body',
+      'div|Widgets|body',
+      'li|One|body',
+      'li|Two|body',
+      'span|Fav|body',
+      'span|More|body',
+      'span|Toggle|body',
+      'ul|One Two|body',
+    ]);
   });
 
   it("a page-wide dispatcher's attributes: jsaction's clicks (a bare name too, not a hover), Ember's data-ember-action, LiveView's phx-click, Qwik's on:click", async () => {

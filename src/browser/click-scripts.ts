@@ -355,9 +355,10 @@ export function scanClickables(excludePattern: string): ClickCandidate[] {
     const own = listened?.has(el) ?? false;
     const k = kept(el);
     if ((!own && !k.press) || k.root) return false;
-    // jQuery's listener for the handlers it delegates from here (see `delegationsOf`), or
-    // listeners that each test the target with a selector (see `writtenDelegationsOf`).
-    if (own && !k.press && ((jqs.length > 0 && delegatesOnly(el)) || (pressListeners?.get(el)?.every((l) => writtenSelectors(l).some((sel) => el.querySelector(sel) !== null)) ?? false))) return false;
+    // jQuery's listener for the handlers it delegates from here (see `delegationsOf`). A listener
+    // written by hand that tests its target (see `writtenDelegationsOf`) may also act for the
+    // element itself (a card that opens, unless its "favourite" button was hit): still a control.
+    if (own && !k.press && jqs.length > 0 && delegatesOnly(el)) return false;
     // A framework's prop is the element's own handler, not one its descendants' clicks bubble
     // to for dispatch: a product card that navigates is a control though it holds a "wishlist"
     // button; one that holds a link leads where that link leads.
