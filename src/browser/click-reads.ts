@@ -11,7 +11,8 @@
  * @module
  */
 import type { Page } from 'playwright';
-import { clickCandidate, historyLength, lastMutation, scanClickables, takeNavigations, type ClickCandidate } from './click-scripts.js';
+import { clickCandidate, scanClickables, type ClickCandidate } from './click-scripts.js';
+import { historyLength, lastMutation, takeNavigations } from './click-hooks.js';
 import { extractPage, type ExtractResult } from './page-scripts.js';
 import { asJsonExpression, evaluateExpressionJson } from './json-result.js';
 import { withTimeout } from './timeout.js';

@@ -11,7 +11,7 @@ import type { AssetLoading } from './asset-placeholders.js';
 import { RendererHeaps } from './renderer-heap.js';
 import { openTab, type RequestGuard, type VisitTab } from './tab.js';
 import { installLongTaskWatch, stopIfStalled, type ScriptStops } from './hang-watch.js';
-import { installClickListenerWatch } from './click-scripts.js';
+import { installClickListenerWatch } from './click-hooks.js';
 import { installNativeConstructors } from './native-scripts.js';
 import { withTimeout } from './timeout.js';
 
