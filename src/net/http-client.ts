@@ -3,7 +3,7 @@ import type net from 'node:net';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { ConnectError, connectToOrigin, parseProxy, proxyAuthorization, type ProxyServer } from './connect.js';
-import { RedirectCookies } from './redirect-cookies.js';
+import { CookieJar } from 'tough-cookie';
 
 /** Settings shared by every request of one {@link HttpClient}: the crawl's browser-level settings. */
 export interface HttpClientOptions {
@@ -80,8 +80,10 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * `CONNECT` tunnels only for `https://`, SOCKS4/5 for `socks` proxies. Each request uses its own
  * connection (`Connection: close`); bodies are decoded (`gzip`, `deflate`, `br`) and cut at
  * `maxBodyBytes`. Cookies set along a redirect chain are sent on its later hops, as a browser
- * sends them ({@link RedirectCookies}), and forgotten when the request ends: no request carries a
- * cookie of another. A `Location` is read as a browser reads it ({@link redirectTarget}).
+ * sends them (RFC 6265, by tough-cookie: a server that redirects a client without its cookie to
+ * the same URL with a `Set-Cookie`, a consent or session gate, loops forever for a client that
+ * drops them: wummel/linkchecker#419, lychee#715), and forgotten when the request ends: no
+ * request carries a cookie of another. A `Location` is read as a browser reads it ({@link redirectTarget}).
  */
 export class HttpClient {
   private readonly proxy: ProxyServer | null;
@@ -101,13 +103,15 @@ export class HttpClient {
     let current = new URL(url);
     const maxRedirects = opts.maxRedirects ?? 0;
     if (current.protocol !== 'http:' && current.protocol !== 'https:') throw new HttpRequestError('network', `not an http(s) URL: ${current.href}`);
-    const cookies = new RedirectCookies();
+    // This request's own cookie jar (see the class comment).
+    const cookies = new CookieJar();
     for (let hop = 0; ; hop++) {
-      const { res, setCookie } = await this.once(current, method, deadline, opts.timeoutMs, opts.maxBodyBytes ?? 0, opts.accept ?? '*/*', cookies.header(current));
+      const { res, setCookie } = await this.once(current, method, deadline, opts.timeoutMs, opts.maxBodyBytes ?? 0, opts.accept ?? '*/*', cookies.getCookieStringSync(current.href) || null);
       const location = res.headers.location;
       if (!REDIRECTS.has(res.status) || location === undefined || maxRedirects === 0) return res;
       if (hop >= maxRedirects) throw new HttpRequestError('redirect', `more than ${maxRedirects} redirects`, res.status);
-      cookies.store(current, setCookie);
+      // A cookie the URL may not set (another domain's, a malformed line) is ignored, as a browser ignores it.
+      for (const line of setCookie) cookies.setCookieSync(line, current.href, { ignoreError: true });
       try {
         current = redirectTarget(location, current);
       } catch {
