@@ -5,6 +5,7 @@ import { reReadable } from './record-source.js';
 import type { Budget } from './budget.js';
 import { pageRuleIssues } from './page-rules.js';
 import { clickErrorIssues } from './click-errors.js';
+import { consoleErrorsText, mixedContentText } from './finding-text.js';
 
 /** Severity of an audit rule. */
 export type Severity = 'error' | 'warning' | 'notice';
@@ -235,11 +236,11 @@ function recordIssues(r: PageRecord, add: AddIssue, refs: ReferrerLists, slowMs:
   // The hops of redirects that never end are that finding's detail, not a chain of their own.
   if (!neverEnds) chainRule();
   for (const e of r.pageErrors) add('js-error', r.url, e);
-  if (r.consoleErrors.length) add('console-error', r.url, `${r.consoleErrors.length} console error(s): ${r.consoleErrors[0]}`);
+  if (r.consoleErrors.length) add('console-error', r.url, consoleErrorsText(r.consoleErrors));
   // Raised while click discovery worked the page: their own findings, by control.
   for (const i of clickErrorIssues(r)) add(i.rule, r.url, i.message, undefined, i.subject);
   for (const f of r.failedRequests) add('failed-request', r.url, `${f.resourceType} ${f.url}: ${f.status ?? f.failure ?? 'failed'}`);
-  for (const m of r.mixedContent) add('mixed-content', r.url, `http: subresource on an https: page: ${m}`);
+  for (const m of r.mixedContent) add('mixed-content', r.url, mixedContentText(m));
   if (!html || r.skipped) return;
   if (!r.title) add('missing-title', r.url, 'the page has no title');
   else if (r.title.length > 60) add('long-title', r.url, `title has ${r.title.length} characters: ${r.title}`);

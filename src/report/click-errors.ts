@@ -8,6 +8,7 @@
  */
 import type { PageRecord } from '../model/record.js';
 import type { ClickError } from '../model/observation.js';
+import { consoleErrorsText, hydrationText, mixedContentText } from './finding-text.js';
 
 /** How every click subject starts (see {@link clickSubject}). */
 const PREFIX = 'after working ';
@@ -74,13 +75,10 @@ export function clickErrorIssues(r: Pick<PageRecord, 'clickDiscovery'>): ClickEr
     const subject = clickSubject(e.control);
     if (e.kind === 'page') out.push({ rule: 'js-error', message: e.message, subject });
     else if (e.kind === 'request') out.push({ rule: 'failed-request', message: e.message, subject });
-    else if (e.kind === 'mixed-content') out.push({ rule: 'mixed-content', message: `http: subresource on an https: page: ${e.message}`, subject });
+    else if (e.kind === 'mixed-content') out.push({ rule: 'mixed-content', message: mixedContentText(e.message), subject });
     else per(e.kind === 'console' ? consoles : hydrations, e);
   }
-  for (const [control, messages] of consoles) out.push({ rule: 'console-error', message: `${messages.length} console error(s): ${messages[0]}`, subject: clickSubject(control) });
-  for (const [control, messages] of hydrations) {
-    const n = messages.length;
-    out.push({ rule: 'hydration-error', message: `${n} hydration mismatch message${n === 1 ? '' : 's'}: ${messages[0]!.slice(0, 200)}`, subject: clickSubject(control) });
-  }
+  for (const [control, messages] of consoles) out.push({ rule: 'console-error', message: consoleErrorsText(messages), subject: clickSubject(control) });
+  for (const [control, messages] of hydrations) out.push({ rule: 'hydration-error', message: hydrationText(messages), subject: clickSubject(control) });
   return out;
 }

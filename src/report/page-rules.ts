@@ -9,6 +9,7 @@
  */
 import type { A11yImpact, PageRecord } from '../model/record.js';
 import { metricText, overruns, type Budget } from './budget.js';
+import { hydrationText } from './finding-text.js';
 
 /** The rules of this module. */
 export type PageRuleId =
@@ -69,7 +70,7 @@ export function pageRuleIssues(r: PageRecord, add: AddIssue, budget: Budget | nu
   const spa = r.spa;
   if (spa) {
     if (spa.unrendered.length) add('unrendered-template', r.url, `${spa.unrendered.length} unrendered text${spa.unrendered.length === 1 ? '' : 's'}: ${spa.unrendered.map(quote).join(', ')}`);
-    if (spa.hydration.length) add('hydration-error', r.url, `${spa.hydration.length} hydration mismatch message${spa.hydration.length === 1 ? '' : 's'}: ${spa.hydration[0]!.slice(0, 200)}`);
+    if (spa.hydration.length) add('hydration-error', r.url, hydrationText(spa.hydration));
     if (!r.settled && spa.busy.length) add('stuck-loading', r.url, `still loading when read at the settle cap: ${spa.busy.join(', ')}`);
     if (spa.emptyRoot && r.status === 200) add('empty-render', r.url, `the app root ${spa.emptyRoot} rendered nothing (no text, no links)`);
   }
