@@ -2,6 +2,7 @@ import pLimit from 'p-limit';
 import { HttpRequestError, type HttpClient } from '../net/http-client.js';
 import type { LinkCheck, PageRecord, RecordError } from '../model/record.js';
 import { backoffMs, parseRetryAfter, RETRYABLE_STATUS } from './retry.js';
+import { sleep } from '../browser/timeout.js';
 
 /** Options of {@link LinkChecker}. Times in milliseconds. */
 export interface LinkCheckerOptions {
@@ -161,10 +162,6 @@ export class LinkChecker {
       return { error, transient, retryAfterMs: null };
     }
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** A request failure as a record error: `timeout`, or `network` with the first line of the message. */
