@@ -11,10 +11,11 @@
  * @module
  */
 import type { Page } from 'playwright';
-import { clickCandidate, scanClickables, type ClickCandidate } from './click-scripts.js';
+import type { ClickCandidate } from './click-scripts.js';
 import { historyLength, lastMutation, takeNavigations } from './click-hooks.js';
-import { extractPage, type ExtractResult } from './page-scripts.js';
-import { asJsonExpression, evaluateExpressionJson } from './json-result.js';
+import type { ExtractResult } from './page-scripts.js';
+import { asJsonExpression } from './json-result.js';
+import { evaluateLibraryJson, libraryExpression, type LibraryRef } from './page-library.js';
 import { withTimeout } from './timeout.js';
 
 /** What {@link clickWithContext} returns. */
@@ -51,16 +52,16 @@ export interface AfterClick {
  */
 export const CLICK_IDLE_WAIT_MS = 200;
 
-/** The in-page read of {@link AfterClick}, as an expression (the value is a plain object). */
-function afterClickExpression(exclude: string): string {
+/** The in-page read of {@link AfterClick}, as an expression (the value is a plain object) naming the page library's functions by `fn`. */
+function afterClickExpression(exclude: string, fn: LibraryRef): string {
   return `(() => {
     const navigations = (${takeNavigations.toString()})();
     let page = null;
-    try { page = (${extractPage.toString()})(); } catch {}
+    try { page = ${fn('extractPage')}(); } catch {}
     let changed = 0;
     try { changed = (${lastMutation.toString()})(); } catch {}
     let clickables = [];
-    try { clickables = (${scanClickables.toString()})(${JSON.stringify(exclude)}); } catch {}
+    try { clickables = ${fn('scanClickables')}(${JSON.stringify(exclude)}); } catch {}
     return { navigations, page, changed, clickables };
   })()`;
 }
@@ -84,7 +85,7 @@ function afterClickExpression(exclude: string): string {
  * @param timeoutMs - the call's timeout (ms)
  */
 export async function clickWithContext(page: Page, index: number, exclude: string, timeoutMs = 5_000): Promise<ClickMade> {
-  const expression = `(async () => {
+  const expression = libraryExpression((fn) => `(async () => {
     const orZero = (f) => { try { return f(); } catch { return 0; } };
     const historyBefore = orZero(${historyLength.toString()});
     const changedBefore = orZero(${lastMutation.toString()});
@@ -96,7 +97,7 @@ export async function clickWithContext(page: Page, index: number, exclude: strin
     const before = probe ? read() : null;
     const countsBefore = probe ? counts() : null;
     const at = performance.now();
-    const clicked = (${clickCandidate.toString()})(${JSON.stringify(index)});
+    const clicked = ${fn('clickCandidate')}(${JSON.stringify(index)});
     let after = null;
     if (clicked && before) {
       const idle = await new Promise((resolve) => { try { s.onIdle((d) => resolve(!d.didTimeout), ${CLICK_IDLE_WAIT_MS}); } catch { resolve(false); } });
@@ -105,12 +106,12 @@ export async function clickWithContext(page: Page, index: number, exclude: strin
       const c = counts();
       const inert = !!now && c[0] === countsBefore[0] && c[1] === countsBefore[1] && now.scheduled === 0 && now.requests === 0 && now.bodyReads === 0 &&
         now.awaitingMessages === 0 && now.callsStarted === before.callsStarted && now.downloadClicks === before.downloadClicks && now.linkQuietForMs >= since;
-      if (inert) after = ${afterClickExpression(exclude)};
+      if (inert) after = ${afterClickExpression(exclude, fn)};
     }
     const made = { historyBefore, changedBefore, clicked, after };
     return ${asJsonExpression('made')};
-  })()`;
-  return withTimeout(evaluateExpressionJson<ClickMade>(page, expression), timeoutMs, 'clicking').catch(() => ({ clicked: false, historyBefore: 0, changedBefore: 0, after: null }));
+  })()`);
+  return withTimeout(evaluateLibraryJson<ClickMade>(page, expression), timeoutMs, 'clicking').catch(() => ({ clicked: false, historyBefore: 0, changedBefore: 0, after: null }));
 }
 
 /**
@@ -121,7 +122,7 @@ export async function clickWithContext(page: Page, index: number, exclude: strin
  * @param timeoutMs - the call's timeout (ms)
  */
 export async function readAfterClick(page: Page, exclude: string, timeoutMs = 10_000): Promise<AfterClick> {
-  return withTimeout(evaluateExpressionJson<AfterClick>(page, asJsonExpression(afterClickExpression(exclude))), timeoutMs, 'reading the page after a click').catch(() => ({
+  return withTimeout(evaluateLibraryJson<AfterClick>(page, libraryExpression((fn) => asJsonExpression(afterClickExpression(exclude, fn)))), timeoutMs, 'reading the page after a click').catch(() => ({
     navigations: [],
     page: null,
     changed: 0,

@@ -8,12 +8,13 @@ import type { Page, Route } from 'playwright';
 import { toRequestUrl } from '../url/normalize.js';
 import { showsAgain, undoes } from './click-chain.js';
 import { clickWithContext, readAfterClick, type AfterClick } from './click-reads.js';
-import { scanClickables, type ClickCandidate } from './click-scripts.js';
+import type { ClickCandidate } from './click-scripts.js';
 import { clearNavigations, historyLength, recordNavigations, replaceUrlBack, takeNavigations } from './click-hooks.js';
 import type { ClickOptions, ClickStep, ExploreResult } from './click-options.js';
-import { extractPage, type ExtractResult } from './page-scripts.js';
+import type { ExtractResult } from './page-scripts.js';
 import { keepStorage, restoreStorage } from './storage-scripts.js';
-import { evaluateJson } from './json-result.js';
+import { asJsonExpression } from './json-result.js';
+import { DOM_READ, evaluateLibraryJson, libraryExpression } from './page-library.js';
 import { sleep, withTimeout } from './timeout.js';
 import type { FoundLink, SettleWait } from './discovery.js';
 
@@ -185,8 +186,9 @@ export async function exploreClicks(
    * click), while nothing has been clicked or restored since; `null` = scan again.
    */
   let lastScan: ClickCandidate[] | null = null;
+  const scanCall = libraryExpression((fn) => asJsonExpression(`${fn('scanClickables')}(${JSON.stringify(exclude)})`));
   const scan = async (): Promise<ClickCandidate[]> =>
-    (lastScan = await withTimeout(evaluateJson(page, scanClickables, exclude), 5_000, 'scanning clickables').catch(() => []));
+    (lastScan = await withTimeout(evaluateLibraryJson<ClickCandidate[]>(page, scanCall), 5_000, 'scanning clickables').catch(() => []));
   // A control is found under the signature it was clicked by, also once its label has flipped
   // ("Expand" is now "Collapse": `clickedAs`).
   const find = (cands: ClickCandidate[], sig: string): ClickCandidate | undefined => cands.find((c) => c.signature === sig) ?? cands.find((c) => c.clickedAs === sig);
@@ -217,7 +219,7 @@ export async function exploreClicks(
   };
   /** Read the page's links (see `absorb`). */
   const read = async (): Promise<{ all: Set<string>; fresh: number }> =>
-    absorb(await withTimeout(evaluateJson(page, extractPage), 10_000, 'reading the DOM').catch(() => null));
+    absorb(await withTimeout(evaluateLibraryJson<ExtractResult>(page, DOM_READ), 10_000, 'reading the DOM').catch(() => null));
 
   // Most pages have nothing to click, or only what the site memory already knows (site-wide
   // chrome), or what is on already (an open <details>, a selected tab: what it shows has been

@@ -1,7 +1,7 @@
 import type { Frame, Page } from 'playwright';
 import type { FoundLink } from './discovery.js';
-import { extractPage, type ExtractResult, type RawLink } from './page-scripts.js';
-import { evaluateJson } from './json-result.js';
+import type { ExtractResult, RawLink } from './page-scripts.js';
+import { DOM_READ, evaluateLibraryJson } from './page-library.js';
 import { withTimeout } from './timeout.js';
 
 /** Most frames entered per page (each costs one evaluation in the frame). */
@@ -71,7 +71,7 @@ export async function readFrames(page: Page, origin: string): Promise<FramesRead
 async function readFrame(frame: Frame): Promise<ExtractResult | null> {
   if (frame.isDetached()) return null;
   try {
-    return await withTimeout(evaluateJson(frame, extractPage), 5_000, 'reading a frame');
+    return await withTimeout(evaluateLibraryJson<ExtractResult>(frame, DOM_READ), 5_000, 'reading a frame');
   } catch {
     return null;
   }

@@ -46,7 +46,7 @@ export async function evaluateExpressionJson<T>(target: Page | Frame, jsonExpres
 }
 
 /** What an `asJsonExpression` evaluated to: its JSON text parsed, or the value as it came (the page's JSON was not trusted). */
-function fromJson<T>(r: unknown): T {
+export function fromJson<T>(r: unknown): T {
   return (typeof r === 'string' ? JSON.parse(r) : r) as T;
 }
 

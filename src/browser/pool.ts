@@ -6,6 +6,7 @@ import { installAsyncWatch } from './async-scripts.js';
 import { initScript } from './init-scripts.js';
 import { installMutationClock } from './clock-scripts.js';
 import { SETTLE_PROBE_SCRIPT } from './settle-scripts.js';
+import { PAGE_LIBRARY_SCRIPT } from './page-library.js';
 import { installStreamWatch } from './stream-scripts.js';
 import type { AssetLoading } from './asset-placeholders.js';
 import { RendererHeaps } from './renderer-heap.js';
@@ -185,6 +186,7 @@ export class ContextPool {
     await context.addInitScript(initScript(SETTLE_PROBE_SCRIPT));
     await context.addInitScript(initScript(installLongTaskWatch));
     await context.addInitScript(initScript(installClickListenerWatch));
+    await context.addInitScript(initScript(PAGE_LIBRARY_SCRIPT));
     for (const content of this.opts.initScripts ?? []) await context.addInitScript({ content });
     const ctx: PoolContext = { context, jar: { version: -1, baseline: new Map() }, session, slots: 0, retired: false, spares: [] };
     ctx.spares = Array.from({ length: tabs }, () => this.openTab(context).catch(() => null));

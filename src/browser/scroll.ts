@@ -1,6 +1,6 @@
 import type { Page, Request, Response } from 'playwright';
-import { extractPage } from './page-scripts.js';
-import { evaluateJson } from './json-result.js';
+import type { ExtractResult } from './page-scripts.js';
+import { DOM_READ, evaluateLibraryJson } from './page-library.js';
 import { afterTwoFrames, findScrollAreas, scrollAreaStep, scrollPageState, type ScrollAreaStep, type ScrollPageState } from './scroll-scripts.js';
 import { sleep, withTimeout } from './timeout.js';
 import type { FoundLink, QuietProbe } from './discovery.js';
@@ -106,7 +106,7 @@ export async function scrollForLinks(page: Page, known: Set<string>, opts: Scrol
   const watch = new BatchRequests(page);
   let busySince: number | null = null;
   const read = async (): Promise<number> => {
-    const now = await withTimeout(evaluateJson(page, extractPage), 10_000, 'reading the DOM').catch(() => null);
+    const now = await withTimeout(evaluateLibraryJson<ExtractResult>(page, DOM_READ), 10_000, 'reading the DOM').catch(() => null);
     if (!now) return 0;
     let fresh = 0;
     for (const l of [...now.links.map((x) => ({ href: x.href, text: x.text, rel: x.rel })), ...now.opened.map((href) => ({ href, text: '', rel: '' }))]) {

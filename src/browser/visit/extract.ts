@@ -13,9 +13,9 @@ import type { RedirectHop } from '../../model/record.js';
 import type { FoundLink } from '../discovery.js';
 import { clickExcludePattern } from '../explore.js';
 import { readFrames } from '../frames.js';
-import { extractPage, readAnchors, type RawLink } from '../page-scripts.js';
+import { readAnchors, type ExtractResult, type RawLink } from '../page-scripts.js';
 import { declaresClosedRoot, registerClosedRoots } from '../closed-roots.js';
-import { evaluateJson } from '../json-result.js';
+import { DOM_READ, evaluateLibraryJson } from '../page-library.js';
 import { CallTimeoutError, withTimeout } from '../timeout.js';
 import { hungItself } from '../hang-watch.js';
 import type { VisitContext } from './context.js';
@@ -71,7 +71,7 @@ async function readDom(ctx: VisitContext): Promise<void> {
   const { main, lastChange, spa, clickables, longestTask } = await ctx.call(() => readSettledPage(ctx.tab.cdp, exclude), 'reading the DOM');
   // Declarative closed shadow roots are out of the page's reach: found through the protocol, then read again.
   if (declaresClosedRoot(await ctx.step(ctx.serverBody ?? Promise.resolve(null))) && (await ctx.step(registerClosedRoots(ctx.tab.cdp))) > 0) {
-    const again = await ctx.callOr(() => evaluateJson(p.mainFrame(), extractPage), 'reading closed shadow roots', null);
+    const again = await ctx.callOr(() => evaluateLibraryJson<ExtractResult>(p.mainFrame(), DOM_READ), 'reading closed shadow roots', null);
     if (again) {
       main.links = again.links;
       main.frameSrcs = again.frameSrcs;

@@ -8,12 +8,11 @@
  * @module
  */
 import type { CDPSession } from 'playwright';
-import { extractPage, type ExtractResult } from '../page-scripts.js';
-import { scanClickables, type ClickCandidate } from '../click-scripts.js';
-import { lastLinkChangeAt } from '../clock-scripts.js';
-import { longestTaskOf } from '../hang-watch.js';
-import { asJsonExpression, evaluateInTabJson } from '../json-result.js';
-import { SPA_SIGNALS_EXPRESSION, type SpaReading } from '../spa-scripts.js';
+import type { ExtractResult } from '../page-scripts.js';
+import type { ClickCandidate } from '../click-scripts.js';
+import { asJsonExpression, evaluateInTab, fromJson } from '../json-result.js';
+import { evaluateWithLibrary, libraryExpression, type LibraryExpression } from '../page-library.js';
+import type { SpaReading } from '../spa-scripts.js';
 
 /** What {@link readSettledPage} returns. */
 export interface SettledReading {
@@ -30,28 +29,31 @@ export interface SettledReading {
 }
 
 /**
- * The page functions, run in order in one evaluation. Their source is embedded as the compiled
- * functions' text, the way `page.evaluate(fn)` sends a function. A failure of the link clock,
- * the SPA signals or the scan is `null` (as when each was read alone); a failure of
- * `extractPage` fails the read. The result comes back as JSON text (`asJsonExpression`).
+ * The read, for the accessible-name pattern never clicked (`null`: no scan), in the two forms of
+ * a library call (see `page-library.ts`): the page functions run in order in one evaluation. A
+ * failure of the link clock, the SPA signals or the scan is `null` (as when each was read
+ * alone); a failure of `extractPage` fails the read. The result comes back as JSON text
+ * (`asJsonExpression`).
  */
-function expression(clickExclude: string | null): string {
-  const scan = clickExclude === null ? 'null' : `orNull(() => (${scanClickables.toString()})(${JSON.stringify(clickExclude)}))`;
-  return asJsonExpression(`(() => {
+function expression(clickExclude: string | null): LibraryExpression {
+  return libraryExpression((fn) =>
+    asJsonExpression(`(() => {
   const orNull = (f) => { try { return f(); } catch { return null; } };
-  const lastChange = orNull(${lastLinkChangeAt.toString()});
-  const main = (${extractPage.toString()})();
-  return { lastChange, main, spa: orNull(() => ${SPA_SIGNALS_EXPRESSION}), clickables: ${scan}, longestTask: orNull(${longestTaskOf.toString()}) };
-})()`);
+  const lastChange = orNull(${fn('lastLinkChangeAt')});
+  const main = ${fn('extractPage')}();
+  const clickables = ${clickExclude === null ? 'null' : `orNull(() => ${fn('scanClickables')}(${JSON.stringify(clickExclude)}))`};
+  return { lastChange, main, spa: orNull(${fn('spaSignals')}), clickables, longestTask: orNull(${fn('longestTaskOf')}) };
+})()`),
+  );
 }
 
-/** The expression without a scan, and the last one with (a crawl has one exclude pattern). */
+/** The read without a scan, and the last one with (a crawl has one exclude pattern). */
 const PLAIN = expression(null);
-let withScan: { exclude: string; expression: string } | null = null;
+let withScan: { exclude: string; expression: LibraryExpression } | null = null;
 
 /**
  * Read the settled page in one call (see the module comment), through the tab's own CDP session
- * (`evaluateInTab`: the read runs on every page).
+ * (`evaluateInTab`: the read runs on every page), calling the page library's functions.
  * @param cdp - the tab's CDP session (see `VisitTab.cdp`)
  * @param clickExclude - the accessible-name pattern never clicked (see `scanClickables`), or
  *   `null` for no scan (the visit does not click)
@@ -59,5 +61,6 @@ let withScan: { exclude: string; expression: string } | null = null;
  */
 export async function readSettledPage(cdp: CDPSession, clickExclude: string | null = null): Promise<SettledReading> {
   if (clickExclude !== null && withScan?.exclude !== clickExclude) withScan = { exclude: clickExclude, expression: expression(clickExclude) };
-  return evaluateInTabJson<SettledReading>(cdp, clickExclude === null ? PLAIN : withScan!.expression);
+  const e = clickExclude === null ? PLAIN : withScan!.expression;
+  return fromJson<SettledReading>(await evaluateWithLibrary((x) => evaluateInTab<unknown>(cdp, x), e));
 }
