@@ -31,7 +31,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { locateBrowser } from '../dist/src/browser/locate.js';
-import { pct, reapedChildrenCpuS, sampler } from './sampling.mjs';
+import { pct, reapedChildrenCpuS, sampler, stolenCpuS } from './sampling.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -92,6 +92,7 @@ function startSite(site) {
 /** Run `argv` to its end while sampling its process tree; wall time, CPU, memory, load. */
 async function measured(argv, env = {}) {
   const load0 = os.loadavg()[0];
+  const stolen0 = stolenCpuS();
   const cpu0 = reapedChildrenCpuS();
   const t0 = Date.now();
   const child = spawn(process.execPath, argv, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } });
@@ -107,7 +108,7 @@ async function measured(argv, env = {}) {
   const reapedCpuS = reapedChildrenCpuS() - cpu0;
   const cpuS = Math.max(reapedCpuS, st.cpuS);
   if (code !== 0 && code !== 1) process.stderr.write(`  exit ${code}: ${stderr.slice(-2000)}\n`);
-  return { code, wall, cpuS, reapedCpuS, sampledCpuS: st.cpuS, cpuByKind: st.cpuByKind, peakMb: st.peakMb, peakPssMb: st.peakPssMb, load: [load0, os.loadavg()[0]] };
+  return { code, wall, cpuS, reapedCpuS, sampledCpuS: st.cpuS, cpuByKind: st.cpuByKind, peakMb: st.peakMb, peakPssMb: st.peakPssMb, load: [load0, os.loadavg()[0]], stolenS: stolenCpuS() - stolen0 };
 }
 
 const pathOf = (u) => {
@@ -174,7 +175,7 @@ for (let run = 1; run <= runs; run++) {
       const r = res[who];
       process.stderr.write(
         `${name} run ${run} ${who}: ${r.found}/${listed.size} found, ${r.rendered} rendered, ${r.wall.toFixed(1)} s, ${r.cpuS.toFixed(1)} CPU-s, peak ${r.peakMb} MB, ` +
-          `wasted p50 ${Math.round(pct(r.wasted, 50))} p95 ${Math.round(pct(r.wasted, 95))} ms, ${r.requests} requests, load ${r.load.map((x) => x.toFixed(1)).join('→')}\n`,
+          `wasted p50 ${Math.round(pct(r.wasted, 50))} p95 ${Math.round(pct(r.wasted, 95))} ms, ${r.requests} requests, load ${r.load.map((x) => x.toFixed(1)).join('→')}, stolen ${r.stolenS.toFixed(1)} CPU-s\n`,
       );
     }
     site.close();
@@ -195,12 +196,13 @@ const cells = (r, n) => [
   fmt(pct(r.wasted, 95), 0),
   r.requests,
   r.load.map((x) => x.toFixed(1)).join('→'),
+  fmt(r.stolenS),
 ];
 const lines = [
-  `Machine: ${machine}. Concurrency ${concurrency}. Crawlee: PlaywrightCrawler, waitUntil networkidle, seeded with pages.txt.${withFloor ? ' Floor: plain Playwright loads of pages.txt (load event, anchors read, nothing else).' : ''}`,
+  `Machine: ${machine}. Concurrency ${concurrency}. Crawlee: PlaywrightCrawler, waitUntil networkidle, seeded with pages.txt.${withFloor ? ' Floor: plain Playwright loads of pages.txt (load event, anchors read, nothing else).' : ''} Stolen: CPU the virtual machine's host gave to other guests during the run (a run that meets a busy host takes longer for no fault of its own).`,
   '',
-  '| site | run | crawler | found | rendered | wall s | pages/s | CPU s/page | peak MB | peak PSS MB | wasted p50 ms | wasted p95 ms | requests | load 1 min | time / Crawlee | memory / Crawlee |',
-  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+  '| site | run | crawler | found | rendered | wall s | pages/s | CPU s/page | peak MB | peak PSS MB | wasted p50 ms | wasted p95 ms | requests | load 1 min | stolen CPU-s | time / Crawlee | memory / Crawlee |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
 ];
 for (const r of rows) {
   const c = r.crawlee;
