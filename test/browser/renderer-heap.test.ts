@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { html, startFixtureServer, type FixtureServer } from '../../fixtures/server.js';
 import { CHROMIUM_ARGS } from '../../src/browser/launch.js';
 import { locateBrowser } from '../../src/browser/locate.js';
-import { collectIfGrown, COLLECT_EVERY_VISITS, GC_FUNCTION, HEAP_GROWTH_FLOOR_BYTES, heapBytes, RendererHeaps, type HeapUsage } from '../../src/browser/renderer-heap.js';
+import { collectIfGrown, COLLECT_EVERY_VISITS, GC_FUNCTION, HEAP_GROWTH_FLOOR_BYTES, heapBytes, ISOLATE_RECHECK_VISITS, RendererHeaps, type HeapUsage } from '../../src/browser/renderer-heap.js';
 import { openTab, type VisitTab } from '../../src/browser/tab.js';
 import { sharedBrowser } from '../helpers/browser.js';
 
@@ -69,6 +69,25 @@ describe("a renderer's garbage collection", () => {
       expect(await collectIfGrown(tab.cdp, heaps)).toBe(true);
       expect(sent).toContain('HeapProfiler.collectGarbage');
       expect(watch.visitsSinceCollect).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('reads a tab\'s isolate id once every ISOLATE_RECHECK_VISITS visits, and counts each visit in its renderer\'s watch', async () => {
+    const context = await browser.newContext();
+    try {
+      const heaps = new RendererHeaps();
+      const tab = await openTab(context, null, 'load', heaps);
+      await tab.page.goto(`${server.origin}/`);
+      const id = (await tab.cdp.send('Runtime.getIsolateId')).id;
+      const sent = methodsOf(tab.cdp);
+      const visits = 2 * ISOLATE_RECHECK_VISITS + 1;
+      for (let i = 0; i < visits; i++) await collectIfGrown(tab.cdp, heaps);
+      expect(sent.filter((m) => m === 'Runtime.getIsolateId')).toHaveLength(3);
+      expect(sent.filter((m) => m === 'Runtime.getHeapUsage')).toHaveLength(visits);
+      expect(heaps.size).toBe(1);
+      expect(heaps.watch(id).visitsSinceCollect).toBe(visits);
     } finally {
       await context.close();
     }
