@@ -1,6 +1,6 @@
 // The page library (src/browser/page-library.ts): the visit's in-page functions defined once per
 // document, called by name; a page cannot take them away, and a document without them is still read.
-import type { Browser, CDPSession } from 'playwright';
+import type { Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { html, startFixtureServer, type FixtureServer } from '../../fixtures/server.js';
 import { initScript } from '../../src/browser/init-scripts.js';
@@ -8,6 +8,7 @@ import { DOM_READ, evaluateLibraryJson, PAGE_LIBRARY_SCRIPT } from '../../src/br
 import { extractPage, type ExtractResult } from '../../src/browser/page-scripts.js';
 import { readSettledPage } from '../../src/browser/visit/settled-read.js';
 import { sharedBrowser } from '../helpers/browser.js';
+import { recordSends, type SentCommand } from '../helpers/cdp-sends.js';
 
 const LINKS = '<a href="/a">A</a> <a href="/b">B</a> <button onclick="void 0">Open</button>';
 // A page that tries to replace, delete and shadow the library.
@@ -31,16 +32,8 @@ afterAll(async () => {
   await server.close();
 });
 
-/** The `Runtime.evaluate` expressions a CDP session sends from now on. */
-function recordExpressions(cdp: CDPSession): string[] {
-  const sent: string[] = [];
-  const send = cdp.send.bind(cdp);
-  (cdp as { send: unknown }).send = (method: string, params?: { expression?: string }) => {
-    if (method === 'Runtime.evaluate' && params?.expression) sent.push(params.expression);
-    return send(method as never, params as never);
-  };
-  return sent;
-}
+/** The `Runtime.evaluate` expressions among the commands recorded in `sent` (see `recordSends`). */
+const expressions = (sent: SentCommand[]): string[] => sent.filter((c) => c.method === 'Runtime.evaluate').map((c) => String(c.params?.expression));
 
 describe('the page library', () => {
   it('reads a page in a short call where the library is defined, and in one carrying the sources where it is not', async () => {
@@ -51,8 +44,9 @@ describe('the page library', () => {
         const page = await context.newPage();
         const cdp = await context.newCDPSession(page);
         await page.goto(`${server.origin}/`);
-        const sent = recordExpressions(cdp);
+        const sends = recordSends(cdp);
         const read = await readSettledPage(cdp, 'log ?out');
+        const sent = expressions(sends);
         const direct = await page.evaluate(extractPage);
         expect(read.main, `library ${withLibrary}`).toEqual(direct);
         expect(read.main.links.map((l) => l.href)).toEqual([`${server.origin}/a`, `${server.origin}/b`]);
@@ -74,8 +68,9 @@ describe('the page library', () => {
       const page = await context.newPage();
       const cdp = await context.newCDPSession(page);
       await page.goto(`${server.origin}/hostile`);
-      const sent = recordExpressions(cdp);
+      const sends = recordSends(cdp);
       const read = await readSettledPage(cdp, null);
+      const sent = expressions(sends);
       expect(read.main.title).toBe('Hostile');
       expect(read.main.links.map((l) => l.href)).toEqual([`${server.origin}/a`, `${server.origin}/b`]);
       expect(read.clickables).toBeNull();

@@ -1,7 +1,7 @@
 // Which garbage collection a renderer gets: V8's own, called in the page (it keeps the compilation
 // cache), with CDP's low-memory collection as the every-N-visits backstop and as the fallback for
 // a browser launched without spacrawl's V8 flags.
-import { chromium, type Browser, type CDPSession } from 'playwright';
+import { chromium, type Browser } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { html, startFixtureServer, type FixtureServer } from '../../fixtures/server.js';
 import { CHROMIUM_ARGS } from '../../src/browser/launch.js';
@@ -9,6 +9,7 @@ import { locateBrowser } from '../../src/browser/locate.js';
 import { collectIfGrown, COLLECT_EVERY_VISITS, GC_FUNCTION, HEAP_GROWTH_FLOOR_BYTES, heapBytes, ISOLATE_RECHECK_VISITS, RendererHeaps, type HeapUsage } from '../../src/browser/renderer-heap.js';
 import { openTab, type VisitTab } from '../../src/browser/tab.js';
 import { sharedBrowser } from '../helpers/browser.js';
+import { recordSends, type SentCommand } from '../helpers/cdp-sends.js';
 
 let server: FixtureServer;
 let browser: Browser;
@@ -21,16 +22,8 @@ afterAll(async () => {
   await server.close();
 });
 
-/** The CDP methods `cdp` is asked for from now on (the session itself is real). */
-function methodsOf(cdp: CDPSession): string[] {
-  const sent: string[] = [];
-  const send = cdp.send.bind(cdp);
-  (cdp as { send: (method: string, params?: object) => Promise<unknown> }).send = (method: string, params?: object) => {
-    sent.push(method);
-    return send(method as never, params as never);
-  };
-  return sent;
-}
+/** The methods of the commands recorded in `sent` (see `recordSends`). */
+const methods = (sent: SentCommand[]): string[] => sent.map((c) => c.method);
 
 /** Leave garbage of twice the growth floor in `tab`'s page. */
 async function makeGarbage(tab: VisitTab): Promise<void> {
@@ -53,11 +46,11 @@ describe("a renderer's garbage collection", () => {
       // The launch exposes the collection to pages under its own name, not as `gc`.
       expect(await tab.page.evaluate((name) => typeof (window as unknown as Record<string, unknown>)[name], GC_FUNCTION)).toBe('function');
       expect(await tab.page.evaluate(() => typeof (window as unknown as { gc?: unknown }).gc)).toBe('undefined');
-      const sent = methodsOf(tab.cdp);
+      const sent = recordSends(tab.cdp);
       await makeGarbage(tab);
       expect(await collectIfGrown(tab.cdp, heaps)).toBe(true);
-      expect(sent).toContain('Runtime.evaluate');
-      expect(sent).not.toContain('HeapProfiler.collectGarbage');
+      expect(methods(sent)).toContain('Runtime.evaluate');
+      expect(methods(sent)).not.toContain('HeapProfiler.collectGarbage');
       // It freed the garbage, and V8 gave the space back.
       expect(await held(tab)).toBeLessThan(HEAP_GROWTH_FLOOR_BYTES);
       // The backstop: at COLLECT_EVERY_VISITS visits, whatever the heaps say, CDP's collection.
@@ -65,9 +58,9 @@ describe("a renderer's garbage collection", () => {
       watch.visitsSinceCollect = COLLECT_EVERY_VISITS - 2;
       sent.length = 0;
       expect(await collectIfGrown(tab.cdp, heaps)).toBe(false);
-      expect(sent).not.toContain('HeapProfiler.collectGarbage');
+      expect(methods(sent)).not.toContain('HeapProfiler.collectGarbage');
       expect(await collectIfGrown(tab.cdp, heaps)).toBe(true);
-      expect(sent).toContain('HeapProfiler.collectGarbage');
+      expect(methods(sent)).toContain('HeapProfiler.collectGarbage');
       expect(watch.visitsSinceCollect).toBe(0);
     } finally {
       await context.close();
@@ -81,11 +74,11 @@ describe("a renderer's garbage collection", () => {
       const tab = await openTab(context, null, 'load', heaps);
       await tab.page.goto(`${server.origin}/`);
       const id = (await tab.cdp.send('Runtime.getIsolateId')).id;
-      const sent = methodsOf(tab.cdp);
+      const sent = recordSends(tab.cdp);
       const visits = 2 * ISOLATE_RECHECK_VISITS + 1;
       for (let i = 0; i < visits; i++) await collectIfGrown(tab.cdp, heaps);
-      expect(sent.filter((m) => m === 'Runtime.getIsolateId')).toHaveLength(3);
-      expect(sent.filter((m) => m === 'Runtime.getHeapUsage')).toHaveLength(visits);
+      expect(methods(sent).filter((m) => m === 'Runtime.getIsolateId')).toHaveLength(3);
+      expect(methods(sent).filter((m) => m === 'Runtime.getHeapUsage')).toHaveLength(visits);
       expect(heaps.size).toBe(1);
       expect(heaps.watch(id).visitsSinceCollect).toBe(visits);
     } finally {
@@ -100,10 +93,10 @@ describe("a renderer's garbage collection", () => {
       const tab = await openTab(await plain.newContext(), null, 'load', heaps);
       await tab.page.goto(`${server.origin}/`);
       expect(await tab.page.evaluate((name) => typeof (window as unknown as Record<string, unknown>)[name], GC_FUNCTION)).toBe('undefined');
-      const sent = methodsOf(tab.cdp);
+      const sent = recordSends(tab.cdp);
       await makeGarbage(tab);
       expect(await collectIfGrown(tab.cdp, heaps)).toBe(true);
-      expect(sent).toContain('HeapProfiler.collectGarbage');
+      expect(methods(sent)).toContain('HeapProfiler.collectGarbage');
       expect(await held(tab)).toBeLessThan(HEAP_GROWTH_FLOOR_BYTES);
     } finally {
       await plain.close();
