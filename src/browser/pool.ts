@@ -16,6 +16,13 @@ import { installClickListenerWatch } from './click-hooks.js';
 import { installNativeConstructors } from './native-scripts.js';
 import { withTimeout } from './timeout.js';
 
+/**
+ * The visit scripts of every pool context, in this order: the browser's constructors kept first (`native-scripts.ts`);
+ * the schedule and async watches add their counters to the clock's state, the settle probe reads them all.
+ */
+const VISIT_SCRIPTS: readonly ((() => void) | string)[] = [installNativeConstructors, installMutationClock, installScheduleWatch, installAsyncWatch,
+  installStreamWatch, SETTLE_PROBE_SCRIPT, installLongTaskWatch, installClickListenerWatch, PAGE_LIBRARY_SCRIPT];
+
 /** Settings shared by every context of a {@link ContextPool}. */
 export interface PoolOptions {
   /** User-Agent header and `navigator.userAgent`. */
@@ -176,17 +183,7 @@ export class ContextPool {
   private async openPoolContext(tabs: number): Promise<PoolContext> {
     const session = this.sessionNo;
     const context = await this.openContext('login');
-    // In this order (the browser's constructors kept first, see `native-scripts.ts`): the schedule watch adds its counters to the clock's state (the async watch
-    // adds its own and counts workers in the channel messages), and the probe reads them all.
-    await context.addInitScript(initScript(installNativeConstructors));
-    await context.addInitScript(initScript(installMutationClock));
-    await context.addInitScript(initScript(installScheduleWatch));
-    await context.addInitScript(initScript(installAsyncWatch));
-    await context.addInitScript(initScript(installStreamWatch));
-    await context.addInitScript(initScript(SETTLE_PROBE_SCRIPT));
-    await context.addInitScript(initScript(installLongTaskWatch));
-    await context.addInitScript(initScript(installClickListenerWatch));
-    await context.addInitScript(initScript(PAGE_LIBRARY_SCRIPT));
+    for (const script of VISIT_SCRIPTS) await context.addInitScript(initScript(script));
     for (const content of this.opts.initScripts ?? []) await context.addInitScript({ content });
     const ctx: PoolContext = { context, jar: { version: -1, baseline: new Map() }, session, slots: 0, retired: false, spares: [] };
     ctx.spares = Array.from({ length: tabs }, () => this.openTab(context).catch(() => null));
