@@ -255,6 +255,8 @@ export class PageJob {
   private async visitLeased(e: FrontierEntry, host: string, attempt: number): Promise<VisitResult> {
     const o = this.p.options;
     const shotName = this.screenshotName(e);
+    /** Hops to other hosts whose gate opened and whose request was not heard going out yet (see `gateHop`). */
+    const hops: NavigationTicket[] = [];
     const res = await this.visit(e.requestedUrl, host, {
       screenshotPath: shotName && o.screenshotsDir ? path.join(o.screenshotsDir, shotName) : null,
       screenshot: { fullPage: o.screenshotMode === 'full', hide: o.hide, mask: o.visualMask },
@@ -266,8 +268,16 @@ export class PageJob {
       ...(this.p.login ? { lookFor: this.p.login.guard.rules.selectors } : {}),
       onDocument: async (doc) => {
         const decision = await this.documentDecision(e, doc);
-        if (decision === 'follow') await this.gateHop(host, doc);
+        if (decision === 'follow') {
+          const hop = await this.gateHop(host, doc);
+          if (hop) hops.push(hop);
+        }
         return decision;
+      },
+      onDocumentSent: (url, at) => {
+        const key = answeringHost(url, host);
+        const i = hops.findIndex((t) => t.key === key);
+        if (i >= 0) this.p.politeness.sent(hops.splice(i, 1)[0]!, at);
       },
       // Vitals measure a load, and a screenshot crawl starts every page from a fresh context.
       reuseDocument: o.hashRouteReuse && !this.p.auditing.vitals && !o.screenshotsDir,
@@ -284,6 +294,9 @@ export class PageJob {
         if (ra !== null) this.p.politeness.pause(answeringHost(url, host), at + Math.min(ra, o.maxRetryAfterMs));
         return attempt <= o.retries; // it will be retried: no need to render it
       },
+    }).finally(() => {
+      // A hop whose request went unheard (the visit ended first) counts as sent now: later ones wait longer, never less.
+      for (const t of hops.splice(0)) this.p.politeness.sent(t);
     });
     if (this.storeFailure) throw this.storeFailure;
     return res;
@@ -491,18 +504,21 @@ export class PageJob {
    * reached directly (`--rate 2`: 250 ms apart). Its `--per-host-concurrency` is not taken: two
    * visits that each redirect to the other's host would wait for each other. Same-host hops are
    * not spaced: the visit's own navigation passed that gate. The wait counts in the navigation's
-   * timeout.
+   * timeout. The hop counts as sent when its request is heard going out (`onDocumentSent`), not
+   * when its gate opens: the browser sends it a CDP round trip or more later (~100 ms under load),
+   * which a next navigation to that host spaced from the gate's opening would have taken from
+   * its gap.
    * @param host - the politeness key the visit's navigation started on
    * @param doc - a document the visit follows (see `VisitOptions.onDocument`)
+   * @returns the hop's open ticket, for `Politeness.sent`, or `null` when the hop stays on `host`
    */
-  private async gateHop(host: string, doc: DocumentResponse): Promise<void> {
+  private async gateHop(host: string, doc: DocumentResponse): Promise<NavigationTicket | null> {
     // What goes out next: a redirect's target, or a client-side navigation's own request.
     const next = doc.location ?? (doc.status === null && !doc.initial ? doc.url : null);
-    if (next === null) return;
+    if (next === null) return null;
     const key = answeringHost(next, host);
-    if (key === host) return;
-    const ticket = await this.beforeNavigate(key);
-    this.p.politeness.sent(ticket);
+    if (key === host) return null;
+    return this.beforeNavigate(key);
   }
 
   /** The politeness gate before a navigation; a shared store's failure is kept to stop the crawl. */

@@ -9,7 +9,16 @@ import type { PageRecord } from '../../src/model/record.js';
  */
 export const NAVIGATION_START_TITLE = '<script>document.title = String(Math.floor(performance.timeOrigin))</script>';
 
-/** The navigation starts (ms since the epoch, ascending) of the pages, read from titles {@link NAVIGATION_START_TITLE} set. */
+/**
+ * As {@link NAVIGATION_START_TITLE}, but the time the browser began fetching the document it
+ * shows (`performance.timeOrigin + fetchStart` of the navigation entry, floored): after the
+ * redirects it followed (taken after their gates opened), before the request was sent (so
+ * before the crawler heard it). For pages a redirect from another host led to.
+ */
+export const DOCUMENT_FETCH_TITLE =
+  "<script>document.title = String(Math.floor(performance.timeOrigin + performance.getEntriesByType('navigation')[0].fetchStart))</script>";
+
+/** The navigation starts (ms since the epoch, ascending) of the pages, read from titles {@link NAVIGATION_START_TITLE} (or {@link DOCUMENT_FETCH_TITLE}) set. */
 export function navigationStarts(records: PageRecord[]): number[] {
   return records
     .filter((r) => r.status === 200 && r.skipped === null)

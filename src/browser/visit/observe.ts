@@ -188,9 +188,11 @@ function listenToNetwork(ctx: VisitContext, on: On): void {
     return true;
   };
   on('request', (r) => {
-    if (!act.navigationSent && isNavOfMain(r)) {
-      act.navigationSent = true;
-      opts.onNavigationSent?.(Date.now());
+    if (isNavOfMain(r)) {
+      if (!act.navigationSent) {
+        act.navigationSent = true;
+        opts.onNavigationSent?.(Date.now());
+      } else opts.onDocumentSent?.(r.url(), Date.now());
     }
     if (isNavOfMain(r) && (act.mainRequest === null || r.redirectedFrom() === act.mainRequest)) act.mainRequest = r;
     if (!act.current && !isNavOfMain(r)) return;

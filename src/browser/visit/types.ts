@@ -53,6 +53,12 @@ export interface VisitOptions {
    */
   onNavigationSent?: (at: number) => void;
   /**
+   * Called when each later main-frame document request of the visit goes out (a redirect's
+   * target, a client-side navigation's request: Playwright's `request` event), with its URL and
+   * time (ms since epoch): politeness spaces the next navigation to that host from it.
+   */
+  onDocumentSent?: (url: string, at: number) => void;
+  /**
    * Visit a hash route of the document the tab shows by changing the hash instead of loading it,
    * when it is safe (see `visit/hash-route.ts`); else, or when absent, load. @default false
    */
