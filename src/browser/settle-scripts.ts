@@ -247,7 +247,7 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
           setTimer(check, Math.min(left, Math.max(5, st.timerDueInMs + 5)));
           return;
         }
-        if (quiet || fullWindow || left <= 0) return resolve({ ...st, fastForwarded });
+        if (quiet || fullWindow || left <= 0) return resolve({ ...st, fastForwarded, quiet: (quiet && st.scheduled === 0) || fullWindow });
         // Quiet long enough for an idle page: see whether it is idle (once per change), but only until the
         // plain early window is met (a renderer shared with busy tabs may have no idle period for 1 s).
         if (calm && !st.idleSinceChange && !idleAsked && quietNow(true) >= req.idleEarlyMs && s.onIdle) {
@@ -323,6 +323,12 @@ export interface QuietRequest {
 export interface QuietReport extends SettleState {
   /** Times (rounds) the pending timeouts were fast-forwarded during the wait. */
   fastForwarded: number;
+  /**
+   * `true` when the wait ended with the page's side of the settle rule met: the early window
+   * with nothing scheduled, or the full window (the network is still the caller's to judge).
+   * `false` when it ended otherwise (`maxMs` ran out, timeouts left to fast-forward).
+   */
+  quiet: boolean;
 }
 
 /**
@@ -337,7 +343,7 @@ export interface QuietReport extends SettleState {
 export function awaitQuiet(req: QuietRequest): Promise<QuietReport> | QuietReport {
   const s = (window as unknown as { __spacrawl?: { awaitQuiet?: (r: QuietRequest) => Promise<QuietReport> } }).__spacrawl;
   if (s?.awaitQuiet) return s.awaitQuiet(req);
-  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, linkQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0, timerDueInMs: Infinity, blank: false, fastForwarded: 0 };
+  return { loaded: false, loadAt: null, painted: false, quietForMs: 0, contentQuietForMs: 0, linkQuietForMs: 0, idleSinceChange: false, scheduled: 1, timers: 0, downloadClicks: 0, sinceDownloadClickMs: Infinity, callsStarted: 0, sinceCallMs: Infinity, bodyReads: 1, requests: 1, awaitingMessages: 0, timerDueInMs: Infinity, blank: false, fastForwarded: 0, quiet: false };
 }
 
 /**

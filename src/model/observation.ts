@@ -25,7 +25,10 @@ export interface PageTimings {
   domContentLoaded: number | null;
   /** load event (ms, from navigation start). */
   load: number | null;
-  /** When the page was judged settled or the settle cap expired (ms, from visit start). */
+  /**
+   * When the page was judged settled (the moment it was read, when the answer that found it
+   * settled carried the read) or the settle cap expired (ms, from visit start).
+   */
   settledMs: number | null;
   /**
    * When the page's links or title last changed before it was read (ms, from visit start): the

@@ -12,6 +12,7 @@ import { html, startFixtureServer, type FixtureServer } from '../../fixtures/ser
 import { GARBAGE_MB, LATE_API_MS, NETWORK_CALLS, startStageSite } from '../../fixtures/sites/stages.js';
 import { CLICK_EVERYWHERE } from '../../src/browser/click-memory.js';
 import { sharedBrowser } from '../helpers/browser.js';
+import { recordSends } from '../helpers/cdp-sends.js';
 import { collectIfGrown, HEAP_GROWTH_FLOOR_BYTES, heapBytes, RendererHeaps, type HeapUsage, type HeapWatch } from '../../src/browser/renderer-heap.js';
 import { ContextPool, type PoolSlot } from '../../src/browser/pool.js';
 import { openTab, type VisitTab } from '../../src/browser/tab.js';
@@ -286,6 +287,25 @@ describe('settle', () => {
     // The API's wait is server wait (measured by the browser's network timings).
     expect(ctx.result.timings.serverWaitMs!).toBeGreaterThanOrEqual(LATE_API_MS - 10);
     expect(ctx.document.deciding).toBe(false);
+  });
+
+  it('the answer that finds the page settled carries its read: the extract stage makes no call of its own, and reads the late link', async () => {
+    const ctx = await contextFor('/late');
+    const sends = recordSends(ctx.tab.cdp);
+    const failures = await run(ctx, [observe(), gotoStage(), settle(), extract()]);
+    expect(failures).toEqual([]);
+    expect(ctx.result.settled).toBe(true);
+    expect(ctx.result.links.map((l) => l.href)).toEqual([`${site.origin}/late-target`]);
+    const evaluations = sends.filter((c) => c.method === 'Runtime.evaluate').map((c) => String(c.params?.expression));
+    const reads = evaluations.filter((e) => e.includes('.extractPage('));
+    // One read, made inside a settle question (the settle stage's questions before it carry none).
+    expect(reads).toHaveLength(1);
+    expect(reads[0]).toContain('awaitQuiet');
+    expect(ctx.settledRead).toBeNull();
+    // Judged settled when read: after the link came, within the visit.
+    const t = ctx.result.timings;
+    expect(t.settledMs!).toBeGreaterThanOrEqual(t.lastChangeMs!);
+    expect(t.settledMs!).toBeLessThanOrEqual(Date.now() - ctx.startedAt);
   });
 
   it("the page's count of its calls over HTTP and the requests heard of agree exactly (no page is held for a call that was heard of)", async () => {

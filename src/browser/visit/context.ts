@@ -65,6 +65,12 @@ export interface VisitContext {
    */
   clickables: ClickCandidate[] | undefined;
   /**
+   * The settled read (see `settled-read.ts`) as JSON text, made in the settle stage's answer
+   * that found the page settled (see `waitForSettle`), with when it was made (ms since epoch),
+   * for the extract stage; `null` when none.
+   */
+  settledRead: { json: string; at: number } | null;
+  /**
    * The main document's body as the server sent it (see `inspect.ts`), asked for by the extract
    * stage together with the DOM; `undefined` when not asked for, `null` when it could not be read.
    */
@@ -111,6 +117,7 @@ export function newVisitContext(tab: VisitTab, requestedUrl: string, opts: Visit
     },
     spa: undefined,
     clickables: undefined,
+    settledRead: null,
     serverBody: undefined,
     clicking: null,
     clickErrors: [],

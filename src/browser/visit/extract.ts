@@ -20,7 +20,7 @@ import { CallTimeoutError, withTimeout } from '../timeout.js';
 import { hungItself } from '../hang-watch.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
-import { readSettledPage } from './settled-read.js';
+import { parseSettledReading, readSettledPage, type SettledReading } from './settled-read.js';
 import { httpChain, inheritFragment, linkHeaderCanonical, refreshTarget, stripFragment } from './urls.js';
 
 /** Most ids and names kept per page (`--check-fragments`). */
@@ -63,12 +63,26 @@ function readServerBody(ctx: VisitContext): Promise<Buffer | null> | undefined {
   return withTimeout(doc.body(), 5_000, 'reading the server HTML').catch(() => null);
 }
 
+/** The read the settle stage made (see `VisitContext.settledRead`), once; `null` when none or it does not parse. */
+function takeSettledRead(ctx: VisitContext): SettledReading | null {
+  const made = ctx.settledRead;
+  ctx.settledRead = null;
+  if (made === null) return null;
+  try {
+    return parseSettledReading(made.json);
+  } catch {
+    return null;
+  }
+}
+
 /** Read the page's DOM, anchors and frames into the result. */
 async function readDom(ctx: VisitContext): Promise<void> {
   const { page: p, result, opts } = ctx;
   // A visit that clicks scans its clickables in the same call (click discovery's first scan).
   const exclude = opts.click ? clickExcludePattern(opts.click.exclude) : null;
-  const { main, lastChange, spa, clickables, longestTask } = await ctx.call(() => readSettledPage(ctx.tab.cdp, exclude), 'reading the DOM');
+  // Read already in the settle stage's last answer, when it found the page settled.
+  const made = takeSettledRead(ctx);
+  const { main, lastChange, spa, clickables, longestTask } = made ?? (await ctx.call(() => readSettledPage(ctx.tab.cdp, exclude), 'reading the DOM'));
   // Declarative closed shadow roots are out of the page's reach: found through the protocol, then read again.
   if (declaresClosedRoot(await ctx.step(ctx.serverBody ?? Promise.resolve(null))) && (await ctx.step(registerClosedRoots(ctx.tab.cdp))) > 0) {
     const again = await ctx.callOr(() => evaluateLibraryJson<ExtractResult>(p.mainFrame(), DOM_READ), 'reading closed shadow roots', null);

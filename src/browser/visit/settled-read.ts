@@ -52,6 +52,26 @@ const PLAIN = expression(null);
 let withScan: { exclude: string; expression: LibraryExpression } | null = null;
 
 /**
+ * The read (see {@link readSettledPage}) as a library expression whose value is JSON text, for a
+ * call that reads the page in its own evaluation (the settle stage's last question: see
+ * `settle.ts`); parse its value with {@link parseSettledReading}.
+ * @param clickExclude - as for {@link readSettledPage}
+ */
+export function settledReadExpression(clickExclude: string | null): LibraryExpression {
+  if (clickExclude === null) return PLAIN;
+  if (withScan?.exclude !== clickExclude) withScan = { exclude: clickExclude, expression: expression(clickExclude) };
+  return withScan.expression;
+}
+
+/**
+ * The reading from the JSON text {@link settledReadExpression}'s value is.
+ * @throws `SyntaxError` when `json` is not the read's JSON text
+ */
+export function parseSettledReading(json: string): SettledReading {
+  return fromJson<SettledReading>(json);
+}
+
+/**
  * Read the settled page in one call (see the module comment), through the tab's own CDP session
  * (`evaluateInTab`: the read runs on every page), calling the page library's functions.
  * @param cdp - the tab's CDP session (see `VisitTab.cdp`)
@@ -60,7 +80,5 @@ let withScan: { exclude: string; expression: LibraryExpression } | null = null;
  * @throws what `evaluateInTab` throws (the page went away, the document was replaced, the read threw)
  */
 export async function readSettledPage(cdp: CDPSession, clickExclude: string | null = null): Promise<SettledReading> {
-  if (clickExclude !== null && withScan?.exclude !== clickExclude) withScan = { exclude: clickExclude, expression: expression(clickExclude) };
-  const e = clickExclude === null ? PLAIN : withScan!.expression;
-  return fromJson<SettledReading>(await evaluateWithLibrary((x) => evaluateInTab<unknown>(cdp, x), e));
+  return fromJson<SettledReading>(await evaluateWithLibrary((x) => evaluateInTab<unknown>(cdp, x), settledReadExpression(clickExclude)));
 }
