@@ -49,7 +49,9 @@ export interface ClockState {
  * `go(n)` within the document's own entries: a crawl's tab is reused, so the entry before a
  * visited page is the page of an earlier, unrelated visit (never the page a person came from),
  * and going there would record a forward that does not exist. Going back within the document
- * (entries an app pushed) works as before; a reload (`go(0)`) too.
+ * (entries an app pushed) works as before, and counts as scheduled work until its `popstate`
+ * (at most 1 s: the traversal runs in a later task, and an app renders the entry there); a
+ * reload (`go(0)`) goes as before.
  */
 export function installMutationClock(): void {
   const w = window as unknown as { __spacrawl?: object };
@@ -161,17 +163,38 @@ export function installMutationClock(): void {
       return false;
     }
   };
+  // A traversal within the document runs in a later task, which fires `popstate` (where an app
+  // renders the entry it went back to): until then it is work the page has scheduled (the
+  // schedule watch's `pending`, which the settle rule counts), at most TRAVERSAL_WAIT_MS.
+  const TRAVERSAL_WAIT_MS = 1_000;
+  const traversing = (): void => {
+    const watch = state as unknown as { pending?: Set<object>; setTimer?: (f: () => void, ms: number) => unknown };
+    const pending = watch.pending;
+    if (!pending || !watch.setTimer) return;
+    const entry = { kind: 'traversal' };
+    pending.add(entry);
+    const end = (): void => void pending.delete(entry);
+    window.addEventListener('popstate', end, { once: true, capture: true });
+    watch.setTimer(end, TRAVERSAL_WAIT_MS);
+  };
   const hist = History.prototype;
   const { back, forward, go } = hist;
   hist.back = function (this: History): void {
-    if (staysInDocument(-1)) back.call(this);
+    if (!staysInDocument(-1)) return;
+    traversing();
+    back.call(this);
   };
   hist.forward = function (this: History): void {
-    if (staysInDocument(1)) forward.call(this);
+    if (!staysInDocument(1)) return;
+    traversing();
+    forward.call(this);
   };
   hist.go = function (this: History, delta?: number): void {
     const n = Math.trunc(Number(delta) || 0);
-    if (n === 0 || staysInDocument(n)) go.call(this, delta);
+    if (n === 0) return go.call(this, delta);
+    if (!staysInDocument(n)) return;
+    traversing();
+    go.call(this, delta);
   };
   const original = Element.prototype.attachShadow;
   Element.prototype.attachShadow = function attachShadow(this: Element, init: ShadowRootInit): ShadowRoot {

@@ -308,6 +308,33 @@ describe('settle', () => {
     expect(t.settledMs!).toBeLessThanOrEqual(Date.now() - ctx.startedAt);
   });
 
+  it('history.back() within the document is scheduled work until its popstate; one that would leave the document is refused and schedules nothing', async () => {
+    slot = await pool.acquire();
+    const page = slot.tab.page;
+    await page.goto(`${other.origin}/`);
+    await page.waitForFunction(() => document.readyState === 'complete');
+    const scheduledAround = (): Promise<number[]> =>
+      page.evaluate(async () => {
+        const read = (): number => (window as unknown as { __spacrawl: { read: () => { scheduled: number } } }).__spacrawl.read().scheduled;
+        const before = read();
+        const popped = new Promise((r) => addEventListener('popstate', r, { once: true }));
+        history.back();
+        const during = read();
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([popped, new Promise((r) => (timer = setTimeout(r, 300)))]);
+        clearTimeout(timer);
+        // The popstate's other listeners run after this one's promise continued: a task later.
+        await new Promise((r) => setTimeout(r, 0));
+        return [before, during, read()];
+      });
+    // The tab's entry before this page is another visit's: going there is refused, nothing waits.
+    expect(await scheduledAround()).toEqual([0, 0, 0]);
+    await page.evaluate(() => history.pushState({}, '', '?step=2'));
+    // Within the document: pending from the call until popstate has fired.
+    expect(await scheduledAround()).toEqual([0, 1, 0]);
+    expect(new URL(page.url()).search).toBe('');
+  });
+
   it("the page's count of its calls over HTTP and the requests heard of agree exactly (no page is held for a call that was heard of)", async () => {
     const ctx = await contextFor('/calls', { settleTimeoutMs: 10_000 });
     site.reset();
