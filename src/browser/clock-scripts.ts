@@ -164,19 +164,31 @@ export function installMutationClock(): void {
     }
   };
   // A traversal within the document runs in a later task, which fires `popstate` (where an app
-  // renders the entry it went back to): until then it is work the page has scheduled (the
-  // schedule watch's `pending`, which the settle rule counts), at most TRAVERSAL_WAIT_MS.
+  // renders the entry it went back to), and a fragment navigation (`location.hash = …`, a click
+  // on `#…`) fires `hashchange` in a later task: until then each is work the page has scheduled
+  // (the schedule watch's `pending`, which the settle rule counts), at most TRAVERSAL_WAIT_MS.
   const TRAVERSAL_WAIT_MS = 1_000;
-  const traversing = (): void => {
+  const awaitEvent = (type: 'popstate' | 'hashchange'): void => {
     const watch = state as unknown as { pending?: Set<object>; setTimer?: (f: () => void, ms: number) => unknown };
     const pending = watch.pending;
     if (!pending || !watch.setTimer) return;
-    const entry = { kind: 'traversal' };
+    const entry = { kind: type };
     pending.add(entry);
     const end = (): void => void pending.delete(entry);
-    window.addEventListener('popstate', end, { once: true, capture: true });
+    window.addEventListener(type, end, { once: true, capture: true });
     watch.setTimer(end, TRAVERSAL_WAIT_MS);
   };
+  const traversing = (): void => awaitEvent('popstate');
+  // The Navigation API's `navigate` comes synchronously with a fragment navigation (a traversal's
+  // comes in its own later task, just before its popstate: the history methods count those).
+  try {
+    (nav as unknown as EventTarget | undefined)?.addEventListener('navigate', (e) => {
+      const n = e as Event & { hashChange?: boolean; navigationType?: string };
+      if (n.hashChange === true && n.navigationType !== 'traverse') awaitEvent('hashchange');
+    });
+  } catch {
+    // no Navigation API: fragment navigations are not counted
+  }
   const hist = History.prototype;
   const { back, forward, go } = hist;
   hist.back = function (this: History): void {

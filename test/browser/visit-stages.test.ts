@@ -308,7 +308,7 @@ describe('settle', () => {
     expect(t.settledMs!).toBeLessThanOrEqual(Date.now() - ctx.startedAt);
   });
 
-  it('history.back() within the document is scheduled work until its popstate; one that would leave the document is refused and schedules nothing', async () => {
+  it('history.back() within the document is scheduled work until its popstate, a fragment navigation until its hashchange; a traversal that would leave the document is refused and schedules nothing', async () => {
     slot = await pool.acquire();
     const page = slot.tab.page;
     await page.goto(`${other.origin}/`);
@@ -333,6 +333,24 @@ describe('settle', () => {
     // Within the document: pending from the call until popstate has fired.
     expect(await scheduledAround()).toEqual([0, 1, 0]);
     expect(new URL(page.url()).search).toBe('');
+    // A fragment navigation: pending from the assignment until its hashchange; pushState fires
+    // no hashchange and waits for none, even to another fragment.
+    const around = (act: 'hash' | 'push'): Promise<number[]> =>
+      page.evaluate(async (how) => {
+        const read = (): number => (window as unknown as { __spacrawl: { read: () => { scheduled: number } } }).__spacrawl.read().scheduled;
+        const before = read();
+        const changed = new Promise((r) => addEventListener('hashchange', r, { once: true }));
+        if (how === 'hash') location.hash = `#h${Math.random()}`;
+        else history.pushState({}, '', `#p${Math.random()}`);
+        const during = read();
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([changed, new Promise((r) => (timer = setTimeout(r, 300)))]);
+        clearTimeout(timer);
+        await new Promise((r) => setTimeout(r, 0));
+        return [before, during, read()];
+      }, act);
+    expect(await around('hash')).toEqual([0, 1, 0]);
+    expect(await around('push')).toEqual([0, 0, 0]);
   });
 
   it("the page's count of its calls over HTTP and the requests heard of agree exactly (no page is held for a call that was heard of)", async () => {
