@@ -313,44 +313,35 @@ describe('settle', () => {
     const page = slot.tab.page;
     await page.goto(`${other.origin}/`);
     await page.waitForFunction(() => document.readyState === 'complete');
-    const scheduledAround = (): Promise<number[]> =>
-      page.evaluate(async () => {
-        const read = (): number => (window as unknown as { __spacrawl: { read: () => { scheduled: number } } }).__spacrawl.read().scheduled;
-        const before = read();
-        const popped = new Promise((r) => addEventListener('popstate', r, { once: true }));
-        history.back();
-        const during = read();
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([popped, new Promise((r) => (timer = setTimeout(r, 300)))]);
-        clearTimeout(timer);
-        // The popstate's other listeners run after this one's promise continued: a task later.
-        await new Promise((r) => setTimeout(r, 0));
-        return [before, during, read()];
-      });
-    // The tab's entry before this page is another visit's: going there is refused, nothing waits.
-    expect(await scheduledAround()).toEqual([0, 0, 0]);
-    await page.evaluate(() => history.pushState({}, '', '?step=2'));
-    // Within the document: pending from the call until popstate has fired.
-    expect(await scheduledAround()).toEqual([0, 1, 0]);
-    expect(new URL(page.url()).search).toBe('');
-    // A fragment navigation: pending from the assignment until its hashchange; pushState fires
-    // no hashchange and waits for none, even to another fragment.
-    const around = (act: 'hash' | 'push'): Promise<number[]> =>
+    /**
+     * The page's scheduled work before, right after and once the event it awaits has fired and a
+     * task has passed (its other listeners run after the one whose promise this continues).
+     */
+    const scheduledAround = (act: 'back' | 'hash' | 'push'): Promise<number[]> =>
       page.evaluate(async (how) => {
         const read = (): number => (window as unknown as { __spacrawl: { read: () => { scheduled: number } } }).__spacrawl.read().scheduled;
         const before = read();
-        const changed = new Promise((r) => addEventListener('hashchange', r, { once: true }));
-        if (how === 'hash') location.hash = `#h${Math.random()}`;
+        const fired = new Promise((r) => addEventListener(how === 'back' ? 'popstate' : 'hashchange', r, { once: true }));
+        if (how === 'back') history.back();
+        else if (how === 'hash') location.hash = `#h${Math.random()}`;
         else history.pushState({}, '', `#p${Math.random()}`);
         const during = read();
         let timer: ReturnType<typeof setTimeout> | undefined;
-        await Promise.race([changed, new Promise((r) => (timer = setTimeout(r, 300)))]);
+        await Promise.race([fired, new Promise((r) => (timer = setTimeout(r, 300)))]);
         clearTimeout(timer);
         await new Promise((r) => setTimeout(r, 0));
         return [before, during, read()];
       }, act);
-    expect(await around('hash')).toEqual([0, 1, 0]);
-    expect(await around('push')).toEqual([0, 0, 0]);
+    // The tab's entry before this page is another visit's: going there is refused, nothing waits.
+    expect(await scheduledAround('back')).toEqual([0, 0, 0]);
+    await page.evaluate(() => history.pushState({}, '', '?step=2'));
+    // Within the document: pending from the call until popstate has fired.
+    expect(await scheduledAround('back')).toEqual([0, 1, 0]);
+    expect(new URL(page.url()).search).toBe('');
+    // A fragment navigation: pending from the assignment until its hashchange; pushState fires
+    // no hashchange and waits for none, even to another fragment.
+    expect(await scheduledAround('hash')).toEqual([0, 1, 0]);
+    expect(await scheduledAround('push')).toEqual([0, 0, 0]);
   });
 
   it("the page's count of its calls over HTTP and the requests heard of agree exactly (no page is held for a call that was heard of)", async () => {
