@@ -1,6 +1,6 @@
 /**
  * The page job: one leased URL from visit to completion (see {@link PageJob}), and the soft-404
- * probe's visit. About 550 lines, one piece on purpose: its steps share the job's parts (the tab
+ * probe's visit. About 570 lines, one piece on purpose: its steps share the job's parts (the tab
  * session, politeness, the lease) and read in order; the probe's plain request is here because it
  * takes its place in the host's politeness order as the job's navigations do.
  * @module
@@ -505,9 +505,9 @@ export class PageJob {
    * visits that each redirect to the other's host would wait for each other. Same-host hops are
    * not spaced: the visit's own navigation passed that gate. The wait counts in the navigation's
    * timeout. The hop counts as sent when its request is heard going out (`onDocumentSent`), not
-   * when its gate opens: the browser sends it a CDP round trip or more later (~100 ms under load),
-   * which a next navigation to that host spaced from the gate's opening would have taken from
-   * its gap.
+   * when its gate opens: the browser sends it after the paused redirect is let through, a few ms
+   * later (more on a busy machine), which a next navigation to that host spaced from the gate's
+   * opening would have taken from its gap (by the browser's clock, 524 ms at --rate 2's 525).
    * @param host - the politeness key the visit's navigation started on
    * @param doc - a document the visit follows (see `VisitOptions.onDocument`)
    * @returns the hop's open ticket, for `Politeness.sent`, or `null` when the hop stays on `host`

@@ -11,7 +11,6 @@
 import type { Response } from 'playwright';
 import type { RedirectHop } from '../../model/record.js';
 import type { FoundLink } from '../discovery.js';
-import { clickExcludePattern } from '../explore.js';
 import { readFrames } from '../frames.js';
 import { readAnchors, type ExtractResult, type RawLink } from '../page-scripts.js';
 import { declaresClosedRoot, registerClosedRoots } from '../closed-roots.js';
@@ -20,7 +19,7 @@ import { CallTimeoutError, withTimeout } from '../timeout.js';
 import { hungItself } from '../hang-watch.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
-import { parseSettledReading, readSettledPage, type SettledReading } from './settled-read.js';
+import { parseSettledReading, readSettledPage, scanExcludeOf, type SettledReading } from './settled-read.js';
 import { httpChain, inheritFragment, linkHeaderCanonical, refreshTarget, stripFragment } from './urls.js';
 
 /** Most ids and names kept per page (`--check-fragments`). */
@@ -78,11 +77,10 @@ function takeSettledRead(ctx: VisitContext): SettledReading | null {
 /** Read the page's DOM, anchors and frames into the result. */
 async function readDom(ctx: VisitContext): Promise<void> {
   const { page: p, result, opts } = ctx;
-  // A visit that clicks scans its clickables in the same call (click discovery's first scan).
-  const exclude = opts.click ? clickExcludePattern(opts.click.exclude) : null;
-  // Read already in the settle stage's last answer, when it found the page settled.
+  // Read already in the settle stage's last answer, when it found the page settled; a visit that
+  // clicks scans its clickables in the same call (click discovery's first scan).
   const made = takeSettledRead(ctx);
-  const { main, lastChange, spa, clickables, longestTask } = made ?? (await ctx.call(() => readSettledPage(ctx.tab.cdp, exclude), 'reading the DOM'));
+  const { main, lastChange, spa, clickables, longestTask } = made ?? (await ctx.call(() => readSettledPage(ctx.tab.cdp, scanExcludeOf(opts)), 'reading the DOM'));
   // Declarative closed shadow roots are out of the page's reach: found through the protocol, then read again.
   if (declaresClosedRoot(await ctx.step(ctx.serverBody ?? Promise.resolve(null))) && (await ctx.step(registerClosedRoots(ctx.tab.cdp))) > 0) {
     const again = await ctx.callOr(() => evaluateLibraryJson<ExtractResult>(p.mainFrame(), DOM_READ), 'reading closed shadow roots', null);

@@ -29,8 +29,7 @@ import { VisitAbort } from './types.js';
 import { judgeSettle } from './settle-rule.js';
 import { loopedAnswer } from './intercept.js';
 import { inheritFragment } from './urls.js';
-import { settledReadExpression } from './settled-read.js';
-import { clickExcludePattern } from '../explore.js';
+import { scanExcludeOf, settledReadExpression } from './settled-read.js';
 
 /**
  * Quiet time (ms) after which a page with nothing scheduled soon counts as settled (the full
@@ -128,8 +127,7 @@ export function settle(): Stage<VisitContext> {
     async action(ctx) {
       const { result, requestedUrl } = ctx;
       // The extract stage comes next: the page is read in the answer that finds it quiet.
-      const exclude = ctx.opts.click ? clickExcludePattern(ctx.opts.click.exclude) : null;
-      result.settled = await waitForSettle(ctx, ctx.opts.settleTimeoutMs, settledReadExpression(exclude).lean);
+      result.settled = await waitForSettle(ctx, ctx.opts.settleTimeoutMs, settledReadExpression(scanExcludeOf(ctx.opts)).lean);
       // The page's client-side navigations went round in a loop (see the intercept stage).
       if (ctx.document.looped) return loopedAnswer(ctx);
       // Judged settled when the page was read (in the answer that found it so), else now.

@@ -13,6 +13,8 @@ import type { ClickCandidate } from '../click-scripts.js';
 import { asJsonExpression, evaluateInTab, fromJson } from '../json-result.js';
 import { evaluateWithLibrary, libraryExpression, type LibraryExpression } from '../page-library.js';
 import type { SpaReading } from '../spa-scripts.js';
+import { clickExcludePattern } from '../explore.js';
+import type { VisitOptions } from './types.js';
 
 /** What {@link readSettledPage} returns. */
 export interface SettledReading {
@@ -50,6 +52,14 @@ function expression(clickExclude: string | null): LibraryExpression {
 /** The read without a scan, and the last one with (a crawl has one exclude pattern). */
 const PLAIN = expression(null);
 let withScan: { exclude: string; expression: LibraryExpression } | null = null;
+
+/**
+ * The accessible-name pattern the read's scan takes for a visit (see `clickExcludePattern`), or
+ * `null` when the visit does not click (then the read makes no scan).
+ */
+export function scanExcludeOf(opts: Pick<VisitOptions, 'click'>): string | null {
+  return opts.click ? clickExcludePattern(opts.click.exclude) : null;
+}
 
 /**
  * The read (see {@link readSettledPage}) as a library expression whose value is JSON text, for a
