@@ -247,7 +247,7 @@ export function installSettleProbe(emptyRoot?: () => string | null): void {
           setTimer(check, Math.min(left, Math.max(5, st.timerDueInMs + 5)));
           return;
         }
-        if (quiet || fullWindow || left <= 0) return resolve({ ...st, fastForwarded, quiet: quiet && st.scheduled === 0 && fastForwarded === 0 });
+        if (quiet || fullWindow || left <= 0) return resolve({ ...st, fastForwarded, quiet: quiet && st.scheduled === 0 });
         // Quiet long enough for an idle page: see whether it is idle (once per change), but only until the
         // plain early window is met (a renderer shared with busy tabs may have no idle period for 1 s).
         if (calm && !st.idleSinceChange && !idleAsked && quietNow(true) >= req.idleEarlyMs && s.onIdle) {
@@ -324,12 +324,14 @@ export interface QuietReport extends SettleState {
   /** Times (rounds) the pending timeouts were fast-forwarded during the wait. */
   fastForwarded: number;
   /**
-   * `true` when the wait ended in the early window with nothing scheduled and no timeout run
-   * early in it: nothing the page has planned or started can still change it (the network is
-   * still the caller's to judge), so it may be read in the same task. `false` when it ended
-   * otherwise: `maxMs` ran out; the full window, which holds whatever is scheduled (a timeout
-   * due now runs only after this task: a link it adds would be missed); timeouts were run early,
-   * whose effects may come in later tasks (`history.back()` fires its `popstate` in one).
+   * `true` when the wait ended in the early window with nothing scheduled: nothing the page has
+   * planned or started can still change it (the network is still the caller's to judge), so it
+   * may be read in the same task. Also after timeouts were run early: the window is looked at again
+   * in a later task once they ran, and what they started that comes in a later task still is
+   * scheduled work by then (a `history.back()`'s `popstate`, a fragment navigation's
+   * `hashchange`: see `clock-scripts.ts`; a timer, a frame, a message, a call). `false` when it
+   * ended otherwise: `maxMs` ran out; the full window, which holds whatever is scheduled (a
+   * timeout due now runs only after this task: a link it adds would be missed).
    */
   quiet: boolean;
 }

@@ -308,6 +308,33 @@ describe('settle', () => {
     expect(t.settledMs!).toBeLessThanOrEqual(Date.now() - ctx.startedAt);
   });
 
+  it('an answer that ran the page\'s timeouts early carries its read too, once the page is quiet after them', async () => {
+    const ctx = await contextFor('/timer');
+    const sends = recordSends(ctx.tab.cdp);
+    const failures = await run(ctx, [observe(), gotoStage('load'), settle(), extract()]);
+    expect(failures).toEqual([]);
+    expect(ctx.result.settled).toBe(true);
+    // The timeout ran (fast-forwarded: the settle does not wait 400 ms for it), and changed no link.
+    expect(await ctx.page.evaluate('window.__ran === true')).toBe(true);
+    expect(ctx.result.links.map((l) => l.href)).toEqual([`${site.origin}/a`]);
+    const evaluations = sends.filter((c) => c.method === 'Runtime.evaluate').map((c) => String(c.params?.expression));
+    const reads = evaluations.filter((e) => e.includes('.extractPage('));
+    expect(reads).toHaveLength(1);
+    expect(reads[0]).toContain('awaitQuiet');
+  });
+
+  it('asks for the server\'s HTML of the document while the page settles; the extract stage takes that answer and asks for none of its own', async () => {
+    const ctx = await contextFor('/timer');
+    const seen: { afterSettle: VisitContext['serverBody'] } = { afterSettle: undefined };
+    const failures = await run(ctx, [observe(), gotoStage('load'), settle(), probe((c) => void (seen.afterSettle = c.serverBody)), extract()]);
+    expect(failures).toEqual([]);
+    expect(seen.afterSettle?.of).toBe(ctx.activity.mainResponse);
+    // The same request, not a second one.
+    expect(ctx.serverBody).toBe(seen.afterSettle);
+    const body = await ctx.serverBody!.body;
+    expect(body?.toString('utf8')).toContain('<a href="/a">A</a>');
+  });
+
   it('history.back() within the document is scheduled work until its popstate, a fragment navigation until its hashchange; a traversal that would leave the document is refused and schedules nothing', async () => {
     slot = await pool.acquire();
     const page = slot.tab.page;

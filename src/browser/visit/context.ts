@@ -4,7 +4,7 @@
  * mechanism (hard deadline, cancellation, crash, too many dialogs all end it the same way).
  * @module
  */
-import type { Page } from 'playwright';
+import type { Page, Response } from 'playwright';
 import type { RecordError } from '../../model/record.js';
 import type { ClickError } from '../../model/observation.js';
 import type { ClickCandidate } from '../click-scripts.js';
@@ -71,10 +71,11 @@ export interface VisitContext {
    */
   settledRead: { json: string; at: number } | null;
   /**
-   * The main document's body as the server sent it (see `inspect.ts`), asked for by the extract
-   * stage together with the DOM; `undefined` when not asked for, `null` when it could not be read.
+   * The body of document response `of` as the server sent it (see `server-body.ts`), asked for
+   * by the settle stage and again by the extract stage when the page shows another document by
+   * then; `undefined` when not asked for, a `body` of `null` when it could not be read.
    */
-  serverBody: Promise<Buffer | null> | undefined;
+  serverBody: { of: Response; body: Promise<Buffer | null> } | undefined;
   /**
    * The signature of the control click discovery worked last (see `ClickDiscovery.clicked`), or
    * `null` before its first click: from then on the page's console errors and uncaught exceptions

@@ -9,13 +9,14 @@
  * @module
  */
 import type { Response } from 'playwright';
+import { askServerBody } from './server-body.js';
 import type { RedirectHop } from '../../model/record.js';
 import type { FoundLink } from '../discovery.js';
 import { readFrames } from '../frames.js';
 import { readAnchors, type ExtractResult, type RawLink } from '../page-scripts.js';
 import { declaresClosedRoot, registerClosedRoots } from '../closed-roots.js';
 import { DOM_READ, evaluateLibraryJson } from '../page-library.js';
-import { CallTimeoutError, withTimeout } from '../timeout.js';
+import { CallTimeoutError } from '../timeout.js';
 import { hungItself } from '../hang-watch.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
@@ -31,9 +32,9 @@ export function extract(): Stage<VisitContext> {
     name: 'extract',
     async action(ctx) {
       await readLastDocument(ctx);
-      // The server's HTML (for the inspect stage) is asked for beside the DOM: each call waits
-      // its turn on the renderer's main thread, which a sibling tab may hold.
-      ctx.serverBody = readServerBody(ctx);
+      // The server's HTML (for the inspect stage), asked for by the settle stage unless the page
+      // has shown another document since.
+      askServerBody(ctx);
       await readDom(ctx);
     },
   };
@@ -49,17 +50,6 @@ async function readLastDocument(ctx: VisitContext): Promise<void> {
   result.contentType = headers['content-type'] ?? null;
   result.robotsHeaders = await ctx.step(lastDoc.headerValues('x-robots-tag').catch(() => [] as string[]));
   result.blockedBy = headers['cf-mitigated'] ? `cf-mitigated: ${headers['cf-mitigated']}` : null;
-}
-
-/**
- * The body of the document the page shows (its last document response) as the server sent it,
- * which the browser keeps (`Response.body()`: not requested again), or `null` (no document
- * response: a route of a document shown before; it could not be read within 5 s). Never rejects.
- */
-function readServerBody(ctx: VisitContext): Promise<Buffer | null> | undefined {
-  const doc = ctx.activity.lastDocument ?? ctx.activity.mainResponse;
-  if (!doc) return undefined;
-  return withTimeout(doc.body(), 5_000, 'reading the server HTML').catch(() => null);
 }
 
 /** The read the settle stage made (see `VisitContext.settledRead`), once; `null` when none or it does not parse. */
@@ -82,7 +72,7 @@ async function readDom(ctx: VisitContext): Promise<void> {
   const made = takeSettledRead(ctx);
   const { main, lastChange, spa, clickables, longestTask } = made ?? (await ctx.call(() => readSettledPage(ctx.tab.cdp, scanExcludeOf(opts)), 'reading the DOM'));
   // Declarative closed shadow roots are out of the page's reach: found through the protocol, then read again.
-  if (declaresClosedRoot(await ctx.step(ctx.serverBody ?? Promise.resolve(null))) && (await ctx.step(registerClosedRoots(ctx.tab.cdp))) > 0) {
+  if (declaresClosedRoot(await ctx.step(ctx.serverBody?.body ?? Promise.resolve(null))) && (await ctx.step(registerClosedRoots(ctx.tab.cdp))) > 0) {
     const again = await ctx.callOr(() => evaluateLibraryJson<ExtractResult>(p.mainFrame(), DOM_READ), 'reading closed shadow roots', null);
     if (again) {
       main.links = again.links;

@@ -45,8 +45,8 @@ export function inspectStages(): { read: Stage<VisitContext>; compare: Stage<Vis
           result.spa.emptyRoot = spa.emptyRoot;
         }
         const doc = ctx.activity.lastDocument ?? ctx.activity.mainResponse;
-        // Asked for beside the DOM by the extract stage (see `readServerBody`).
-        const body = doc && ctx.serverBody ? await ctx.step(ctx.serverBody) : null;
+        // Asked for by the settle and extract stages (see `server-body.ts`).
+        const body = doc && ctx.serverBody?.of === doc ? await ctx.step(ctx.serverBody.body) : null;
         if (!doc || !body) return;
         result.bodyDigest = bodyDigest(body);
         const truncated = body.length > MAX_SERVER_HTML_BYTES;

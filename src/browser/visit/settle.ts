@@ -23,6 +23,7 @@ import type { CDPSession } from 'playwright';
 import { awaitQuiet, fastForwardTimers, type QuietReport, type QuietRequest } from '../settle-scripts.js';
 import { evaluateInTab } from '../json-result.js';
 import { CallTimeoutError, sleep } from '../timeout.js';
+import { askServerBody } from './server-body.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
 import { VisitAbort } from './types.js';
@@ -126,6 +127,8 @@ export function settle(): Stage<VisitContext> {
     name: 'settle',
     async action(ctx) {
       const { result, requestedUrl } = ctx;
+      // The server's HTML, asked for now: its answer waits on the renderer while the page settles.
+      askServerBody(ctx);
       // The extract stage comes next: the page is read in the answer that finds it quiet.
       result.settled = await waitForSettle(ctx, ctx.opts.settleTimeoutMs, settledReadExpression(scanExcludeOf(ctx.opts)).lean);
       // The page's client-side navigations went round in a loop (see the intercept stage).
