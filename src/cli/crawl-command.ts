@@ -105,6 +105,8 @@ export async function crawlCommand(cmd: SpacrawlCommand, parsed: { flags: CrawlF
     checkSeedsNotExcluded(options.seeds, values);
     // The checks passed: now the crawl's machinery, with the browser launching meanwhile.
     early = startEarlyLaunch(options);
+    // Chromium's process starts before the crawl's modules are evaluated, and starts up meanwhile.
+    await early.started;
     const [{ openFrontier }, { runCrawl }] = await Promise.all([import('./open-frontier.js'), import('./run-crawl.js')]);
     const opened = await openFrontier(options, frontierChoiceOf(flags), (line) => cmd.io.stderr.write(`${line}\n`));
     started = true;

@@ -139,6 +139,20 @@ describe('the crawl command\'s early launch', () => {
     await early.close(); // closed already: nothing to do, no error
   });
 
+  it('has started once Playwright was asked to launch and left the event loop for a moment, before the browser is up (the command loads the crawl\'s modules meanwhile)', async () => {
+    const early = startEarlyLaunch({ browserPath: null, proxy: null });
+    let up = false;
+    const launching = early.for({})!.then((b) => {
+      up = true;
+      return b;
+    });
+    await early.started;
+    // Chromium takes 150 ms and more to answer here; the command waits SPAWN_LEAD_MS at most after launch().
+    expect(up).toBe(false);
+    expect((await launching).isConnected()).toBe(true);
+    await early.close();
+  });
+
   it('is not handed to a crawl that asks for another proxy (a Redis worker joining a crawl takes its options): that one launches its own', async () => {
     const early = startEarlyLaunch({ browserPath: null, proxy: null });
     expect(early.for({ proxy: 'http://127.0.0.1:9' })).toBeNull();
@@ -147,6 +161,7 @@ describe('the crawl command\'s early launch', () => {
 
   it('a browser that cannot be found rejects for the crawl that takes it, with the usual error; close() still resolves', async () => {
     const early = startEarlyLaunch({ browserPath: '/nonexistent/chromium', proxy: null });
+    await expect(early.started).resolves.toBeUndefined();
     await expect(early.for({ browserPath: '/nonexistent/chromium' })).rejects.toBeInstanceOf(BrowserNotFoundError);
     await expect(early.close()).resolves.toBeUndefined();
   });
