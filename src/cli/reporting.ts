@@ -7,6 +7,7 @@ import path from 'node:path';
 import { failingIssues, RULES, type AuditIssue } from '../report/audit.js';
 import type { ReportInput, ReportSpec, TextOut } from '../report/formats.js';
 import { CSV_NOTE } from '../report/formats/csv-note.js';
+import { isClickSubject } from '../report/click-errors.js';
 import type { Reporter } from '../report/reporter.js';
 import type { DataStream } from './io.js';
 import { sameFile } from './records-file.js';
@@ -23,6 +24,15 @@ export function failingNow(end: ReportInput): AuditIssue[] {
 
 /** Failing issues named one per line on the log after the issue table. */
 const MAX_FAILING_LINES = 10;
+
+/**
+ * ` after working "Clojure" (menuitem in menu)` for a finding raised while click discovery worked
+ * that control (see `clickSubject`): the page's record holds it under `clickDiscovery.errors`, not
+ * with the errors of the page as loaded. Else `''`.
+ */
+function clickedBy(issue: Pick<AuditIssue, 'subject'>): string {
+  return isClickSubject(issue.subject) ? ` ${issue.subject!}` : '';
+}
 
 /**
  * The issue table on the log after the reports: issue counts by rule, each with the URL of its
@@ -43,7 +53,7 @@ export class IssueTable implements Reporter {
       log('issues:');
       for (const [rule, n] of rows) {
         const first = failingRules.has(rule as AuditIssue['rule']) ? undefined : result.issues.find((i) => i.rule === rule && !i.ignored);
-        const where = first ? `  ${n > 1 ? 'e.g. ' : ''}${first.url}` : '';
+        const where = first ? `  ${n > 1 ? 'e.g. ' : ''}${first.url}${clickedBy(first)}` : '';
         log(`  ${RULES[rule as keyof typeof RULES].severity.padEnd(7)} ${rule.padEnd(20)} ${String(n).padEnd(4)}${where}`.trimEnd());
       }
     }
@@ -54,7 +64,7 @@ export class IssueTable implements Reporter {
       for (const i of failing.slice(0, MAX_FAILING_LINES)) {
         const from = i.referrers[0];
         const more = i.referrers.length > 1 ? ` (+${i.referrers.length - 1} more)` : '';
-        log(`  ${i.rule.padEnd(14)} ${i.url}  ${i.message}${from ? ` ← ${from.url}${from.text ? ` "${from.text.slice(0, 60)}"` : ''}${more}` : ''}`);
+        log(`  ${i.rule.padEnd(14)} ${i.url}${clickedBy(i)}  ${i.message}${from ? ` ← ${from.url}${from.text ? ` "${from.text.slice(0, 60)}"` : ''}${more}` : ''}`);
       }
       if (failing.length > MAX_FAILING_LINES) log(`  … and ${failing.length - MAX_FAILING_LINES} more (see the reports)`);
     }

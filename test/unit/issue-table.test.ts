@@ -39,6 +39,20 @@ describe('the issue table on the log', () => {
     ]);
   });
 
+  it('names the control after a URL whose finding a click raised (it is in the record\'s clickDiscovery.errors, not with the page\'s own), on both lists', () => {
+    const clicked = (rule: AuditIssue['rule'], url: string): AuditIssue => ({ ...issue(rule, 'error', url), subject: 'after working "Clojure" (menuitem in menu)' });
+    const a11y = { ...issue('a11y-serious', 'warning', 'http://h/c'), subject: 'color-contrast' };
+    const lines = table([clicked('console-error', 'http://h/op'), clicked('js-error', 'http://h/op'), a11y], ['js-error']);
+    expect(lines).toEqual([
+      'issues:',
+      '  warning console-error        1     http://h/op after working "Clojure" (menuitem in menu)',
+      '  error   js-error             1',
+      '  warning a11y-serious         1     http://h/c',
+      'failing (1):',
+      '  js-error       http://h/op after working "Clojure" (menuitem in menu)  js-error on http://h/op',
+    ]);
+  });
+
   it('with nothing failing, every rule names a URL; with no issue, nothing is logged', () => {
     expect(table([issue('broken-link', 'error', 'http://h/missing')], ['none'])).toEqual(['issues:', '  error   broken-link          1     http://h/missing']);
     expect(table([], ['broken-link'])).toEqual([]);
