@@ -8,7 +8,7 @@
  * starts Chromium's process only after a few turns of the event loop (~16 ms after `launch()` on
  * an idle loop here), and the modules' evaluation (~170 ms, synchronous) held those turns back, so
  * Chromium began starting only once the modules were in (TypeDoc crawls: its process started
- * 520-580 ms after the command, the first page asked for at 770-890 ms).
+ * 520-580 ms after the command, the first page asked for at 774-889 ms; after: 475-505 and 764-814).
  * @module
  */
 import type { Browser } from 'playwright';
