@@ -311,16 +311,20 @@ describe('settle', () => {
   it('an answer that ran the page\'s timeouts early carries its read too, once the page is quiet after them', async () => {
     const ctx = await contextFor('/timer');
     const sends = recordSends(ctx.tab.cdp);
-    const failures = await run(ctx, [observe(), gotoStage('load'), settle(), extract()]);
+    const seen = { read: false };
+    const failures = await run(ctx, [observe(), gotoStage('load'), settle(), probe((c) => void (seen.read = c.settledRead !== null)), extract()]);
     expect(failures).toEqual([]);
     expect(ctx.result.settled).toBe(true);
     // The timeout ran (fast-forwarded: the settle does not wait 400 ms for it), and changed no link.
     expect(await ctx.page.evaluate('window.__ran === true')).toBe(true);
     expect(ctx.result.links.map((l) => l.href)).toEqual([`${site.origin}/a`]);
+    // Read in the settle answer (a busy machine may take more than one question to get there),
+    // never by a call of the extract stage's own.
+    expect(seen.read).toBe(true);
     const evaluations = sends.filter((c) => c.method === 'Runtime.evaluate').map((c) => String(c.params?.expression));
     const reads = evaluations.filter((e) => e.includes('.extractPage('));
-    expect(reads).toHaveLength(1);
-    expect(reads[0]).toContain('awaitQuiet');
+    expect(reads.length).toBeGreaterThanOrEqual(1);
+    expect(reads.filter((e) => !e.includes('awaitQuiet'))).toEqual([]);
   });
 
   it('asks for the server\'s HTML of the document while the page settles; the extract stage takes that answer and asks for none of its own', async () => {
