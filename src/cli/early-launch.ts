@@ -44,21 +44,15 @@ export interface EarlyLaunch {
 export function startEarlyLaunch(options: Pick<CrawlOptions, 'browserPath' | 'proxy'>): EarlyLaunch {
   const browserPath = options.browserPath ?? null;
   const proxy = options.proxy ?? null;
-  let called!: () => void;
-  const launchCalled = new Promise<void>((resolve) => (called = resolve));
-  const browser = import('../browser/launch.js')
-    .then((m) => {
-      const launching = m.launchBrowser({ browserPath, proxy });
-      called();
-      return launching;
-    })
-    .then((l) => l.browser);
+  const loaded = import('../browser/launch.js');
+  // Registered on `loaded` before the lead below: `launch()` is called first.
+  const browser = loaded.then((m) => m.launchBrowser({ browserPath, proxy })).then((l) => l.browser);
   browser.catch(() => {}); // observed: the crawl that takes it sees the error
   const ended = browser.then(
     () => {},
     () => {},
   );
-  const started = Promise.race([ended, launchCalled.then(() => new Promise<void>((resolve) => setTimeout(resolve, SPAWN_LEAD_MS)))]);
+  const started = Promise.race([ended, loaded.then(() => new Promise<void>((resolve) => setTimeout(resolve, SPAWN_LEAD_MS)), () => {})]);
   const close = async (): Promise<void> => {
     const b = await browser.catch(() => null);
     if (b?.isConnected()) await b.close().catch(() => {});

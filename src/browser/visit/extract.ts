@@ -9,7 +9,6 @@
  * @module
  */
 import type { Response } from 'playwright';
-import { askServerBody } from './server-body.js';
 import type { RedirectHop } from '../../model/record.js';
 import type { FoundLink } from '../discovery.js';
 import { readFrames } from '../frames.js';
@@ -20,6 +19,7 @@ import { CallTimeoutError } from '../timeout.js';
 import { hungItself } from '../hang-watch.js';
 import type { VisitContext } from './context.js';
 import type { Stage } from './pipeline.js';
+import { askServerBody } from './server-body.js';
 import { parseSettledReading, readSettledPage, scanExcludeOf, type SettledReading } from './settled-read.js';
 import { httpChain, inheritFragment, linkHeaderCanonical, refreshTarget, stripFragment } from './urls.js';
 
