@@ -466,7 +466,7 @@ describe('hostile pages', () => {
     expect(s.log.filter((r) => r.path.startsWith('/cal/'))).toHaveLength(5);
   });
 
-  it.concurrent('speculation rules (prefetch, prerender; in the HTML, inserted by a script, named by a Speculation-Rules header, eager document rules, hover and pointer-down ones) make no request: a URL robots.txt disallows or no link names is never asked for, a linked one once', async () => {
+  it.concurrent('speculation rules (prefetch, prerender; in the HTML, inserted by a script (also inside an appended subtree), named by a Speculation-Rules header, eager document rules, hover and pointer-down ones) make no request: a URL robots.txt disallows or no link names is never asked for, a linked one once', async () => {
     const rules = (json: object): string => `<script type="speculationrules">${JSON.stringify(json)}</script>`;
     const s = await site({
       '/robots.txt': { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nDisallow: /private\n' },
@@ -476,7 +476,9 @@ describe('hostile pages', () => {
           '<a href="/a">a</a> <a href="/hdr">h</a> <button onclick="void 0">menu</button>' +
             rules({ prerender: [{ source: 'list', urls: ['/private/pre'] }], prefetch: [{ source: 'list', urls: ['/private/fetch', '/unlinked'] }] }) +
             rules({ prefetch: [{ where: { href_matches: '/*' }, eagerness: 'immediate' }], prerender: [{ where: { href_matches: '/*' }, eagerness: 'moderate' }] }) +
-            `<script>const s = document.createElement('script'); s.type = 'SpeculationRules'; s.textContent = ${JSON.stringify(JSON.stringify({ prefetch: [{ source: 'list', urls: ['/private/scripted'] }] }))}; document.head.append(s);</script>`,
+            `<script>const s = document.createElement('script'); s.type = 'SpeculationRules'; s.textContent = ${JSON.stringify(JSON.stringify({ prefetch: [{ source: 'list', urls: ['/private/scripted'] }] }))}; document.head.append(s);</script>` +
+            // Inside a subtree the script appends in one go: the script is not a node the record added.
+            `<script>const box = document.createElement('div'); const n = document.createElement('script'); n.type = 'speculationrules'; n.textContent = ${JSON.stringify(JSON.stringify({ prefetch: [{ source: 'list', urls: ['/private/nested'] }] }))}; box.append(n); document.body.append(box);</script>`,
         ),
       },
       '/a': { body: html('A', '<p>a</p>') },
@@ -488,6 +490,7 @@ describe('hostile pages', () => {
       '/private/pre': { body: html('Pre', '') },
       '/private/fetch': { body: html('Fetch', '') },
       '/private/scripted': { body: html('Scripted', '') },
+      '/private/nested': { body: html('Nested', '') },
     });
     const recs = await run({ seeds: [`${s.origin}/`], soft404: false, click: 'all' });
     expect(recs.map((r) => [new URL(r.url).pathname, r.status]).sort()).toEqual([
@@ -495,7 +498,7 @@ describe('hostile pages', () => {
       ['/a', 200],
       ['/hdr', 200],
     ]);
-    expect(['/', '/a', '/hdr', '/unlinked', '/private/pre', '/private/fetch', '/private/scripted', '/rules.json', '/private/by-header'].map((p) => s.count(p))).toEqual([1, 1, 1, 0, 0, 0, 0, 0, 0]);
+    expect(['/', '/a', '/hdr', '/unlinked', '/private/pre', '/private/fetch', '/private/scripted', '/private/nested', '/rules.json', '/private/by-header'].map((p) => s.count(p))).toEqual([1, 1, 1, 0, 0, 0, 0, 0, 0, 0]);
   });
 
   it.concurrent('repeating path segments are a trap', async () => {
