@@ -130,17 +130,6 @@ export function installMutationClock(): void {
     if (records.some((r) => r.type === 'childList')) dropSpeculationRules(root);
     const t = performance.now();
     state.last = t;
-    // While the parser is still adding the document (and its scripts run), every batch counts as a
-    // change to the content and the links, unread: no settle is judged before the load event, and
-    // the parser's last batch comes at most a few milliseconds after the last one holding a link.
-    // Reading each record costs the most here, where there are the most (a TypeDoc class page:
-    // ~3,900 records before DOMContentLoaded, ~450 after; 2-14 ms a page on an idle machine).
-    if (parsing) {
-      state.content = t;
-      state.linkChange = t;
-      title = document.title;
-      return;
-    }
     if (!records.every(pixels)) state.content = t;
     if (document.title !== title) {
       title = document.title;
@@ -154,32 +143,14 @@ export function installMutationClock(): void {
       }
     }
   };
-  const observe = (node: Node): MutationObserver | null => {
+  const observe = (node: Node): void => {
     try {
-      const observer = new MutationObserver((records) => mark(records, node));
-      observer.observe(node, { subtree: true, childList: true, attributes: true, characterData: true });
-      return observer;
+      new MutationObserver((records) => mark(records, node)).observe(node, { subtree: true, childList: true, attributes: true, characterData: true });
     } catch {
       // nodes that cannot be observed are ignored
-      return null;
     }
   };
-  /** `true` until the parser has finished the document (its `readyState` leaves `loading`). */
-  let parsing = document.readyState === 'loading';
-  const documentObserver = observe(document);
-  if (parsing) {
-    // The parser's last batch is still queued when the state changes: taken here, still as the parser's.
-    document.addEventListener(
-      'readystatechange',
-      () => {
-        if (!parsing || document.readyState === 'loading') return;
-        const queued = documentObserver?.takeRecords() ?? [];
-        if (queued.length) mark(queued, document);
-        parsing = false;
-      },
-      true,
-    );
-  }
+  observe(document);
   // Popups are not opened: their URL is kept as a link of this page instead.
   window.open = function open(url?: string | URL): null {
     try {
