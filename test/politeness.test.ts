@@ -466,7 +466,7 @@ describe('hostile pages', () => {
     expect(s.log.filter((r) => r.path.startsWith('/cal/'))).toHaveLength(5);
   });
 
-  it.concurrent('speculation rules (prefetch, prerender; in the HTML, inserted by a script (also inside an appended subtree), named by a Speculation-Rules header, eager document rules, hover and pointer-down ones) make no request: a URL robots.txt disallows or no link names is never asked for, a linked one once', async () => {
+  it.concurrent('speculation rules (prefetch, prerender; in the HTML, inserted by a script (also inside an appended subtree, or inserted empty and filled later), named by a Speculation-Rules header, eager document rules, hover and pointer-down ones) make no request: a URL robots.txt disallows or no link names is never asked for, a linked one once', async () => {
     const rules = (json: object): string => `<script type="speculationrules">${JSON.stringify(json)}</script>`;
     const s = await site({
       '/robots.txt': { headers: { 'content-type': 'text/plain' }, body: 'User-agent: *\nDisallow: /private\n' },
@@ -478,7 +478,9 @@ describe('hostile pages', () => {
             rules({ prefetch: [{ where: { href_matches: '/*' }, eagerness: 'immediate' }], prerender: [{ where: { href_matches: '/*' }, eagerness: 'moderate' }] }) +
             `<script>const s = document.createElement('script'); s.type = 'SpeculationRules'; s.textContent = ${JSON.stringify(JSON.stringify({ prefetch: [{ source: 'list', urls: ['/private/scripted'] }] }))}; document.head.append(s);</script>` +
             // Inside a subtree the script appends in one go: the script is not a node the record added.
-            `<script>const box = document.createElement('div'); const n = document.createElement('script'); n.type = 'speculationrules'; n.textContent = ${JSON.stringify(JSON.stringify({ prefetch: [{ source: 'list', urls: ['/private/nested'] }] }))}; box.append(n); document.body.append(box);</script>`,
+            `<script>const box = document.createElement('div'); const n = document.createElement('script'); n.type = 'speculationrules'; n.textContent = ${JSON.stringify(JSON.stringify({ prefetch: [{ source: 'list', urls: ['/private/nested'] }] }))}; box.append(n); document.body.append(box);</script>` +
+            // Inserted empty, made a rule later (an empty script has not started: filling it prepares it).
+            `<script>const late = document.createElement('script'); document.head.append(late); setTimeout(() => { late.type = 'speculationrules'; late.textContent = ${JSON.stringify(JSON.stringify({ prefetch: [{ source: 'list', urls: ['/private/late'] }] }))}; }, 30);</script>`,
         ),
       },
       '/a': { body: html('A', '<p>a</p>') },
@@ -491,6 +493,7 @@ describe('hostile pages', () => {
       '/private/fetch': { body: html('Fetch', '') },
       '/private/scripted': { body: html('Scripted', '') },
       '/private/nested': { body: html('Nested', '') },
+      '/private/late': { body: html('Late', '') },
     });
     const recs = await run({ seeds: [`${s.origin}/`], soft404: false, click: 'all' });
     expect(recs.map((r) => [new URL(r.url).pathname, r.status]).sort()).toEqual([
@@ -498,7 +501,7 @@ describe('hostile pages', () => {
       ['/a', 200],
       ['/hdr', 200],
     ]);
-    expect(['/', '/a', '/hdr', '/unlinked', '/private/pre', '/private/fetch', '/private/scripted', '/private/nested', '/rules.json', '/private/by-header'].map((p) => s.count(p))).toEqual([1, 1, 1, 0, 0, 0, 0, 0, 0, 0]);
+    expect(['/', '/a', '/hdr', '/unlinked', '/private/pre', '/private/fetch', '/private/scripted', '/private/nested', '/private/late', '/rules.json', '/private/by-header'].map((p) => s.count(p))).toEqual([1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0]);
   });
 
   it.concurrent('repeating path segments are a trap', async () => {

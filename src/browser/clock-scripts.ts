@@ -122,8 +122,10 @@ export function installMutationClock(): void {
     for (let i = scripts.length - 1; i >= 0; i--) {
       const script = scripts[i] as HTMLScriptElement;
       if (seenScripts.has(script)) continue;
-      seenScripts.add(script);
       if (script.type.trim().toLowerCase() === 'speculationrules') script.remove();
+      // An empty inline script has not started (HTML "prepare the script element"): given a type
+      // and text later, it is prepared then, so it is looked at again until it has some.
+      else if (script.src !== '' || script.text !== '') seenScripts.add(script);
     }
   };
   const mark = (records: MutationRecord[], root: Node): void => {
