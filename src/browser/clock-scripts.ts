@@ -114,7 +114,8 @@ export function installMutationClock(): void {
    * politeness reaches (HTML "speculative loading"). Looked for among the scripts of `root` (the
    * document's `document.scripts`, a shadow root's own), each once, not among the nodes each
    * record added: a page's scripts are a few dozen, its parser's records thousands, and reading a
-   * node from script costs its wrapper (a TypeDoc class page: 4-11 ms a page against under 1).
+   * node from script costs its wrapper (the whole callback on TypeDoc's pages, idle machine: 0.9-3.1
+   * ms a page, against 4.5-14.4 when it looked at every added node).
    */
   const dropSpeculationRules = (root: Node): void => {
     const scripts = root === document ? document.scripts : (root as ShadowRoot).querySelectorAll('script');
