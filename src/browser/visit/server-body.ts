@@ -15,16 +15,14 @@ import type { VisitContext } from './context.js';
 export const SERVER_BODY_WAIT_MS = 5_000;
 
 /**
- * The body of the document the page shows now (its last document response, else the first
- * navigation's), asked for unless it was for that response already; `undefined` when there is
- * no document response (a route of a document shown before). The promise resolves `null` when the
- * body could not be read within {@link SERVER_BODY_WAIT_MS}; it never rejects.
+ * Ask for the body of the document the page shows now (its last document response, else the
+ * first navigation's) into `ctx.serverBody`, unless it was asked for that response already;
+ * nothing when there is no document response (a route of a document shown before). The body
+ * resolves `null` when it could not be read within {@link SERVER_BODY_WAIT_MS}; it never rejects.
  */
-export function askServerBody(ctx: VisitContext): Promise<Buffer | null> | undefined {
+export function askServerBody(ctx: VisitContext): void {
   const doc = ctx.activity.lastDocument ?? ctx.activity.mainResponse;
-  if (!doc) return undefined;
-  if (ctx.serverBody?.of !== doc) ctx.serverBody = { of: doc, body: readBody(doc) };
-  return ctx.serverBody.body;
+  if (doc && ctx.serverBody?.of !== doc) ctx.serverBody = { of: doc, body: readBody(doc) };
 }
 
 /** `doc`'s body, or `null` when it could not be read in time. Never rejects. */
