@@ -37,7 +37,7 @@ describe('link-less toggles of one template (an API reference)', () => {
   const views = range(API_VIEWS, (i) => `/#/op/${i}`);
   const guides = range(API_VIEWS, (i) => `/guide/${i}`);
 
-  it('are clicked on two views, then skipped as "template" on every other; the per-view link is still found on each', async () => {
+  it('are clicked on the first view, one of them on the second, then skipped as "template" (on the second view too); the per-view link is still found on each', async () => {
     const s = await startApiReferenceSite();
     servers.push(s);
     const recs = await run({ seeds: [`${s.origin}/`], concurrency: 1 });
@@ -50,18 +50,23 @@ describe('link-less toggles of one template (an API reference)', () => {
       expect([n, r.links.filter((l) => l.endsWith(`/guide/${n}`)).length]).toEqual([n, 1]);
     }
     // The toggles: clicked (each once: a toggle that says aria-expanded="true" is not clicked
-    // again) on the first BARREN_PAGES views, skipped on every other view. "Related" is clicked
-    // twice on each view: once more after it revealed a link, which then reveals nothing new.
-    const learning = opViews.filter((r) => r.clickDiscovery?.made === API_TOGGLES + 2);
-    const skipping = opViews.filter((r) => r.clickDiscovery?.made === 2);
-    expect([learning.length, skipping.length]).toEqual([BARREN_PAGES, API_VIEWS - BARREN_PAGES]);
-    for (const r of learning) expect(r.clickDiscovery?.skipped).toEqual({ chrome: 0, template: 0, budget: 0, limit: 0, restore: 0 });
-    for (const r of skipping) expect(r.clickDiscovery?.skipped).toEqual({ chrome: 0, template: API_TOGGLES, budget: 0, limit: 0, restore: 0 });
+    // again) on the first view; on the second, one toggle is clicked, and the template, barren on
+    // BARREN_PAGES views, is skipped from then on, also on that view; on every other view all are
+    // skipped. "Related" is clicked twice on each view: once more after it revealed a link, which
+    // then reveals nothing new.
+    expect(BARREN_PAGES).toBe(2);
+    const made = opViews.map((r) => r.clickDiscovery?.made);
+    expect([made.filter((n) => n === API_TOGGLES + 2).length, made.filter((n) => n === 1 + 2).length, made.filter((n) => n === 2).length]).toEqual([1, 1, API_VIEWS - 2]);
+    const skips = (n: number) => ({ chrome: 0, template: n, budget: 0, limit: 0, restore: 0 });
+    for (const r of opViews) {
+      const n = r.clickDiscovery!.made;
+      expect([n, r.clickDiscovery?.skipped]).toEqual([n, skips(n === API_TOGGLES + 2 ? 0 : n === 3 ? API_TOGGLES - 1 : API_TOGGLES)]);
+    }
     // A guide has nothing to click; a page that was not clicked on at all still says so.
     for (const r of pages.filter((p) => p.url.includes('/guide/'))) expect(r.clickDiscovery).toMatchObject({ made: 0, skipped: { chrome: 0, template: 0, budget: 0, limit: 0, restore: 0 } });
   });
 
-  it('at concurrency 3, views that learn at the same time click them too, but no more than that', async () => {
+  it('at concurrency 3, views that learn at the same time wait for the two that decide: toggles are clicked on two views only', async () => {
     const s = await startApiReferenceSite();
     servers.push(s);
     const recs = await run({ seeds: [`${s.origin}/`], concurrency: 3 });
@@ -70,8 +75,14 @@ describe('link-less toggles of one template (an API reference)', () => {
     const opViews = pages.filter((r) => /#\/op\//.test(r.url));
     const toggleClicks = opViews.reduce((n, r) => n + (r.clickDiscovery?.made ?? 0) - 2, 0);
     const skipped = opViews.reduce((n, r) => n + (r.clickDiscovery?.skipped.template ?? 0), 0);
-    expect(toggleClicks).toBeGreaterThanOrEqual(BARREN_PAGES * API_TOGGLES);
-    expect(toggleClicks).toBeLessThanOrEqual((BARREN_PAGES + 3) * API_TOGGLES);
+    // One view clicks them, and as many others as are still needed to decide the template (one
+    // more) click one each while the rest wait for their looks: at least one toggle on each of
+    // BARREN_PAGES views; at most the first view's and a few single looks (a look whose wait ran
+    // out on a busy machine is no evidence: another view looks instead), far fewer than every
+    // learning view clicking all of them (BARREN_PAGES * API_TOGGLES).
+    expect(opViews.filter((r) => (r.clickDiscovery?.made ?? 0) > 2).length).toBeGreaterThanOrEqual(BARREN_PAGES);
+    expect(toggleClicks).toBeGreaterThanOrEqual(BARREN_PAGES);
+    expect(toggleClicks).toBeLessThanOrEqual(API_TOGGLES + 3);
     // Every toggle of every view was either clicked or skipped as "template".
     expect(toggleClicks + skipped).toBe(API_VIEWS * API_TOGGLES);
   });

@@ -27,8 +27,13 @@
  * never sees one twice. They share a template (see `ClickCandidate.template`). When the clicks of
  * a template's controls revealed no link on {@link BARREN_PAGES} pages (settled looks), and no
  * control of it ever revealed one, the template is barren: its controls not yet known are not
- * clicked on the rest of the site. One control of it that reveals a link makes it fruitful for
- * good.
+ * clicked on the rest of the site, nor on the pages that gave that evidence once it is in (the
+ * second page clicks one control of a template, not all of them). One control of it that reveals
+ * a link makes it fruitful for good. While a template is undecided, as many pages as are still
+ * needed to decide it may click its controls at once (as with a signature's claims); a further
+ * page meeting one of its controls waits for their looks. On the shared TypeDoc site the three
+ * filter labels and the three theme options were clicked on three pages before (the second looks
+ * split between two pages that learned at once), on two now.
  *
  * The memory lives in one process: with a shared (Redis) crawl each worker learns on its own, so
  * chrome costs at most two clicks per worker and site, and no per-page control is ever skipped
@@ -110,11 +115,23 @@ interface Entry {
   unsettled: number;
 }
 
+/** What a site's template of clickables has shown (see the module comment). */
+interface TemplateEntry {
+  /** `true` once a control of it revealed a link. */
+  fruitful: boolean;
+  /** Pages where its clicks (settled looks) revealed no link. */
+  barrenOn: Set<string>;
+  /** Pages clicking one of its controls now, not yet in `barrenOn`, with how many claims each holds. */
+  busy: Map<string, number>;
+}
+
 /** The click memory of one crawl process (see the module comment). */
 export class ClickMemory {
   private readonly entries = new Map<string, Entry>();
   /** Per site and template: whether a control of it ever revealed a link, and the pages where its clicks revealed none. */
-  private readonly templates = new Map<string, { fruitful: boolean; barrenOn: Set<string> }>();
+  private readonly templates = new Map<string, TemplateEntry>();
+  /** The template of each claim a page holds on a control of an undecided template, by site, page and signature. */
+  private readonly heldTemplates = new Map<string, string>();
   /** Resolves when the next claim ends (see `ClickPolicy.claimEnded`); one promise shared by every page waiting now. */
   private nextClaimEnd: { promise: Promise<void>; resolve: () => void } | null = null;
 
@@ -139,11 +156,11 @@ export class ClickMemory {
       }
       return e;
     };
-    const tmpl = (template: string): { fruitful: boolean; barrenOn: Set<string> } => {
+    const tmpl = (template: string): TemplateEntry => {
       const key = `${site}|${template}`;
       let t = this.templates.get(key);
       if (!t) {
-        t = { fruitful: false, barrenOn: new Set() };
+        t = { fruitful: false, barrenOn: new Set(), busy: new Map() };
         this.templates.set(key, t);
       }
       return t;
@@ -151,7 +168,38 @@ export class ClickMemory {
     const barren = (template: string | undefined): boolean => {
       if (template === undefined) return false;
       const t = this.templates.get(`${site}|${template}`);
-      return t !== undefined && !t.fruitful && t.barrenOn.size >= BARREN_PAGES && !t.barrenOn.has(page);
+      return t !== undefined && !t.fruitful && t.barrenOn.size >= BARREN_PAGES;
+    };
+    /**
+     * `true` when this page should wait before clicking a control of `template`: the template is
+     * undecided, this page has not looked at it, and the pages looking at it now are as many as
+     * are still needed to decide it.
+     */
+    const templateBusy = (template: string | undefined): boolean => {
+      if (template === undefined) return false;
+      const t = this.templates.get(`${site}|${template}`);
+      if (!t || t.fruitful || t.barrenOn.has(page) || t.busy.has(page)) return false;
+      let looking = 0;
+      for (const p of t.busy.keys()) if (!t.barrenOn.has(p)) looking++;
+      return t.barrenOn.size + looking >= BARREN_PAGES;
+    };
+    const claimTemplate = (sig: string, template: string | undefined): void => {
+      const key = `${site}|${page}|${sig}`;
+      if (template === undefined || this.heldTemplates.has(key)) return;
+      const t = tmpl(template);
+      if (t.fruitful || t.barrenOn.has(page)) return;
+      t.busy.set(page, (t.busy.get(page) ?? 0) + 1);
+      this.heldTemplates.set(key, template);
+    };
+    const unclaimTemplate = (sig: string): void => {
+      const key = `${site}|${page}|${sig}`;
+      const template = this.heldTemplates.get(key);
+      if (template === undefined) return;
+      this.heldTemplates.delete(key);
+      const t = tmpl(template);
+      const n = (t.busy.get(page) ?? 1) - 1;
+      if (n > 0) t.busy.set(page, n);
+      else t.busy.delete(page);
     };
     const reason = (e: Entry, template: string | undefined): SkipReason | null => {
       if (e.kind === 'chrome') return 'chrome';
@@ -162,6 +210,7 @@ export class ClickMemory {
     const verdict = (e: Entry, template: string | undefined): ClickVerdict => {
       if (reason(e, template) !== null) return 'skip';
       if (e.kind === 'per-page') return 'click';
+      if (!e.busy.has(page) && templateBusy(template)) return 'wait';
       // Two looks decide (one once a first page has reported): that many pages may look at once.
       return e.busy.has(page) || e.busy.size < (e.first ? 1 : 2) ? 'click' : 'wait';
     };
@@ -172,12 +221,16 @@ export class ClickMemory {
         const e = entry(sig);
         const v = verdict(e, template);
         if (v === 'wait') return force ? 'click' : 'wait';
-        if (v === 'click' && e.kind === null) e.busy.add(page);
+        if (v === 'click' && e.kind === null) {
+          e.busy.add(page);
+          claimTemplate(sig, template);
+        }
         return v;
       },
       observe: (sig, seen, template) => {
         const e = entry(sig);
         e.busy.delete(page);
+        unclaimTemplate(sig);
         // Waiting pages look again once this call has returned (what it learned may also skip theirs).
         this.wakeWaiters();
         if (template !== undefined) {
@@ -198,6 +251,7 @@ export class ClickMemory {
         e.first = null;
       },
       release: (sig) => {
+        unclaimTemplate(sig);
         if (entry(sig).busy.delete(page)) this.wakeWaiters();
       },
       claimEnded: () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ClickMemory, UNSETTLED_LOOKS, type ClickObservation } from '../../src/browser/click-memory.js';
+import { BARREN_PAGES, ClickMemory, UNSETTLED_LOOKS, type ClickObservation } from '../../src/browser/click-memory.js';
 
 const SITE = 'http://127.0.0.1:1';
 const seen = (revealed: string[], present: string[] = [], settled = true): ClickObservation => ({ revealed: new Set(revealed), present: new Set([...revealed, ...present]), settled });
@@ -140,5 +140,45 @@ describe('ClickMemory', () => {
     }
     expect(m.kindOf(SITE, 'search')).toBe('chrome');
     expect(UNSETTLED_LOOKS).toBe(3);
+  });
+  it('a template barren on two pages is skipped everywhere, the second page too; while undecided, one page more than it needs waits', () => {
+    expect(BARREN_PAGES).toBe(2);
+    const m = new ClickMemory();
+    const T = 'button|body|div|toggle|x';
+    const a = m.forPage(SITE, '/a');
+    const b = m.forPage(SITE, '/b');
+    const c = m.forPage(SITE, '/c');
+    // Two pages may look at once; a third meeting another control of the template waits.
+    expect(a.take('ex-a-1', false, T)).toBe('click');
+    expect(b.take('ex-b-1', false, T)).toBe('click');
+    expect(c.peek('ex-c-1', T)).toBe('wait');
+    expect(c.take('ex-c-1', true, T)).toBe('click');
+    // The first page's look is in: it goes on clicking its other controls without a claim on the
+    // template; the third still waits for the second page's look.
+    a.observe('ex-a-1', seen([]), T);
+    expect(a.take('ex-a-2', false, T)).toBe('click');
+    expect(c.peek('ex-c-1', T)).toBe('wait');
+    // The second page's look is in: barren on two pages, skipped everywhere, on those pages too.
+    b.observe('ex-b-1', seen([]), T);
+    expect([a.peek('ex-a-3', T), b.peek('ex-b-2', T), c.peek('ex-c-1', T)]).toEqual(['skip', 'skip', 'skip']);
+    expect(c.skipReason('ex-c-1', T)).toBe('template');
+  });
+
+  it('a released claim on a template frees it; a link revealed makes the template fruitful: no page waits or skips', () => {
+    const m = new ClickMemory();
+    const T = 'button|body|div|toggle|x';
+    const a = m.forPage(SITE, '/a');
+    const b = m.forPage(SITE, '/b');
+    const c = m.forPage(SITE, '/c');
+    a.take('ex-a-1', false, T);
+    b.take('ex-b-1', false, T);
+    expect(c.peek('ex-c-1', T)).toBe('wait');
+    b.release('ex-b-1');
+    expect(c.peek('ex-c-1', T)).toBe('click');
+    a.observe('ex-a-1', seen(['/guide/a']), T);
+    expect([b.take('ex-b-1', false, T), c.take('ex-c-1', false, T), m.forPage(SITE, '/d').peek('ex-d-1', T)]).toEqual(['click', 'click', 'click']);
+    b.observe('ex-b-1', seen([]), T);
+    c.observe('ex-c-1', seen([]), T);
+    expect(m.forPage(SITE, '/e').peek('ex-e-1', T)).toBe('click');
   });
 });
