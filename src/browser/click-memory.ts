@@ -24,16 +24,17 @@
  *
  * Templates: controls made by one piece of a site's code (every "Show example" toggle of an API
  * reference, each named after its own endpoint) have signatures of their own, so the rule above
- * never sees one twice. They share a template (see `ClickCandidate.template`). When the clicks of
- * a template's controls revealed no link on {@link BARREN_PAGES} pages (settled looks), and no
- * control of it ever revealed one, the template is barren: its controls not yet known are not
- * clicked on the rest of the site, nor on the pages that gave that evidence once it is in (the
- * second page clicks one control of a template, not all of them). One control of it that reveals
+ * never sees one twice. They share a template (see `ClickCandidate.template`). The first page
+ * that clicks a template's controls clicks all of its own; every other page counts once
+ * {@link BARREN_CLICKS_IN_PAGE} of its clicks of them revealed no link (settled looks), or once
+ * its clicks are over having made fewer. When {@link BARREN_PAGES} pages count so, and no control
+ * of the template ever revealed a link, the template is barren: its controls not yet known are
+ * not clicked on any page but the first (which finishes its own). One control of it that reveals
  * a link makes it fruitful for good. While a template is undecided, as many pages as are still
  * needed to decide it may click its controls at once (as with a signature's claims); a further
- * page meeting one of its controls waits for their looks. On the shared TypeDoc site the three
- * filter labels and the three theme options were clicked on three pages before (the second looks
- * split between two pages that learned at once), on two now.
+ * page meeting one of its controls waits for their looks instead of clicking all of its own too.
+ * An API reference of 20 link-less toggles a view: 20 + 3 clicks decide it, against 20 + 20 (and
+ * 20 more for every view that met them meanwhile) when each deciding page clicked all of its own.
  *
  * The memory lives in one process: with a shared (Redis) crawl each worker learns on its own, so
  * chrome costs at most two clicks per worker and site, and no per-page control is ever skipped
@@ -64,6 +65,14 @@ export const UNSETTLED_LOOKS = 3;
  */
 export const BARREN_PAGES = 2;
 
+/**
+ * Clicks of a template's controls that revealed no link after which a page other than the
+ * template's first counts as one where it is barren (see the module comment). As with hovers
+ * (three barren hovers of a template end its hovers on a page), three looks at controls of one
+ * template stand for the rest of them on that page.
+ */
+export const BARREN_CLICKS_IN_PAGE = 3;
+
 /** `click`: click it now (and report with `observe` or `release`); `skip`: do not; `wait`: another page is learning it. */
 export type ClickVerdict = 'click' | 'skip' | 'wait';
 
@@ -91,6 +100,11 @@ export interface ClickPolicy {
    * at once. Absent on a policy that never says `wait`.
    */
   claimEnded?(): Promise<void>;
+  /**
+   * The page's clicks are over: what it clicked of a template counts (see `BARREN_CLICKS_IN_PAGE`),
+   * and its claims on templates end. Absent on a policy that keeps nothing.
+   */
+  end?(): void;
 }
 
 /** `--click all`: every clickable on every page, nothing remembered. */
@@ -119,10 +133,14 @@ interface Entry {
 interface TemplateEntry {
   /** `true` once a control of it revealed a link. */
   fruitful: boolean;
-  /** Pages where its clicks (settled looks) revealed no link. */
+  /** Pages that count as ones where its clicks (settled looks) revealed no link. */
   barrenOn: Set<string>;
-  /** Pages clicking one of its controls now, not yet in `barrenOn`, with how many claims each holds. */
-  busy: Map<string, number>;
+  /** The first page that clicked one of its controls (it clicks all of its own), or `null`. */
+  first: string | null;
+  /** Pages other than `first` and not yet in `barrenOn`: how many of their clicks revealed nothing. */
+  barrenClicks: Map<string, number>;
+  /** Pages looking at it now (from their first click of it until they count or their clicks end). */
+  busy: Set<string>;
 }
 
 /** The click memory of one crawl process (see the module comment). */
@@ -130,8 +148,6 @@ export class ClickMemory {
   private readonly entries = new Map<string, Entry>();
   /** Per site and template: whether a control of it ever revealed a link, and the pages where its clicks revealed none. */
   private readonly templates = new Map<string, TemplateEntry>();
-  /** The template of each claim a page holds on a control of an undecided template, by site, page and signature. */
-  private readonly heldTemplates = new Map<string, string>();
   /** Resolves when the next claim ends (see `ClickPolicy.claimEnded`); one promise shared by every page waiting now. */
   private nextClaimEnd: { promise: Promise<void>; resolve: () => void } | null = null;
 
@@ -160,47 +176,44 @@ export class ClickMemory {
       const key = `${site}|${template}`;
       let t = this.templates.get(key);
       if (!t) {
-        t = { fruitful: false, barrenOn: new Set(), busy: new Map() };
+        t = { fruitful: false, barrenOn: new Set(), first: null, barrenClicks: new Map(), busy: new Set() };
         this.templates.set(key, t);
       }
       return t;
     };
+    const known = (template: string | undefined): TemplateEntry | undefined => (template === undefined ? undefined : this.templates.get(`${site}|${template}`));
     const barren = (template: string | undefined): boolean => {
-      if (template === undefined) return false;
-      const t = this.templates.get(`${site}|${template}`);
-      return t !== undefined && !t.fruitful && t.barrenOn.size >= BARREN_PAGES;
+      const t = known(template);
+      return t !== undefined && !t.fruitful && t.barrenOn.size >= BARREN_PAGES && t.first !== page;
     };
     /**
      * `true` when this page should wait before clicking a control of `template`: the template is
-     * undecided, this page has not looked at it, and the pages looking at it now are as many as
+     * undecided, this page is not looking at it, and the pages looking at it now are as many as
      * are still needed to decide it.
      */
     const templateBusy = (template: string | undefined): boolean => {
-      if (template === undefined) return false;
-      const t = this.templates.get(`${site}|${template}`);
-      if (!t || t.fruitful || t.barrenOn.has(page) || t.busy.has(page)) return false;
+      const t = known(template);
+      if (!t || t.fruitful || t.first === page || t.barrenOn.has(page) || t.busy.has(page)) return false;
       let looking = 0;
-      for (const p of t.busy.keys()) if (!t.barrenOn.has(p)) looking++;
+      for (const p of t.busy) if (!t.barrenOn.has(p)) looking++;
       return t.barrenOn.size + looking >= BARREN_PAGES;
     };
-    const claimTemplate = (sig: string, template: string | undefined): void => {
-      const key = `${site}|${page}|${sig}`;
-      if (template === undefined || this.heldTemplates.has(key)) return;
+    /** This page starts looking at `template` (its first page, when none has yet). */
+    const lookAt = (template: string | undefined): void => {
+      if (template === undefined) return;
       const t = tmpl(template);
       if (t.fruitful || t.barrenOn.has(page)) return;
-      t.busy.set(page, (t.busy.get(page) ?? 0) + 1);
-      this.heldTemplates.set(key, template);
+      t.first ??= page;
+      t.busy.add(page);
     };
-    const unclaimTemplate = (sig: string): void => {
-      const key = `${site}|${page}|${sig}`;
-      const template = this.heldTemplates.get(key);
-      if (template === undefined) return;
-      this.heldTemplates.delete(key);
-      const t = tmpl(template);
-      const n = (t.busy.get(page) ?? 1) - 1;
-      if (n > 0) t.busy.set(page, n);
-      else t.busy.delete(page);
+    /** This page counts as one where `t` is barren; it no longer looks at it. */
+    const counts = (t: TemplateEntry): void => {
+      t.barrenOn.add(page);
+      t.barrenClicks.delete(page);
+      t.busy.delete(page);
     };
+    /** Templates this page looked at. */
+    const lookedAt = new Set<string>();
     const reason = (e: Entry, template: string | undefined): SkipReason | null => {
       if (e.kind === 'chrome') return 'chrome';
       // A control known to reveal links on its page is clicked whatever its template did elsewhere.
@@ -223,20 +236,27 @@ export class ClickMemory {
         if (v === 'wait') return force ? 'click' : 'wait';
         if (v === 'click' && e.kind === null) {
           e.busy.add(page);
-          claimTemplate(sig, template);
+          lookAt(template);
+          if (template !== undefined) lookedAt.add(template);
         }
         return v;
       },
       observe: (sig, seen, template) => {
         const e = entry(sig);
         e.busy.delete(page);
-        unclaimTemplate(sig);
         // Waiting pages look again once this call has returned (what it learned may also skip theirs).
         this.wakeWaiters();
         if (template !== undefined) {
           const t = tmpl(template);
-          if (seen.revealed.size > 0) t.fruitful = true;
-          else if (seen.settled) t.barrenOn.add(page);
+          lookedAt.add(template);
+          if (seen.revealed.size > 0) {
+            t.fruitful = true;
+            t.busy.clear();
+          } else if (seen.settled && !t.barrenOn.has(page)) {
+            const n = (t.barrenClicks.get(page) ?? 0) + 1;
+            if (t.first === null || t.first === page || n >= BARREN_CLICKS_IN_PAGE) counts(t);
+            else t.barrenClicks.set(page, n);
+          }
         }
         if (e.kind !== null) return;
         if (!seen.settled && seen.revealed.size === 0 && e.unsettled < UNSETTLED_LOOKS) {
@@ -251,8 +271,16 @@ export class ClickMemory {
         e.first = null;
       },
       release: (sig) => {
-        unclaimTemplate(sig);
         if (entry(sig).busy.delete(page)) this.wakeWaiters();
+      },
+      end: () => {
+        for (const template of lookedAt) {
+          const t = tmpl(template);
+          if (!t.fruitful && (t.barrenClicks.get(page) ?? 0) > 0) counts(t);
+          t.busy.delete(page);
+        }
+        lookedAt.clear();
+        this.wakeWaiters();
       },
       claimEnded: () => {
         if (!this.nextClaimEnd) {

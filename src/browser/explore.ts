@@ -527,6 +527,7 @@ export async function exploreClicks(
     result.skipped[lost ? 'restore' : 'limit'] += queue.length;
   } finally {
     for (const sig of claimed) opts.policy.release(sig);
+    opts.policy.end?.();
     if (opts.restoreStorage) await withTimeout(page.evaluate(restoreStorage), 5_000, 'restoring storage').catch(() => 0);
     await page.unroute('**/*', guard).catch(() => {});
   }

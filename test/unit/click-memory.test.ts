@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BARREN_PAGES, ClickMemory, UNSETTLED_LOOKS, type ClickObservation } from '../../src/browser/click-memory.js';
+import { BARREN_CLICKS_IN_PAGE, BARREN_PAGES, ClickMemory, UNSETTLED_LOOKS, type ClickObservation } from '../../src/browser/click-memory.js';
 
 const SITE = 'http://127.0.0.1:1';
 const seen = (revealed: string[], present: string[] = [], settled = true): ClickObservation => ({ revealed: new Set(revealed), present: new Set([...revealed, ...present]), settled });
@@ -141,30 +141,58 @@ describe('ClickMemory', () => {
     expect(m.kindOf(SITE, 'search')).toBe('chrome');
     expect(UNSETTLED_LOOKS).toBe(3);
   });
-  it('a template barren on two pages is skipped everywhere, the second page too; while undecided, one page more than it needs waits', () => {
-    expect(BARREN_PAGES).toBe(2);
+  it('a template: its first page clicks all of its own; another page counts after 3 barren clicks; then every page but the first skips it; a third page waits meanwhile', () => {
+    expect([BARREN_PAGES, BARREN_CLICKS_IN_PAGE]).toEqual([2, 3]);
     const m = new ClickMemory();
     const T = 'button|body|div|toggle|x';
     const a = m.forPage(SITE, '/a');
     const b = m.forPage(SITE, '/b');
     const c = m.forPage(SITE, '/c');
-    // Two pages may look at once; a third meeting another control of the template waits.
+    // Two pages may look at once; a third meeting a control of the template waits (or clicks when forced).
     expect(a.take('ex-a-1', false, T)).toBe('click');
     expect(b.take('ex-b-1', false, T)).toBe('click');
     expect(c.peek('ex-c-1', T)).toBe('wait');
     expect(c.take('ex-c-1', true, T)).toBe('click');
-    // The first page's look is in: it goes on clicking its other controls without a claim on the
-    // template; the third still waits for the second page's look.
     a.observe('ex-a-1', seen([]), T);
-    expect(a.take('ex-a-2', false, T)).toBe('click');
-    expect(c.peek('ex-c-1', T)).toBe('wait');
-    // The second page's look is in: barren on two pages, skipped everywhere, on those pages too.
     b.observe('ex-b-1', seen([]), T);
-    expect([a.peek('ex-a-3', T), b.peek('ex-b-2', T), c.peek('ex-c-1', T)]).toEqual(['skip', 'skip', 'skip']);
+    // The first page counts at once; the second after its third barren click, and until then the
+    // third page still waits.
+    expect([b.take('ex-b-2', false, T), c.peek('ex-c-1', T)]).toEqual(['click', 'wait']);
+    b.observe('ex-b-2', seen([]), T);
+    expect([b.take('ex-b-3', false, T), c.peek('ex-c-1', T)]).toEqual(['click', 'wait']);
+    b.observe('ex-b-3', seen([]), T);
+    // Barren on two pages: skipped everywhere but on the first page, which finishes its own.
+    expect([a.peek('ex-a-2', T), b.peek('ex-b-4', T), c.peek('ex-c-1', T), m.forPage(SITE, '/d').peek('ex-d-1', T)]).toEqual(['click', 'skip', 'skip', 'skip']);
     expect(c.skipReason('ex-c-1', T)).toBe('template');
   });
 
-  it('a released claim on a template frees it; a link revealed makes the template fruitful: no page waits or skips', () => {
+  it('a page with fewer than 3 controls of a template counts when its clicks end; a look whose wait ran out is no evidence', () => {
+    const m = new ClickMemory();
+    const T = 'button|body|div|toggle|x';
+    const a = m.forPage(SITE, '/a');
+    a.take('ex-a-1', false, T);
+    a.observe('ex-a-1', seen([]), T);
+    const b = m.forPage(SITE, '/b');
+    b.take('ex-b-1', false, T);
+    b.observe('ex-b-1', seen([]), T);
+    b.take('ex-b-2', false, T);
+    b.observe('ex-b-2', seen([], [], false), T);
+    expect(m.forPage(SITE, '/c').peek('ex-c-1', T)).toBe('wait');
+    b.end?.();
+    expect(m.forPage(SITE, '/c').peek('ex-c-1', T)).toBe('skip');
+    // A page whose clicks ended with only unsettled looks does not count.
+    const m2 = new ClickMemory();
+    const p = m2.forPage(SITE, '/a');
+    p.take('ex-a-1', false, T);
+    p.observe('ex-a-1', seen([]), T);
+    const q = m2.forPage(SITE, '/b');
+    q.take('ex-b-1', false, T);
+    q.observe('ex-b-1', seen([], [], false), T);
+    q.end?.();
+    expect(m2.forPage(SITE, '/c').peek('ex-c-1', T)).toBe('click');
+  });
+
+  it('a page whose clicks end frees its look at a template; a link revealed makes the template fruitful: no page waits or skips', () => {
     const m = new ClickMemory();
     const T = 'button|body|div|toggle|x';
     const a = m.forPage(SITE, '/a');
@@ -174,10 +202,10 @@ describe('ClickMemory', () => {
     b.take('ex-b-1', false, T);
     expect(c.peek('ex-c-1', T)).toBe('wait');
     b.release('ex-b-1');
+    b.end?.();
     expect(c.peek('ex-c-1', T)).toBe('click');
     a.observe('ex-a-1', seen(['/guide/a']), T);
-    expect([b.take('ex-b-1', false, T), c.take('ex-c-1', false, T), m.forPage(SITE, '/d').peek('ex-d-1', T)]).toEqual(['click', 'click', 'click']);
-    b.observe('ex-b-1', seen([]), T);
+    expect([c.take('ex-c-1', false, T), m.forPage(SITE, '/d').peek('ex-d-1', T)]).toEqual(['click', 'click']);
     c.observe('ex-c-1', seen([]), T);
     expect(m.forPage(SITE, '/e').peek('ex-e-1', T)).toBe('click');
   });
