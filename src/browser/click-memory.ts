@@ -198,9 +198,12 @@ export class ClickMemory {
       for (const p of t.busy) if (!t.barrenOn.has(p)) looking++;
       return t.barrenOn.size + looking >= BARREN_PAGES;
     };
+    /** Templates this page looked at (their looks count, and end, with the page's clicks: `end`). */
+    const lookedAt = new Set<string>();
     /** This page starts looking at `template` (its first page, when none has yet). */
     const lookAt = (template: string | undefined): void => {
       if (template === undefined) return;
+      lookedAt.add(template);
       const t = tmpl(template);
       if (t.fruitful || t.barrenOn.has(page)) return;
       t.first ??= page;
@@ -212,8 +215,6 @@ export class ClickMemory {
       t.barrenClicks.delete(page);
       t.busy.delete(page);
     };
-    /** Templates this page looked at. */
-    const lookedAt = new Set<string>();
     const reason = (e: Entry, template: string | undefined): SkipReason | null => {
       if (e.kind === 'chrome') return 'chrome';
       // A control known to reveal links on its page is clicked whatever its template did elsewhere.
@@ -237,7 +238,6 @@ export class ClickMemory {
         if (v === 'click' && e.kind === null) {
           e.busy.add(page);
           lookAt(template);
-          if (template !== undefined) lookedAt.add(template);
         }
         return v;
       },
