@@ -70,14 +70,19 @@ describe('link-less toggles of one template (an API reference)', () => {
     const pages = recs.filter((r) => r.skipped === null);
     expect(pages.map((r) => pathOf(r.url)).sort()).toEqual(['/', ...views, ...guides].sort());
     const opViews = pages.filter((r) => /#\/op\//.test(r.url));
-    const toggleClicks = opViews.reduce((n, r) => n + (r.clickDiscovery?.made ?? 0) - 2, 0);
+    const togglesOf = (r: PageRecord): number => (r.clickDiscovery?.made ?? 0) - 2;
+    const toggleClicks = opViews.reduce((n, r) => n + togglesOf(r), 0);
     const skipped = opViews.reduce((n, r) => n + (r.clickDiscovery?.skipped.template ?? 0), 0);
     // The first view clicks all of its own, the second BARREN_CLICKS_IN_PAGE; the third view in
-    // flight waits for their looks instead of clicking its own too (a look whose wait ran out on
-    // a busy machine is no evidence: then another view looks instead, hence a little slack).
-    // Before, every view learning at once clicked all of its own: 12 or more.
+    // flight waits for their looks instead of clicking its own too. Before, every view learning
+    // at once clicked all of its own: two or three views clicked all API_TOGGLES (12 or more).
+    // Only the first does now.
+    expect(opViews.filter((r) => togglesOf(r) === API_TOGGLES).length).toBe(1);
+    // A busy machine adds a little: a look whose wait ran out is no evidence (another view looks
+    // instead), and a view that waited CLAIM_WAIT_MS for the others' looks looks itself, three
+    // clicks more (the full suite beside two CPU hogs once made 12, one over the old bound).
     expect(toggleClicks).toBeGreaterThanOrEqual(API_TOGGLES + BARREN_CLICKS_IN_PAGE);
-    expect(toggleClicks).toBeLessThanOrEqual(API_TOGGLES + BARREN_CLICKS_IN_PAGE + 2);
+    expect(toggleClicks).toBeLessThanOrEqual(API_TOGGLES + 2 * BARREN_CLICKS_IN_PAGE + 2);
     // Every toggle of every view was either clicked or skipped as "template".
     expect(toggleClicks + skipped).toBe(API_VIEWS * API_TOGGLES);
   });
